@@ -1,0 +1,136 @@
+'''Where a check's benchmark binary comes from.
+
+Sources are tried in this order, and the first one that has the binary wins:
+
+1. ``spack``: the partition names a Spack environment
+   (``extras: {'spack_env': ...}``) and ``spack`` is on ``PATH``; the binary
+   is loaded from that environment with ``spack load``;
+2. ``module``: the partition maps the executable to an environment module
+   (``extras: {'modules': {'hpcc': 'hpcc/1.5.0'}}``);
+3. ``path``: the executable is on the ``PATH`` ReFrame runs with;
+4. ``in-tree``: the check built it from ``src/`` (only where one exists).
+
+When none applies the check is skipped with a message that says what to
+install or set. The chosen source is recorded in the perflog.
+'''
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import Optional
+
+from hpc_acceptance.paths import PROJECT_DIR
+
+
+@dataclass(frozen=True)
+class Requirement:
+    '''A benchmark binary a check needs.'''
+
+    #: Executable name, as installed by Spack or the distribution
+    executable: str
+    #: Spack spec that provides it, or ``None`` when Spack has no package
+    spack_spec: Optional[str] = None
+    #: Debian package that provides it, or ``None``
+    debian_package: Optional[str] = None
+    #: Extra advice for sites that build it themselves
+    hint: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Resolution:
+    '''The outcome of looking for a :class:`Requirement`.'''
+
+    #: ``spack``, ``module``, ``path``, ``in-tree`` or ``None`` if missing
+    source: Optional[str]
+    #: What to run: an absolute path, or a name the prerun commands provide
+    executable: Optional[str] = None
+    #: Shell commands that make :attr:`executable` available
+    prerun_cmds: list = field(default_factory=list)
+    #: Environment modules to load
+    modules: list = field(default_factory=list)
+    #: Where it came from (environment, module, file or build directory)
+    detail: str = ''
+    #: Why nothing was found, with what to install or set
+    reason: str = ''
+
+    @property
+    def found(self):
+        return self.source is not None
+
+    def describe(self):
+        '''One-word-and-detail summary for the perflog.'''
+        return f'{self.source}:{self.detail}' if self.found else 'missing'
+
+
+def spack_environment(partition_extras):
+    '''Absolute path of the partition's Spack environment, or ``None``.'''
+    env = (partition_extras or {}).get('spack_env')
+    if not env:
+        return None
+
+    return os.path.normpath(os.path.join(PROJECT_DIR, env))
+
+
+def resolve(requirement, *, partition_name, partition_extras,
+            in_tree_dir=None, which=shutil.which):
+    '''Find ``requirement`` for a partition; see the module documentation.
+
+    :arg in_tree_dir: directory holding the check's in-tree build, if any.
+    :arg which: ``shutil.which``-like lookup (replaceable in tests).
+    '''
+    exe = requirement.executable
+    extras = partition_extras or {}
+    spack_env = spack_environment(extras)
+    if spack_env and requirement.spack_spec and which('spack'):
+        return Resolution(
+            source='spack', executable=exe, detail=spack_env,
+            prerun_cmds=[f'eval "$(spack -e {spack_env} load --sh '
+                         f'{requirement.spack_spec})"']
+        )
+
+    module = extras.get('modules', {}).get(exe)
+    if module:
+        return Resolution(source='module', executable=exe, modules=[module],
+                          detail=module)
+
+    found = which(exe)
+    if found:
+        return Resolution(source='path', executable=found, detail=found)
+
+    if in_tree_dir:
+        built = os.path.join(in_tree_dir, exe)
+        if os.access(built, os.X_OK):
+            return Resolution(source='in-tree', executable=built,
+                              detail=in_tree_dir)
+
+    return Resolution(source=None, reason=_missing_message(
+        requirement, partition_name, spack_env, which
+    ))
+
+
+def _missing_message(requirement, partition_name, spack_env, which):
+    exe = requirement.executable
+    looked = []
+    if requirement.spack_spec:
+        if not spack_env:
+            looked.append(f'partition {partition_name!r} names no Spack '
+                          f'environment (extras.spack_env)')
+        elif not which('spack'):
+            looked.append(f'"spack" is not on PATH for the environment '
+                          f'{spack_env}')
+
+    looked.append(f'{exe!r} is not on PATH and no module is mapped to it '
+                  f'(extras.modules)')
+    todo = []
+    if requirement.debian_package:
+        todo.append(f'apt-get install {requirement.debian_package}')
+
+    if requirement.spack_spec:
+        todo.append(f'add "{requirement.spack_spec}" to the partition\'s '
+                    f'Spack environment and set extras.spack_env')
+
+    if requirement.hint:
+        todo.append(requirement.hint)
+
+    return (f'{exe} not found: ' + '; '.join(looked) +
+            '. To provide it: ' + ' or '.join(todo or ['put it on PATH']))

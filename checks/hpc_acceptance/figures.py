@@ -1,0 +1,100 @@
+'''Reading the output of the in-tree kernels.
+
+The programs in ``src/`` print one figure per line as ``name value unit``,
+comment lines starting with ``#`` and, as their last line on success,
+``# validation: passed``. A failed self-check ends the output with
+``# validation: FAILED <reason>`` instead.
+'''
+
+import math
+import re
+from dataclasses import dataclass
+
+VALIDATION_PASSED = '# validation: passed'
+_VALIDATION_FAILED = re.compile(r'^# validation: FAILED\s*(?P<reason>.*)$')
+_FIGURE = re.compile(r'^(?P<name>[A-Za-z0-9_.]+)\s+(?P<value>\S+)\s+'
+                     r'(?P<unit>\S+)$')
+
+
+class OutputError(ValueError):
+    '''The output is not in the kernels' ``name value unit`` format.'''
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: float
+    unit: str
+
+
+def parse_figures(text, source='<output>'):
+    '''Return ``{name: Figure}`` for every figure line of ``text``.
+
+    :raises OutputError: on a line that is neither a comment nor a figure,
+        or on a figure printed twice; the message names ``source`` and the
+        line number.
+    '''
+    figures = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+
+        match = _FIGURE.match(line)
+        if not match:
+            raise OutputError(
+                f'{source}:{lineno}: not a "name value unit" line: {line!r}'
+            )
+
+        try:
+            value = float(match['value'])
+        except ValueError:
+            raise OutputError(
+                f'{source}:{lineno}: value of {match["name"]!r} is not a '
+                f'number: {match["value"]!r}'
+            ) from None
+
+        if match['name'] in figures:
+            raise OutputError(
+                f'{source}:{lineno}: figure {match["name"]!r} printed twice'
+            )
+
+        figures[match['name']] = Figure(value, match['unit'])
+
+    return figures
+
+
+def output_problems(text, expected, source='<output>'):
+    '''Everything that makes ``text`` unusable as a result, as messages.
+
+    ``expected`` maps each figure name the caller needs to its unit. An
+    empty list means the program validated its results and printed every
+    expected figure as a finite number in the expected unit.
+    '''
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    last = lines[-1] if lines else ''
+    failed = _VALIDATION_FAILED.match(last)
+    if failed:
+        return [f'the program failed its own validation: '
+                f'{failed["reason"] or "no reason given"}']
+
+    problems = []
+    if last != VALIDATION_PASSED:
+        problems.append(f'output does not end with {VALIDATION_PASSED!r} '
+                        f'(truncated or crashed run?)')
+
+    try:
+        figures = parse_figures(text, source)
+    except OutputError as err:
+        return problems + [str(err)]
+
+    for name, unit in expected.items():
+        figure = figures.get(name)
+        if figure is None:
+            problems.append(f'figure {name!r} is missing')
+        elif not math.isfinite(figure.value):
+            problems.append(f'figure {name!r} is not finite: {figure.value}')
+        elif figure.unit != unit:
+            problems.append(f'figure {name!r} is in {figure.unit!r}, '
+                            f'expected {unit!r}')
+
+    return problems
