@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Read bandwidth of src/memory's mem_readbw versus likwid-bench (load_avx)
+# on a working set of 4 x the last-level caches the OS reports.
+#
+# Builds src/memory in a temporary directory, then runs mem_readbw and
+# likwid-bench alternately RUNS times each (default 3) with one thread per
+# core, and compares the best figures.
+#
+# Exit status: 0 ratio >= THRESHOLD (default 0.95), 1 ratio below it,
+#              2 cannot run (likwid-bench missing, no cache information,
+#                build or run failure).
+# Environment: RUNS, THRESHOLD, WORKING_SET_BYTES (overrides 4 x LLC),
+#              CC, CFLAGS (passed to make when set).
+set -euo pipefail
+
+die() { echo "read_bandwidth_vs_likwid: $*" >&2; exit 2; }
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src="$here/../../src/memory"
+runs=${RUNS:-3}
+threshold=${THRESHOLD:-0.95}
+
+if ! command -v likwid-bench >/dev/null 2>&1; then
+    die "likwid-bench not found in PATH (install likwid); cannot compare, nothing measured"
+fi
+[ -f "$src/Makefile" ] || die "no $src/Makefile"
+
+# ---- size of a sysfs cache entry ("491520K", "32M", "1024") in bytes ----
+to_bytes() {
+    local v=$1
+    case $v in
+        *K) echo $(( ${v%K} * 1024 )) ;;
+        *M) echo $(( ${v%M} * 1024 * 1024 )) ;;
+        *G) echo $(( ${v%G} * 1024 * 1024 * 1024 )) ;;
+        *)  echo "$v" ;;
+    esac
+}
+
+# ---- last-level cache: highest level, summed over distinct instances ----
+llc_level=0
+for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*; do
+    [ -r "$d/level" ] || continue
+    t=$(cat "$d/type")
+    [ "$t" = Instruction ] && continue
+    l=$(cat "$d/level")
+    (( l > llc_level )) && llc_level=$l
+done
+(( llc_level > 0 )) || die "no cache information under /sys/devices/system/cpu/cpu*/cache"
+
+declare -A llc_seen=()
+llc_total=0
+llc_count=0
+for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*; do
+    [ -r "$d/level" ] || continue
+    [ "$(cat "$d/level")" = "$llc_level" ] || continue
+    [ "$(cat "$d/type")" = Instruction ] && continue
+    # an instance is identified by its id (if the kernel has one) and the
+    # cpus sharing it
+    key="$(cat "$d/id" 2>/dev/null || echo -):$(cat "$d/shared_cpu_list")"
+    [ -n "${llc_seen[$key]:-}" ] && continue
+    llc_seen[$key]=1
+    b=$(to_bytes "$(cat "$d/size")")
+    llc_total=$(( llc_total + b ))
+    llc_count=$(( llc_count + 1 ))
+done
+(( llc_total > 0 )) || die "last-level cache size unknown"
+ws=${WORKING_SET_BYTES:-$(( 4 * llc_total ))}
+
+# ---- cores (not hardware threads) and sockets ----
+declare -A core_seen=() socket_seen=()
+for t in /sys/devices/system/cpu/cpu[0-9]*/topology; do
+    [ -r "$t/core_id" ] || continue
+    cpu=${t%/topology}
+    if [ -r "$cpu/online" ] && [ "$(cat "$cpu/online")" = 0 ]; then continue; fi
+    pkg=$(cat "$t/physical_package_id")
+    core_seen["$pkg:$(cat "$t/core_id")"]=1
+    socket_seen[$pkg]=1
+done
+cores=${#core_seen[@]}
+sockets=${#socket_seen[@]}
+(( cores > 0 )) || cores=$(nproc)
+(( sockets > 0 )) || sockets=1
+# likwid's workgroup is per affinity domain: S0 is the first socket only
+if (( sockets > 1 )); then domain=N; else domain=S0; fi
+
+# ---- build ----
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$src"/Makefile "$src"/*.c "$src"/*.h "$tmp"/
+make_args=()
+[ -n "${CC:-}" ] && make_args+=("CC=$CC")
+[ -n "${CFLAGS:-}" ] && make_args+=("CFLAGS=$CFLAGS")
+make -s -C "$tmp" "${make_args[@]}" mem_readbw >"$tmp/build.log" 2>&1 \
+    || { cat "$tmp/build.log" >&2; die "build of mem_readbw failed"; }
+
+echo "last-level cache: L$llc_level, $llc_count instance(s), $llc_total bytes in total"
+echo "working set: $ws bytes; $cores core(s), $sockets socket(s); likwid workgroup $domain:${ws}B:$cores"
+
+run_ours() {
+    local out
+    out=$(OMP_NUM_THREADS=$cores OMP_PROC_BIND=close OMP_PLACES=cores \
+          "$tmp/mem_readbw" --sizes=memory:"$ws") || die "mem_readbw failed (status $?)"
+    [ "$(tail -n 1 <<<"$out")" = "# validation: passed" ] || die "mem_readbw did not validate: $(tail -n 1 <<<"$out")"
+    awk '$1 == "bandwidth.memory" && $3 == "MB/s" { print $2 }' <<<"$out"
+}
+
+run_likwid() {
+    local out
+    out=$(likwid-bench -t load_avx -w "$domain:${ws}B:$cores" 2>&1) \
+        || { echo "$out" >&2; die "likwid-bench failed"; }
+    awk -F: '/^MByte\/s:/ { gsub(/[ \t]/, "", $2); print $2 }' <<<"$out"
+}
+
+best_ours=0
+best_likwid=0
+max() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 > b + 0) ? a : b }'; }
+for (( i = 1; i <= runs; i++ )); do
+    o=$(run_ours)
+    l=$(run_likwid)
+    [ -n "$o" ] || die "no bandwidth.memory line from mem_readbw"
+    [ -n "$l" ] || die "no MByte/s line from likwid-bench"
+    echo "run $i: mem_readbw $o MB/s, likwid-bench load_avx $l MB/s"
+    best_ours=$(max "$best_ours" "$o")
+    best_likwid=$(max "$best_likwid" "$l")
+done
+
+ratio=$(awk -v o="$best_ours" -v l="$best_likwid" 'BEGIN { printf "%.3f", o / l }')
+echo "best mem_readbw: $best_ours MB/s"
+echo "best likwid-bench load_avx: $best_likwid MB/s"
+echo "ratio: $ratio (threshold $threshold)"
+if awk -v r="$ratio" -v t="$threshold" 'BEGIN { exit !(r + 0 < t + 0) }'; then
+    echo "FAIL: mem_readbw reaches less than $threshold x likwid-bench"
+    exit 1
+fi
+echo "PASS"

@@ -1,0 +1,329 @@
+/*
+ * mem_numa - streaming from local versus remote memory (OpenMP):
+ *
+ *  1: !$OMP PARALLEL Private(time,j1,j2,i,j)
+ *  2:     do time=1,ntimes
+ *  3:         <assign columns j1-j2 to thread>
+ *  4:         A(:,j1:j2)=...
+ *  5:         <set j1 to other thread's old j1>
+ *  6:         <set j2 to other thread's old j2>
+ *  7:         do j=j1,j2
+ *  8:             do i=1,n
+ *  9:                 A(i,j)=time*A(i,j)
+ * 10:             end do
+ * 11:         end do
+ * 12:     end do
+ * 13: !$OMP END PARALLEL
+ *
+ * Every thread first touches its own block of A, so the block lives in the
+ * memory of the thread's NUMA node.  "local": each thread rescales its own
+ * block (without lines 5-6); "remote": each thread rescales the block of a
+ * partner thread that runs on another NUMA node (with lines 5-6).  The
+ * scale factor alternates between 2 and 1/2, so the values stay exact.
+ *
+ * With fewer than two NUMA nodes online, or all threads on one node, there
+ * is nothing to compare: the program says why on a "# numa:" line and exits
+ * with status 0 without figures.
+ */
+#include "common.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+static const char usage[] =
+    "usage: mem_numa --size=SIZE [--repeats=N]\n"
+    "  --size=SIZE    bytes of A, all threads together (required; choose it\n"
+    "                 larger than the caches)\n"
+    "  --repeats=N    timed repetitions, best is reported (default 5)\n"
+    "Sizes take binary suffixes K, M, G.  Threads: OMP_NUM_THREADS; bind them\n"
+    "across NUMA nodes, e.g. OMP_PROC_BIND=spread OMP_PLACES=cores.\n"
+    "Output: bandwidth.local <MB/s> MB/s, bandwidth.remote <MB/s> MB/s\n"
+    "        (16 bytes per element: read and write), remote_penalty <ns> ns\n"
+    "        (extra time per element and thread).  Exits 0 without figures\n"
+    "        after a '# numa: <why>' line when there is no remote memory.\n"
+    "MEMBENCH_SYSFS=<dir> reads <dir>/devices/system/... instead of /sys\n"
+    "(for testing).\n";
+
+static const char *sysfs_root(void)
+{
+    const char *r = getenv("MEMBENCH_SYSFS");
+    return (r && *r) ? r : "/sys";
+}
+
+/* "# numa: <why>", then exit 0 without figures */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2), noreturn))
+#endif
+static void no_figures(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("# numa: ", stdout);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+    exit(EXIT_OK);
+}
+
+/* Parses a sysfs cpu/node list such as "0", "0-3" or "0,2-3".  Returns the
+ * number of ids (or -1 if unreadable) and the first id. */
+static long count_list(const char *path, long *first)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char buf[4096];
+    if (!fgets(buf, sizeof buf, f)) {
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    long count = 0;
+    *first = -1;
+    char *p = buf;
+    while (*p && *p != '\n') {
+        char *end;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p)
+            return -1;
+        p = end;
+        if (*p == '-') {
+            hi = strtol(p + 1, &end, 10);
+            if (end == p + 1 || hi < lo)
+                return -1;
+            p = end;
+        }
+        if (*first < 0)
+            *first = lo;
+        count += hi - lo + 1;
+        if (*p == ',')
+            p++;
+    }
+    return count;
+}
+
+/* NUMA node of a cpu from the cpuN/nodeM link, -1 if unknown */
+static int node_of_cpu(int cpu)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d", sysfs_root(), cpu);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int node = -1;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        const char *n = de->d_name;
+        if (strncmp(n, "node", 4) == 0 && isdigit((unsigned char)n[4])) {
+            char *end;
+            long v = strtol(n + 4, &end, 10);
+            if (*end == '\0') {
+                node = (int)v;
+                break;
+            }
+        }
+    }
+    closedir(d);
+    return node;
+}
+
+struct ctx {
+    double **block;     /* block[t]: first-touched by thread t */
+    int *target;        /* block rescaled by thread t */
+    size_t n;           /* elements per block */
+    long *passes;       /* per thread, padded by 16 */
+};
+
+static void kernel(void *vctx, int tid, long iters)
+{
+    struct ctx *c = vctx;
+    double *a = c->block[c->target[tid]];
+    long p = c->passes[16 * tid];
+    for (long it = 0; it < iters; it++, p++) {
+        const double time = (p % 2 == 0) ? 2.0 : 0.5;
+#pragma omp simd
+        for (size_t i = 0; i < c->n; i++)
+            a[i] = time * a[i];
+        COMPILER_BARRIER();
+    }
+    c->passes[16 * tid] = p;
+}
+
+static double value_a(size_t i) { return (double)(i % 13 + 1); }
+
+int main(int argc, char **argv)
+{
+    size_t size = 0;
+    long repeats = 5;
+    struct opt_spec specs[] = {
+        {"size", OPT_SIZE, &size, 1, NULL, 0},
+        {"repeats", OPT_LONG, &repeats, 0, NULL, 0},
+    };
+    parse_options(argc, argv, specs, 2, usage);
+
+    int nt = team_size();
+    size_t n = size / (size_t)nt / sizeof(double);
+    if (n == 0)
+        usage_error("size", "%zu bytes is too small for %d threads", size, nt);
+
+    print_header("mem_numa: local vs remote streaming, A(i,j)=time*A(i,j)");
+    print_threads_info(nt);
+
+    /* --- is there remote memory at all? ----------------------------- */
+    char path[4200];
+    long first_node = -1;
+    snprintf(path, sizeof path, "%s/devices/system/node/online", sysfs_root());
+    long nodes = count_list(path, &first_node);
+    if (nodes < 0)
+        no_figures("cannot read %s; NUMA topology unknown", path);
+    if (nodes < 2)
+        no_figures("only one NUMA node online (node %ld); local and remote memory are the same",
+                   first_node);
+    comment("numa nodes online %ld", nodes);
+    if (nt < 2)
+        no_figures("one thread: no partner on another node (use OMP_NUM_THREADS >= 2)");
+    if (omp_get_proc_bind() == omp_proc_bind_false)
+        no_figures("threads are not bound, so memory placement is not controlled "
+                   "(set OMP_PROC_BIND=spread OMP_PLACES=cores)");
+
+    /* --- node of every thread ------------------------------------------ */
+    int *node = calloc((size_t)nt, sizeof *node);
+    int *target = calloc((size_t)nt, sizeof *target);
+    int *order = calloc((size_t)nt, sizeof *order);
+    double **block = calloc((size_t)nt, sizeof *block);
+    long *passes = calloc((size_t)nt * 16, sizeof *passes);
+    if (!node || !target || !order || !block || !passes) {
+        fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
+        return EXIT_ALLOC;
+    }
+    int unknown = 0;
+#pragma omp parallel num_threads(nt)
+    {
+        int t = omp_get_thread_num();
+#if defined(__linux__)
+        int cpu = sched_getcpu();
+        node[t] = cpu >= 0 ? node_of_cpu(cpu) : -1;
+#else
+        node[t] = -1;
+#endif
+        if (node[t] < 0) {
+#pragma omp atomic write
+            unknown = 1;
+        }
+    }
+    if (unknown)
+        no_figures("cannot tell the NUMA node of every thread (sched_getcpu or %s/devices/system/cpu/cpuN/nodeM)",
+                   sysfs_root());
+    fputs("# thread nodes", stdout);
+    for (int t = 0; t < nt; t++)
+        printf("%s%d", t ? "," : " ", node[t]);
+    fputc('\n', stdout);
+
+    /* --- pair threads across nodes ------------------------------------- */
+    /* order: thread ids grouped by node; shifting by the largest group
+     * gives every thread a partner on another node, one partner per block,
+     * when no node holds more than half of the threads */
+    int k = 0, maxg = 0, maxnode = -1;
+    for (int t = 0; t < nt; t++) {
+        int seen = 0;
+        for (int u = 0; u < t; u++)
+            if (node[u] == node[t])
+                seen = 1;
+        if (seen)
+            continue;
+        int g = 0;
+        for (int u = t; u < nt; u++)
+            if (node[u] == node[t]) {
+                order[k++] = u;
+                g++;
+            }
+        if (g > maxg) {
+            maxg = g;
+            maxnode = node[t];
+        }
+    }
+    if (maxg == nt)
+        no_figures("all %d threads run on NUMA node %d; bind them across nodes "
+                   "(e.g. OMP_PROC_BIND=spread OMP_PLACES=cores)", nt, maxnode);
+    if (2 * maxg > nt)
+        no_figures("%d of %d threads run on NUMA node %d, more than half: not every "
+                   "thread can get a partner on another node (use OMP_PROC_BIND=spread)",
+                   maxg, nt, maxnode);
+    for (int i = 0; i < nt; i++)
+        target[order[i]] = order[(i + maxg) % nt];
+    fputs("# remote pairs (thread:block)", stdout);
+    for (int t = 0; t < nt; t++)
+        printf("%s%d:%d", t ? "," : " ", t, target[t]);
+    fputc('\n', stdout);
+    comment("size %zu bytes of A, all threads; %zu elements per thread; repeats %ld",
+            size, n, repeats);
+
+    /* --- first touch ---------------------------------------------------- */
+    require_memory(n * sizeof(double) * (size_t)nt, "A");
+    for (int t = 0; t < nt; t++)
+        block[t] = alloc_pages(n * sizeof(double), "A");
+#pragma omp parallel num_threads(nt)
+    {
+        int t = omp_get_thread_num();
+        for (size_t i = 0; i < n; i++)
+            block[t][i] = value_a(i);
+    }
+
+    /* --- local, then remote ---------------------------------------------- */
+    int *own = calloc((size_t)nt, sizeof *own);
+    if (!own) {
+        fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
+        return EXIT_ALLOC;
+    }
+    for (int t = 0; t < nt; t++)
+        own[t] = t;
+    struct ctx c = {block, own, n, passes};
+    struct timing local, remote;
+    time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS, &local);
+    c.target = target;
+    time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS, &remote);
+
+    /* every block was rescaled once per pass, by 2 and 1/2 alternately */
+    long total = local.total_iters + remote.total_iters;
+    for (int t = 0; t < nt; t++)
+        if (passes[16 * t] != total)
+            validation_failed("thread %d made %ld passes, expected %ld", t,
+                              passes[16 * t], total);
+    double factor = (total % 2 == 0) ? 1.0 : 2.0;
+    for (int t = 0; t < nt; t++)
+        for (size_t i = 0; i < n; i++)
+            if (block[t][i] != value_a(i) * factor)
+                validation_failed("block %d element %zu is %.17g, expected %.17g", t,
+                                  i, block[t][i], value_a(i) * factor);
+
+    double per_pass_local = local.best / (double)local.iters;
+    double per_pass_remote = remote.best / (double)remote.iters;
+    double bytes = 16.0 * (double)n * nt;
+    comment("local: %ld passes per run, best %.6g s; remote: %ld passes per run, best %.6g s",
+            local.iters, local.best, remote.iters, remote.best);
+    figure("bandwidth.local", bytes / per_pass_local * 1e-6, "MB/s");
+    figure("bandwidth.remote", bytes / per_pass_remote * 1e-6, "MB/s");
+    figure("remote_penalty", (per_pass_remote - per_pass_local) / (double)n * 1e9, "ns");
+    timing_free(&local);
+    timing_free(&remote);
+    for (int t = 0; t < nt; t++)
+        free_pages(block[t]);
+    free(block);
+    free(node);
+    free(target);
+    free(order);
+    free(own);
+    free(passes);
+    validation_passed();
+    return EXIT_OK;
+}
