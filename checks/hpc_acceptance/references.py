@@ -119,3 +119,14 @@ def check_entry(where, ref):
 
     if not isinstance(unit, str) or not unit:
         raise ReferenceFileError(f'{where}: unit {unit!r} is not a string')
+
+
+def load_all(directory):
+    '''Load every ``*.yaml`` directly in ``directory``.
+
+    :returns: ``{system name: data}``
+    :raises ReferenceFileError: for the first file that cannot be used.
+    '''
+    return {os.path.splitext(name)[0]: load(os.path.join(directory, name))
+            for name in sorted(os.listdir(directory))
+            if name.endswith('.yaml')}

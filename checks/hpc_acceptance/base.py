@@ -1,0 +1,85 @@
+'''The base every acceptance check derives from.
+
+:class:`AcceptanceCheck` is a ReFrame mixin that gives a check
+
+- its binary from the first available dependency source
+  (:mod:`hpc_acceptance.dependency`), recorded as ``dependency_source``;
+- the reference values of the system it runs on
+  (:mod:`hpc_acceptance.references`), recorded as ``reference_file``;
+- its processor topology, or a skip that says how to provide one.
+
+Both recorded values are loggable, so they appear in the perflog.
+'''
+
+import reframe as rfm
+import reframe.core.runtime as runtime
+from reframe.core.builtins import run_after, variable
+
+from hpc_acceptance import dependency, references, topology
+
+
+class AcceptanceCheck(rfm.RegressionTestPlugin):
+    #: Where the benchmark binary came from: ``spack:<environment>``,
+    #: ``module:<name>``, ``path:<file>`` or ``in-tree:<build directory>``.
+    #:
+    #: :type: :class:`str`
+    dependency_source = variable(str, value='unresolved', loggable=True)
+
+    #: The reference file the figures were compared with, or ``none`` when
+    #: the system has none and the figures are reported without bounds.
+    #:
+    #: :type: :class:`str`
+    reference_file = variable(str, value='none', loggable=True)
+
+    #: The binary this check runs; ``None`` for checks that need none.
+    #:
+    #: :type: :class:`hpc_acceptance.dependency.Requirement` or ``None``
+    requirement = None
+
+    def in_tree_dir(self):
+        '''Directory of this check's in-tree build, if it has one.'''
+        return None
+
+    @property
+    def processor_info(self):
+        '''The partition's processor description; skips the check if the
+        partition has no topology to size the benchmark from.'''
+        info = self.current_partition.processor.info
+        try:
+            topology.cache_levels(info)
+        except topology.TopologyError as err:
+            self.skip(f'{self.current_partition.fullname}: {err}')
+
+        return info
+
+    @run_after('setup')
+    def use_system_references(self):
+        prefix = runtime.runtime().get_option('general/0/reference_prefix')
+        path = references.reference_file(self.current_system.name, prefix)
+        if path is None:
+            self.reference_file = 'none'
+            return
+
+        # A malformed file fails the check with the file and key at fault,
+        # instead of ReFrame's generic parse error.
+        references.load(path)
+        self.reference = {'$ref': path}
+        self.require_reference = True
+        self.reference_file = path
+
+    @run_after('setup')
+    def resolve_dependency(self):
+        if self.requirement is None:
+            return
+
+        found = dependency.resolve(
+            self.requirement,
+            partition_name=self.current_partition.fullname,
+            partition_extras=self.current_partition.extras,
+            in_tree_dir=self.in_tree_dir(),
+        )
+        self.skip_if(not found.found, found.reason)
+        self.executable = found.executable
+        self.prerun_cmds = found.prerun_cmds + self.prerun_cmds
+        self.modules = found.modules + self.modules
+        self.dependency_source = found.describe()
