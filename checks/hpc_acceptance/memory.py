@@ -1,0 +1,162 @@
+'''Build fixture and base class of the memory-kernel checks (``src/memory``).
+
+The kernels re-implement the memory benchmarks of the seed papers (TACC's
+Xeon/Opteron study and NASA's Pleiades evaluation): pointer-chase latency,
+read bandwidth, prefetch streams, gather and DAXPY per cache level, and NUMA
+local vs remote streaming. Each check in ``checks/memory/`` runs one of the
+programs and turns its ``name value unit`` lines into performance variables.
+'''
+
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import (fixture, parameter, run_after, run_before,
+                                   sanity_function, variable)
+
+from hpc_acceptance import figures, topology
+from hpc_acceptance.base import AcceptanceCheck
+from hpc_acceptance.dependency import Requirement
+from hpc_acceptance.paths import SRC_DIR
+from hpc_acceptance.types import PositiveInt
+
+PROGRAMS = ('mem_latency', 'mem_readbw', 'mem_dotstreams', 'mem_gatherdot',
+            'mem_daxpy', 'mem_numa')
+
+
+class MemoryKernelsBuild(rfm.CompileOnlyRegressionTest):
+    '''Builds ``src/memory`` once per partition and programming environment.'''
+
+    build_system = 'Make'
+    sourcesdir = str(SRC_DIR / 'memory')
+    build_locally = False
+
+    @run_before('compile')
+    def build_from_scratch(self):
+        # Binaries left in src/memory by a manual `make` are copied into the
+        # stage directory too; they may come from other flags or compilers.
+        self.prebuild_cmds = ['make clean']
+        self.build_system.max_concurrency = len(PROGRAMS)
+
+    @sanity_function
+    def all_programs_built(self):
+        return sn.all([
+            sn.assert_true(os.access(os.path.join(self.stagedir, p), os.X_OK),
+                           msg=f'{p} was not built')
+            for p in PROGRAMS
+        ])
+
+
+class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
+    '''Runs one program of ``src/memory`` with OpenMP in one process.'''
+
+    #: The kernels, built from ``src/memory`` for this environment.
+    #:
+    #: :type: :class:`MemoryKernelsBuild`
+    #: :scope: *environment*
+    kernels = fixture(MemoryKernelsBuild, scope='environment')
+
+    #: Thread layout: ``single`` (one thread on one core) or ``all_cores``
+    #: (one thread per physical core, spread over the sockets).
+    #:
+    #: :type: :class:`str`
+    threads = parameter(['single', 'all_cores'], loggable=True)
+
+    #: Timed repetitions; each figure is the best of them.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``5``
+    repeats = variable(PositiveInt, value=5, loggable=True)
+
+    #: Name of the program in ``src/memory`` this check runs.
+    #:
+    #: :type: :class:`str`
+    program = variable(str)
+
+    valid_systems = ['+compute']
+    valid_prog_environs = ['+openmp']
+    num_tasks = 1
+    tags = {'memory', 'nightly'}
+
+    @property
+    def num_threads(self):
+        if self.threads == 'single':
+            return 1
+
+        return topology.num_cores(self.processor_info)
+
+    def in_tree_dir(self):
+        return self.kernels.stagedir
+
+    @run_after('init')
+    def set_requirement(self):
+        self.requirement = Requirement(
+            executable=self.program,
+            spack_spec='hpc-acceptance-kernels',
+            hint='the in-tree build of src/memory failed: see the '
+                 'MemoryKernelsBuild stage directory'
+        )
+
+    @run_after('setup')
+    def place_threads(self):
+        self.num_cpus_per_task = self.num_threads
+        self.env_vars['OMP_NUM_THREADS'] = str(self.num_threads)
+        self.env_vars['OMP_PLACES'] = 'cores'
+        self.env_vars['OMP_PROC_BIND'] = 'spread'
+
+    @run_before('run')
+    def run_as_one_process(self):
+        # OpenMP places the threads; an MPI launcher would bind the single
+        # process to one core.
+        self.job.launcher = getlauncher('local')()
+
+    def working_sets(self):
+        '''``{level: bytes}`` in total over all threads of this run.'''
+        return topology.level_working_sets(self.processor_info,
+                                           self.num_threads)
+
+    def program_options(self):
+        '''Command-line options of :attr:`program` for this run.'''
+        raise NotImplementedError
+
+    def expected_figures(self):
+        '''``{figure name: unit}`` this run must print.'''
+        raise NotImplementedError
+
+    @run_after('setup')
+    def set_program_options(self):
+        self.executable_opts = self.program_options() + [
+            f'--repeats={self.repeats}'
+        ]
+
+    @run_after('setup')
+    def set_perf_variables(self):
+        self.perf_variables = {
+            name.replace('.', '_'): sn.make_performance_function(
+                _figure_value(self.stdout, name), unit
+            )
+            for name, unit in self.expected_figures().items()
+        }
+
+    @sanity_function
+    def output_is_valid(self):
+        return _assert_output_valid(self.stdout, self.expected_figures(),
+                                    self.job.exitcode)
+
+
+@sn.deferrable
+def _figure_value(path, name):
+    with open(path) as fp:
+        return figures.parse_figures(fp.read(), path)[name].value
+
+
+@sn.deferrable
+def _assert_output_valid(path, expected, exitcode):
+    with open(path) as fp:
+        problems = figures.output_problems(fp.read(), expected, path)
+
+    if exitcode != 0:
+        problems.insert(0, f'exit status {exitcode}')
+
+    return sn.assert_true(not problems, msg='; '.join(problems))

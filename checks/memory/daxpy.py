@@ -1,0 +1,31 @@
+'''DAXPY-style matrix-vector product per memory level.
+
+TACC's ``y(i) = y(i) + A(i,j)*x(j)``, column by column so that ``A`` and
+``y`` stream and ``x(j)`` stays in a register. Each thread multiplies its
+own matrix, sized for the level under test.
+'''
+
+import reframe as rfm
+
+from hpc_acceptance import topology
+from hpc_acceptance.memory import MemoryKernelCheck
+
+
+@rfm.simple_test
+class MemoryDaxpyCheck(MemoryKernelCheck):
+    '''DAXPY matrix-vector MFLOP/s and time per iteration per level.'''
+
+    program = 'mem_daxpy'
+
+    def program_options(self):
+        per_thread = {level: size // self.num_threads
+                      for level, size in self.working_sets().items()}
+        return [topology.sizes_option(per_thread)]
+
+    def expected_figures(self):
+        expected = {}
+        for level in self.working_sets():
+            expected[f'flops.{level}'] = 'MFLOP/s'
+            expected[f'time_per_iteration.{level}'] = 'ns'
+
+        return expected

@@ -1,0 +1,28 @@
+'''Indirect (gather) dot product per memory level.
+
+TACC's ``s = s + x(i)*y(ind(i))`` with ``ind`` a random permutation, the
+access pattern of sparse matrix-vector products. With all cores each thread
+runs its own instance, like the paper's independent MPI tasks, so the
+per-thread time shows how the memory system shares out.
+'''
+
+import reframe as rfm
+
+from hpc_acceptance import topology
+from hpc_acceptance.memory import MemoryKernelCheck
+
+
+@rfm.simple_test
+class MemoryGatherDotCheck(MemoryKernelCheck):
+    '''Time per gather-dot iteration for L1, L2, L3 and memory, in ns.'''
+
+    program = 'mem_gatherdot'
+
+    def program_options(self):
+        per_thread = {level: size // self.num_threads
+                      for level, size in self.working_sets().items()}
+        return [topology.sizes_option(per_thread)]
+
+    def expected_figures(self):
+        return {f'time_per_iteration.{level}': 'ns'
+                for level in self.working_sets()}
