@@ -1,0 +1,157 @@
+'''ReFrame configuration of the acceptance suite: the file to pass with -C.
+
+    reframe -C config/settings.py -c checks/ -r --mode nightly
+
+Systems are read from ``config/systems/*.py``: each file defines
+``system`` (one entry of ReFrame's ``systems``) and ``environments``.
+``local.py``, the embedded default that matches any host, is tried last, so
+a site's own file wins on its hosts. ``--system NAME`` picks one explicitly.
+
+Run-time state goes under ``var/`` of the checkout unless overridden:
+
+========================  =============================  ====================
+what                      default                        override
+========================  =============================  ====================
+stage and output dirs     ``var/stage``, ``var/output``  ``RFM_PREFIX``
+perflogs                  ``var/perflogs``               ``RFM_PERFLOG_DIR``
+JSON run reports          ``var/reports``                ``RFM_REPORT_FILE``
+JUnit report (latest)     ``var/reports/junit.xml``      ``RFM_REPORT_JUNIT``
+results database          ``var/results.db``             ``RFM_SQLITE_DB_FILE``
+reference files           ``reference/``                 ``RFM_REFERENCE_PREFIX``
+========================  =============================  ====================
+
+(ReFrame 4.10.4's schema rejects ``general.reference_prefix`` in a
+configuration file; the checks fall back to ``reference/`` themselves.)
+'''
+
+import importlib.util
+import os
+from pathlib import Path
+
+from reframe.core.exceptions import ConfigError
+
+from hpc_acceptance import references
+
+CONFIG_DIR = Path(__file__).resolve().parent
+PROJECT_DIR = CONFIG_DIR.parent
+VAR_DIR = PROJECT_DIR / 'var'
+
+# ReFrame opens its debug log before it creates any directory.
+VAR_DIR.mkdir(exist_ok=True)
+
+# The embedded default matches every host name, so it must come last.
+_DEFAULT_SYSTEM_FILE = 'local.py'
+
+
+def _load_system_file(path):
+    spec = importlib.util.spec_from_file_location(
+        f'hpc_acceptance_config_{path.stem}', path
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _system_files():
+    files = sorted(p for p in (CONFIG_DIR / 'systems').glob('*.py')
+                   if p.name != _DEFAULT_SYSTEM_FILE)
+    return files + [CONFIG_DIR / 'systems' / _DEFAULT_SYSTEM_FILE]
+
+
+_modules = [_load_system_file(path) for path in _system_files()]
+for _module in _modules:
+    _module.system.setdefault('prefix', str(VAR_DIR))
+
+# A malformed reference file stops ReFrame here, before anything runs, with
+# the file, line and key at fault.
+try:
+    references.load_all(os.environ.get('RFM_REFERENCE_PREFIX') or
+                        references.reference_dir())
+except references.ReferenceFileError as err:
+    raise ConfigError(f'unusable reference file: {err}') from None
+
+# The stored sessions a post-upgrade run is compared with: the median of the
+# nightly runs of the last 30 days (sessions are tagged by the modes below).
+_BASELINE = 'now-30d:now?suite_mode=="nightly"/median:/+result'
+
+site_configuration = {
+    'systems': [m.system for m in _modules],
+    'environments': [env for m in _modules for env in m.environments],
+    'modes': [
+        {
+            # The acceptance set: one run of every check tagged nightly,
+            # results stored and reported as JSON and JUnit.
+            'name': 'nightly',
+            'options': ['--tag=nightly',
+                        '--session-extras=suite_mode=nightly',
+                        '--performance-report'],
+        },
+        {
+            # After firmware/kernel/compiler/MPI/BIOS changes: every check
+            # and variant, compared with the stored nightly baseline.
+            'name': 'post-upgrade',
+            'options': ['--session-extras=suite_mode=post-upgrade',
+                        f'--performance-report={_BASELINE}'],
+        },
+    ],
+    'storage': [
+        {
+            'enable': True,
+            'sqlite_db_file': str(VAR_DIR / 'results.db'),
+        }
+    ],
+    'general': [
+        {
+            'check_search_path': [str(PROJECT_DIR / 'checks')],
+            'check_search_recursive': True,
+            'report_file': str(VAR_DIR / 'reports' /
+                               'run-report-{sessionid}.json'),
+            'report_junit': str(VAR_DIR / 'reports' / 'junit.xml'),
+            'topology_prefix': str(VAR_DIR / 'topology'),
+        }
+    ],
+    'logging': [
+        {
+            'handlers': [
+                {
+                    'type': 'stream',
+                    'name': 'stdout',
+                    'level': 'info',
+                    'format': '%(message)s'
+                },
+                {
+                    'type': 'file',
+                    'name': str(VAR_DIR / 'reframe.log'),
+                    'level': 'debug',
+                    'format': '[%(asctime)s] %(levelname)s: '
+                              '%(check_info)s: %(message)s',
+                    'append': False
+                }
+            ],
+            'handlers_perflog': [
+                {
+                    'type': 'filelog',
+                    'basedir': str(VAR_DIR / 'perflogs'),
+                    'prefix': '%(check_system)s/%(check_partition)s',
+                    'level': 'info',
+                    'format': (
+                        '%(check_job_completion_time)s|'
+                        'reframe %(version)s|'
+                        '%(check_info)s|'
+                        'jobid=%(check_jobid)s|'
+                        'dependency=%(check_dependency_source)s|'
+                        'reference=%(check_reference_file)s|'
+                        '%(check_perfvalues)s|'
+                        '%(check_result)s'
+                    ),
+                    'format_perfvars': (
+                        '%(check_perf_value)s|%(check_perf_unit)s|'
+                        '%(check_perf_ref)s|%(check_perf_lower_thres)s|'
+                        '%(check_perf_upper_thres)s|'
+                    ),
+                    'append': True
+                }
+            ]
+        }
+    ],
+}

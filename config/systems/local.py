@@ -1,0 +1,54 @@
+'''The embedded default: whatever machine ReFrame runs on.
+
+It matches any host name, runs jobs on this node one at a time (concurrent
+benchmarks would skew each other) and detects the processor topology that
+checks size themselves from each time ReFrame starts. Debian's GNU compilers
+and Open MPI provide the ``gnu`` environment (``ci/setup.sh`` installs them).
+'''
+
+import os
+
+from reframe.utility.cpuinfo import cpuinfo
+
+
+def _open_mpi_as_root():
+    # Open MPI refuses to start as root unless told; tell it only then.
+    if os.geteuid() != 0:
+        return []
+
+    return [['OMPI_ALLOW_RUN_AS_ROOT', '1'],
+            ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']]
+
+
+system = {
+    'name': 'local',
+    'descr': 'Embedded default: the node ReFrame runs on',
+    'hostnames': ['.*'],
+    'modules_system': 'nomod',
+    'partitions': [
+        {
+            'name': 'default',
+            'descr': 'This node, one benchmark at a time',
+            'scheduler': 'local',
+            'launcher': 'mpirun',
+            'environs': ['gnu'],
+            'max_jobs': 1,
+            'features': ['compute'],
+            # ReFrame auto-detects only partitions with a local launcher and
+            # caches the result; detecting here never goes stale.
+            'processor': cpuinfo(),
+            'env_vars': _open_mpi_as_root(),
+        }
+    ]
+}
+
+environments = [
+    {
+        'name': 'gnu',
+        'cc': 'mpicc',
+        'cxx': 'mpicxx',
+        'ftn': 'mpif90',
+        'features': ['openmp', 'mpi'],
+        'target_systems': ['local'],
+    }
+]
