@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The project's tests: sets the machine up (the same setup as the acceptance
+# suite), then runs pytest. Extra arguments go to pytest.
+set -euo pipefail
+
+project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$project_dir"
+ci/setup.sh
+exec .venv/bin/python -m pytest "$@"
