@@ -1,0 +1,48 @@
+'''Shared helpers of the test suite.'''
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+PROJECT_DIR = TESTS_DIR.parent
+DATA_DIR = TESTS_DIR / 'data'
+CONFIG = PROJECT_DIR / 'config' / 'settings.py'
+REFRAME = Path(sys.executable).parent / 'reframe'
+
+
+def load_topology(name):
+    return json.loads((DATA_DIR / 'topology' / f'{name}.json').read_text())
+
+
+@pytest.fixture
+def run_reframe(tmp_path):
+    '''Run the reframe CLI with this project's configuration.
+
+    Every run gets its own prefix, perflog directory, reports and results
+    database under ``tmp_path``, so tests neither see nor leave state in
+    ``var/``. Returns a function taking the CLI arguments and returning the
+    finished process (stdout and stderr merged, as text).
+    '''
+    def run(*args, env=None, timeout=1800):
+        run_env = dict(os.environ)
+        run_env.update({
+            'RFM_PREFIX': str(tmp_path / 'prefix'),
+            'RFM_PERFLOG_DIR': str(tmp_path / 'perflogs'),
+            'RFM_REPORT_FILE': str(tmp_path / 'report.json'),
+            'RFM_REPORT_JUNIT': str(tmp_path / 'junit.xml'),
+            'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
+            'RFM_COLORIZE': 'n',
+        })
+        run_env.update(env or {})
+        return subprocess.run(
+            [str(REFRAME), '-C', str(CONFIG), *args],
+            cwd=PROJECT_DIR, env=run_env, text=True, timeout=timeout,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+
+    return run

@@ -1,0 +1,38 @@
+'''ci/acceptance.sh: a run that validated nothing is not a success.'''
+
+import os
+import subprocess
+
+from conftest import PROJECT_DIR
+
+
+def acceptance(tmp_path, *args):
+    env = dict(os.environ,
+               RFM_PREFIX=str(tmp_path / 'prefix'),
+               RFM_PERFLOG_DIR=str(tmp_path / 'perflogs'),
+               RFM_REPORT_FILE=str(tmp_path / 'report.json'),
+               RFM_REPORT_JUNIT=str(tmp_path / 'junit.xml'),
+               RFM_SQLITE_DB_FILE=str(tmp_path / 'results.db'),
+               RFM_COLORIZE='n')
+    return subprocess.run([str(PROJECT_DIR / 'ci' / 'acceptance.sh'), *args],
+                          env=env, text=True, timeout=1800,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def test_no_check_selected_is_not_validated(tmp_path):
+    done = acceptance(tmp_path, '-n', 'NoSuchCheck')
+    assert done.returncode == 2
+    assert ('acceptance NOT VALIDATED: no check was selected'
+            in done.stdout)
+
+
+def test_everything_skipped_is_not_validated(tmp_path):
+    done = acceptance(tmp_path, '-n', 'MemoryNumaCheck')
+    assert done.returncode == 2
+    assert 'every check was skipped' in done.stdout
+
+
+def test_a_passing_check_is_validated(tmp_path):
+    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', '-S', 'repeats=1')
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert 'acceptance passed (2 pass)' in done.stdout

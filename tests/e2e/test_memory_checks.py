@@ -1,0 +1,107 @@
+'''The memory checks, run through the reframe CLI for real on this machine.'''
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+LEVEL_FIGURES = 'flops_l1 flops_l2 flops_l3 flops_memory'.split() + [
+    f'time_per_iteration_{lvl}' for lvl in ('l1', 'l2', 'l3', 'memory')
+]
+
+
+def results(report_file):
+    report = json.loads(report_file.read_text())
+    return {case['display_name']: case
+            for case in report['runs'][-1]['testcases']
+            if not case['fixture']}
+
+
+def test_memory_checks_pass_and_leave_reports(run_reframe, tmp_path):
+    done = run_reframe('-c', 'checks/memory', '-r')
+    assert done.returncode == 0, done.stdout[-3000:]
+
+    cases = results(tmp_path / 'report.json')
+    assert len(cases) == 16
+    skipped = {name for name, case in cases.items()
+               if case['result'] == 'skip'}
+    passed = {name for name, case in cases.items()
+              if case['result'] == 'pass'}
+    # one NUMA node here: the NUMA check says so instead of passing
+    assert all(name.startswith('MemoryNumaCheck') for name in skipped)
+    assert len(passed) == len(cases) - len(skipped) >= 15
+    assert re.search(r'SKIP .*MemoryNumaCheck.* has 1 NUMA node: local and '
+                     r'remote memory are the same', done.stdout)
+
+    # the latency ladder climbs from L1 to memory
+    latency = next(c for n, c in cases.items()
+                   if n.startswith('MemoryLatencyCheck'))
+    perf = {name.split(':')[-1]: values[0]
+            for name, values in latency['perfvalues'].items()}
+    assert (perf['latency_l1'] < perf['latency_l2'] <
+            perf['latency_memory'])
+
+    junit = ET.parse(tmp_path / 'junit.xml').getroot()
+    assert int(junit.find('testsuite').get('tests')) >= 16
+
+    perflogs = tmp_path / 'perflogs' / 'local' / 'default'
+    for check in ('Latency', 'ReadBandwidth', 'DotStreams', 'GatherDot',
+                  'Daxpy'):
+        lines = (perflogs / f'Memory{check}Check.log').read_text().splitlines()
+        assert 'dependency=in-tree:' in lines[1]
+        assert 'reference=none' in lines[1]
+
+
+def write_references(directory, single, all_cores=None):
+    directory.mkdir()
+    entries = {'single': single}
+    if all_cores is not None:
+        entries['all_cores'] = all_cores
+
+    lines = ['MemoryDaxpyCheck:', '  $index: [$partition, threads]',
+             '  local:default:']
+    for threads, figures in entries.items():
+        lines.append(f'    {threads}:')
+        for name, ref in figures.items():
+            lines.append(f'      {name}: {json.dumps(ref)}')
+
+    (directory / 'local.yaml').write_text('\n'.join(lines) + '\n')
+
+
+def unit(name):
+    return 'MFLOP/s' if name.startswith('flops') else 'ns'
+
+
+def test_reference_bounds_and_missing_entries_fail(run_reframe, tmp_path):
+    anything = {name: [1.0, -1.0, None, unit(name)] for name in LEVEL_FIGURES}
+    # L1 DAXPY must stay below 1.5 MFLOP/s: it cannot
+    tight = dict(anything, flops_l1=[1.0, None, 0.5, 'MFLOP/s'])
+    refs = tmp_path / 'refs'
+    write_references(refs, single=tight)   # no all_cores entry at all
+    done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
+                       '-S', 'repeats=1', '-r',
+                       env={'RFM_REFERENCE_PREFIX': str(refs)})
+    assert done.returncode == 1
+    cases = results(tmp_path / 'report.json')
+    single = cases['MemoryDaxpyCheck %threads=single']
+    all_cores = cases['MemoryDaxpyCheck %threads=all_cores']
+    assert single['result'] == 'fail'
+    assert 'flops_l1=' in single['fail_reason']
+    assert 'time_per_iteration' not in single['fail_reason']
+    assert all_cores['result'] == 'fail'
+    assert ("no reference value found for performance variable"
+            in all_cores['fail_reason'])
+
+
+def test_reference_file_that_covers_the_run_passes(run_reframe, tmp_path):
+    anything = {name: [1.0, -1.0, None, unit(name)] for name in LEVEL_FIGURES}
+    refs = tmp_path / 'refs'
+    write_references(refs, single=anything, all_cores=anything)
+    done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
+                       '-S', 'repeats=1', '-r',
+                       env={'RFM_REFERENCE_PREFIX': str(refs)})
+    assert done.returncode == 0, done.stdout[-3000:]
+    perflog = (tmp_path / 'perflogs' / 'local' / 'default' /
+               'MemoryDaxpyCheck.log').read_text()
+    assert f'reference={refs}/local.yaml' in perflog

@@ -1,0 +1,128 @@
+'''The C programs of src/memory, built and run for real.
+
+Small sizes keep this fast; the full-size runs happen in the end-to-end
+ReFrame tests.
+'''
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from hpc_acceptance.figures import output_problems, parse_figures
+from conftest import PROJECT_DIR
+
+SMALL = '--sizes=l1:16K,l2:256K,memory:16M'
+
+
+@pytest.fixture(scope='module')
+def bindir(tmp_path_factory):
+    build = tmp_path_factory.mktemp('memory')
+    shutil.copytree(PROJECT_DIR / 'src' / 'memory', build, dirs_exist_ok=True)
+    subprocess.run(['make', 'clean'], cwd=build, check=True,
+                   capture_output=True)
+    done = subprocess.run(['make', 'CFLAGS=-O2 -march=native'], cwd=build,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # -Wall -Wextra are always on: a clean build prints no warnings
+    assert 'warning' not in done.stderr
+    return build
+
+
+def run(bindir, program, *args, threads=2, env=None):
+    run_env = dict(os.environ, OMP_NUM_THREADS=str(threads),
+                   OMP_PROC_BIND='close', OMP_PLACES='cores', **(env or {}))
+    return subprocess.run([str(bindir / program), *args], env=run_env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize('program, args, expected', [
+    ('mem_latency', ['--max=16M', '--repeats=1', SMALL],
+     {'core_clock': 'GHz', 'latency.l1': 'ns', 'cycles.memory': 'cycles',
+      'latency.4096B': 'ns', 'latency.16777216B': 'ns'}),
+    ('mem_readbw', [SMALL, '--repeats=2'],
+     {'bandwidth.l1': 'MB/s', 'bandwidth.memory': 'MB/s'}),
+    ('mem_dotstreams', ['--size=16M', '--streams=6', '--repeats=2'],
+     {'bandwidth': 'MB/s', 'time_per_iteration': 'ns'}),
+    ('mem_gatherdot', [SMALL, '--repeats=2'],
+     {'time_per_iteration.l2': 'ns'}),
+    ('mem_daxpy', [SMALL, '--repeats=2'],
+     {'flops.l1': 'MFLOP/s', 'time_per_iteration.memory': 'ns'}),
+])
+def test_programs_validate_and_print_their_figures(bindir, program, args,
+                                                   expected):
+    done = run(bindir, program, *args)
+    assert done.returncode == 0, done.stderr
+    assert output_problems(done.stdout, expected) == []
+
+
+def test_latency_grows_from_l1_to_memory(bindir):
+    done = run(bindir, 'mem_latency', '--max=64M', '--repeats=2',
+               '--sizes=l1:16K,memory:64M', threads=1)
+    figures = parse_figures(done.stdout)
+    assert figures['latency.memory'].value > 5 * figures['latency.l1'].value
+
+
+@pytest.mark.parametrize('program, args, option', [
+    ('mem_readbw', ['--sizes=l1:0'], 'sizes'),
+    ('mem_readbw', ['--sizes=l1:12X'], 'sizes'),
+    ('mem_readbw', ['--sizes=l1:16K,l1:32K'], 'sizes'),
+    ('mem_readbw', ['--colour=red'], 'colour'),
+    ('mem_readbw', ['--repeats=0'], 'repeats'),
+    ('mem_dotstreams', ['--size=16M', '--streams=3'], 'streams'),
+    ('mem_dotstreams', ['--streams=2'], 'size'),
+    ('mem_latency', ['--min=1M', '--max=64K'], 'min'),
+])
+def test_bad_arguments_exit_2_naming_the_option(bindir, program, args,
+                                                 option):
+    done = run(bindir, program, *args)
+    assert done.returncode == 2
+    assert f'--{option}' in done.stderr
+    assert done.stdout == '' or 'validation: passed' not in done.stdout
+
+
+def test_more_memory_than_the_node_has_exits_4(bindir):
+    # a working set larger than the node refuses before it allocates
+    physical = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    too_much = physical // (1 << 30) + 1
+    done = run(bindir, 'mem_readbw', f'--sizes=memory:{too_much}G')
+    assert done.returncode == 4
+    assert 'cannot allocate' in done.stderr
+    assert 'physical memory' in done.stderr
+
+
+def test_numa_says_why_it_has_no_figures_on_one_node(bindir, tmp_path):
+    sysfs = _fake_sysfs(tmp_path, nodes={0: [0, 1]})
+    done = run(bindir, 'mem_numa', '--size=16M',
+               env={'MEMBENCH_SYSFS': str(sysfs)})
+    assert done.returncode == 0
+    assert '# numa: only one NUMA node online' in done.stdout
+    assert parse_figures(done.stdout) == {}
+
+
+def test_numa_pairs_threads_across_nodes(bindir, tmp_path):
+    # CPU 0 on node 0, CPU 1 on node 1: one thread per node, paired remote
+    sysfs = _fake_sysfs(tmp_path, nodes={0: [0], 1: [1]})
+    done = run(bindir, 'mem_numa', '--size=16M', '--repeats=2',
+               env={'MEMBENCH_SYSFS': str(sysfs)})
+    assert done.returncode == 0, done.stderr
+    assert output_problems(done.stdout, {
+        'bandwidth.local': 'MB/s', 'bandwidth.remote': 'MB/s',
+        'remote_penalty': 'ns'}) == []
+
+
+def _fake_sysfs(root, nodes):
+    '''A /sys tree with the given ``{node: [cpus]}`` layout.'''
+    system = root / 'devices' / 'system'
+    (system / 'node').mkdir(parents=True)
+    ids = sorted(nodes)
+    (system / 'node' / 'online').write_text(
+        f'{ids[0]}-{ids[-1]}\n' if len(ids) > 1 else f'{ids[0]}\n')
+    for node, cpus in nodes.items():
+        for cpu in cpus:
+            cpudir = system / 'cpu' / f'cpu{cpu}'
+            cpudir.mkdir(parents=True)
+            (cpudir / f'node{node}').mkdir()
+
+    return root
