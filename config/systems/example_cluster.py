@@ -11,8 +11,9 @@ nodes. What a site changes:
 - ``processor``: the compute nodes' topology, which the checks size their
   working sets from. Generate it on a compute node with
   ``reframe --detect-host-topology=config/topology/<system>-<partition>.json``;
-- ``extras``: the Spack environment the checks take their binaries from and
-  the node's theoretical peaks (see the README, "Peak figures");
+- ``extras``: the Spack environment the checks take their binaries from,
+  the memory of one node and the node's theoretical peaks (see the README,
+  "Peak figures");
 - ``environments``: the modules of the site's compilers and MPI.
 '''
 
@@ -56,6 +57,8 @@ system = {
             ],
             'extras': {
                 'spack_env': 'spack-envs/example-cluster',
+                # Memory of one node: 16 x 16 GiB DIMMs
+                'memory_bytes': 256 * 2**30,
                 # 8 DDR4-3200 channels x 8 bytes x 3.2 GT/s x 2 sockets
                 'peak_memory_bandwidth_gbs': 409.6,
                 # 2.4 GHz x 36 cores x 32 DP flop/cycle x 2 sockets

@@ -11,6 +11,10 @@ import os
 from reframe.utility.cpuinfo import cpuinfo
 
 
+def _memory_bytes():
+    return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+
+
 def _open_mpi_as_root():
     # Open MPI refuses to start as root unless told; tell it only then.
     if os.geteuid() != 0:
@@ -38,6 +42,10 @@ system = {
             # caches the result; detecting here never goes stale.
             'processor': cpuinfo(),
             'env_vars': _open_mpi_as_root(),
+            'extras': {
+                # Checks refuse working sets that do not fit in this.
+                'memory_bytes': _memory_bytes(),
+            },
         }
     ]
 }
