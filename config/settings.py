@@ -30,7 +30,7 @@ from pathlib import Path
 
 from reframe.core.exceptions import ConfigError
 
-from hpc_acceptance import references
+from hpc_acceptance import check_names, references
 
 CONFIG_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = CONFIG_DIR.parent
@@ -63,10 +63,19 @@ for _module in _modules:
     _module.system.setdefault('prefix', str(VAR_DIR))
 
 # A malformed reference file stops ReFrame here, before anything runs, with
-# the file, line and key at fault.
+# the file, line and key at fault: bad YAML or shape, a tolerance of the wrong
+# sign, or an entry for a system, check or partition that does not exist.
+_CHECK_DIRS = [str(PROJECT_DIR / 'checks')] + [
+    d for d in os.environ.get('RFM_CHECK_SEARCH_PATH', '').split(':') if d
+]
 try:
-    references.load_all(os.environ.get('RFM_REFERENCE_PREFIX') or
-                        references.reference_dir())
+    references.load_all(
+        os.environ.get('RFM_REFERENCE_PREFIX') or references.reference_dir(),
+        partitions={m.system['name']: [f'{m.system["name"]}:{p["name"]}'
+                                       for p in m.system['partitions']]
+                    for m in _modules},
+        check_names=check_names.simple_test_classes(_CHECK_DIRS),
+    )
 except references.ReferenceFileError as err:
     raise ConfigError(f'unusable reference file: {err}') from None
 

@@ -13,7 +13,7 @@ Both recorded values are loggable, so they appear in the perflog.
 
 import reframe as rfm
 import reframe.core.runtime as runtime
-from reframe.core.builtins import run_after, variable
+from reframe.core.builtins import run_after, run_before, variable
 
 from hpc_acceptance import dependency, references, topology
 
@@ -60,12 +60,28 @@ class AcceptanceCheck(rfm.RegressionTestPlugin):
             self.reference_file = 'none'
             return
 
-        # A malformed file fails the check with the file and key at fault,
-        # instead of ReFrame's generic parse error.
-        references.load(path)
         self.reference = {'$ref': path}
         self.require_reference = True
         self.reference_file = path
+
+    @run_before('run')
+    def check_reference_entry(self):
+        '''Fail before the benchmark runs if the system's reference file has
+        no entry for this variant or one that does not fit the check.'''
+        if self.reference_file == 'none':
+            return
+
+        path = self.reference_file
+        data = references.load(path)
+        name = type(self).__name__
+        if name not in data:
+            raise references.ReferenceFileError(
+                f'{path}: no entry for {name}'
+            )
+
+        where, entry = references.entry_for(path, data[name], self)
+        units = {var: fn.unit for var, fn in self.perf_variables.items()}
+        references.check_variables(path, where, entry, units)
 
     @run_after('setup')
     def resolve_dependency(self):

@@ -10,17 +10,31 @@ open.
 A system without a file runs its checks without bounds and says so; a
 system with a file must have an entry for every check and figure it runs
 (checks set ``require_reference``).
+
+Validation happens in two places, both before any benchmark runs:
+
+- when ReFrame loads the configuration (:func:`load_all`): syntax, shape,
+  tolerance signs, unknown systems, checks and partitions;
+- when a check is about to run (:func:`entry_for`, :func:`check_variables`):
+  the ``$index`` attributes, the entry for the check's variant, and the
+  performance variables and units the check reports.
 '''
 
 import os
+import re
 
 import yaml
+from reframe.core.exceptions import ReframeError
 
 from hpc_acceptance.paths import REFERENCE_DIR
 
 
-class ReferenceFileError(ValueError):
-    '''A reference file cannot be used; the message names file and key.'''
+class ReferenceFileError(ReframeError):
+    '''A reference file cannot be used; the message names file and key.
+
+    A ReFrame error, so a check that hits it fails with this message alone
+    rather than with a source listing.
+    '''
 
 
 def reference_dir(configured_prefix=None):
@@ -121,12 +135,136 @@ def check_entry(where, ref):
         raise ReferenceFileError(f'{where}: unit {unit!r} is not a string')
 
 
-def load_all(directory):
-    '''Load every ``*.yaml`` directly in ``directory``.
+def load_all(directory, *, partitions, check_names):
+    '''Load and validate every ``<system>.yaml`` directly in ``directory``.
 
+    :arg partitions: ``{system name: [partition full names]}`` of the
+        configuration; a file for a system not in it is an error.
+    :arg check_names: class names of the checks in the suite.
     :returns: ``{system name: data}``
     :raises ReferenceFileError: for the first file that cannot be used.
     '''
-    return {os.path.splitext(name)[0]: load(os.path.join(directory, name))
-            for name in sorted(os.listdir(directory))
-            if name.endswith('.yaml')}
+    loaded = {}
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith('.yaml'):
+            continue
+
+        path = os.path.join(directory, name)
+        system = os.path.splitext(name)[0]
+        if system not in partitions:
+            raise ReferenceFileError(
+                f'{path}: no system {system!r} in the configuration '
+                f'(systems: {", ".join(sorted(partitions))})'
+            )
+
+        data = load(path)
+        for check, entry in data.items():
+            if check not in check_names:
+                raise ReferenceFileError(
+                    f'{path}: {check}: no such check in the suite'
+                )
+
+            _check_partition_keys(path, check, entry, partitions[system])
+
+        loaded[system] = data
+
+    return loaded
+
+
+def _check_partition_keys(path, check, entry, partitions):
+    index = list(entry.get('$index', []))
+    if '$partition' not in index:
+        return
+
+    depth = index.index('$partition')
+    for keys in _keys_at_depth(entry, depth):
+        key = keys[-1]
+        if not any(key == p or re.fullmatch(str(key), p)
+                   for p in partitions):
+            raise ReferenceFileError(
+                f'{path}: {".".join([check] + keys)}: matches no partition '
+                f'of the system (partitions: {", ".join(partitions)})'
+            )
+
+
+def _keys_at_depth(entry, depth, prefix=()):
+    for key, value in entry.items():
+        if key == '$index':
+            continue
+
+        if depth == 0:
+            yield list(prefix) + [str(key)]
+        else:
+            yield from _keys_at_depth(value, depth - 1, prefix + (str(key),))
+
+
+def entry_for(path, check_entry, test):
+    '''The ``{variable: [value, lower, upper, unit]}`` that applies to
+    ``test``, found the way ReFrame looks it up (exact key, else the first
+    key that matches as an anchored regular expression).
+
+    :raises ReferenceFileError: naming the index attribute the check does
+        not have, or the level that has no key for the test's value.
+    '''
+    name = type(test).__name__
+    data = check_entry
+    where = [name]
+    for subkey in check_entry.get('$index', []):
+        value = _index_value(test, subkey)
+        if value is None:
+            raise ReferenceFileError(
+                f'{path}: {name}: $index names {subkey!r}, which the check '
+                f'does not have'
+            )
+
+        keys = [k for k in data if k != '$index']
+        match = next((k for k in keys if str(k) == str(value)), None)
+        if match is None:
+            match = next((k for k in keys
+                          if re.fullmatch(str(k), str(value))), None)
+
+        if match is None:
+            raise ReferenceFileError(
+                f'{path}: {".".join(where)}: no entry for {subkey}={value} '
+                f'(entries: {", ".join(str(k) for k in keys)})'
+            )
+
+        where.append(str(match))
+        data = data[match]
+
+    return '.'.join(where), data
+
+
+def _index_value(test, subkey):
+    if subkey == '$system':
+        return test.current_system.name
+    if subkey == '$partition':
+        return test.current_partition.fullname
+    if subkey == '$environ':
+        return test.current_environ.name
+    if subkey.startswith('$processor.'):
+        return getattr(test.current_partition.processor, subkey[11:], None)
+
+    return getattr(test, subkey, None)
+
+
+def check_variables(path, where, entry, units):
+    '''Check an entry's performance variables against the test's.
+
+    :arg units: ``{performance variable: unit}`` of the test.
+    :raises ReferenceFileError: for a variable the test does not report or
+        a unit that differs from the test's.
+    '''
+    for variable, ref in entry.items():
+        if variable not in units:
+            raise ReferenceFileError(
+                f'{path}: {where}.{variable}: the check reports no such '
+                f'performance variable (it reports: '
+                f'{", ".join(sorted(units))})'
+            )
+
+        if ref[3] != units[variable]:
+            raise ReferenceFileError(
+                f'{path}: {where}.{variable}: unit {ref[3]!r} differs from '
+                f'the check\'s {units[variable]!r}'
+            )

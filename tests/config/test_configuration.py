@@ -105,3 +105,17 @@ def test_committed_reference_files_load(run_reframe):
     assert (PROJECT_DIR / 'reference').is_dir()
     done = run_reframe('-c', 'checks/', '-l')
     assert done.returncode == 0, done.stdout
+
+
+def test_reference_entry_for_an_unknown_check_stops_the_run(run_reframe,
+                                                            tmp_path):
+    refs = tmp_path / 'refs'
+    refs.mkdir()
+    (refs / 'local.yaml').write_text(
+        'MemoryLatencyChekc:\n'
+        '  local:default:\n'
+        '    latency_l1: [1.2, -0.1, 0.1, ns]\n')
+    done = run_reframe('-c', 'checks/', '-l',
+                       env={'RFM_REFERENCE_PREFIX': str(refs)})
+    assert done.returncode == 1
+    assert 'MemoryLatencyChekc: no such check in the suite' in done.stdout

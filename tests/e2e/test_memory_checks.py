@@ -90,8 +90,32 @@ def test_reference_bounds_and_missing_entries_fail(run_reframe, tmp_path):
     assert 'flops_l1=' in single['fail_reason']
     assert 'time_per_iteration' not in single['fail_reason']
     assert all_cores['result'] == 'fail'
-    assert ("no reference value found for performance variable"
-            in all_cores['fail_reason'])
+    assert all_cores['fail_phase'] == 'run'
+    assert all_cores['fail_reason'] == (
+        f'reference file error: {refs}/local.yaml: MemoryDaxpyCheck.'
+        f'local:default: no entry for threads=all_cores (entries: single)')
+
+
+def test_reference_entries_must_fit_the_check(run_reframe, tmp_path):
+    wrong_unit = {name: [1.0, -1.0, None, unit(name)]
+                  for name in LEVEL_FIGURES}
+    wrong_unit['flops_l2'] = [1.0, -1.0, None, 'GFLOP/s']
+    unknown = dict(wrong_unit, flops_l2=[1.0, -1.0, None, 'MFLOP/s'],
+                   flops_l5=[1.0, -1.0, None, 'MFLOP/s'])
+    refs = tmp_path / 'refs'
+    write_references(refs, single=wrong_unit, all_cores=unknown)
+    done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
+                       '-S', 'repeats=1', '-r',
+                       env={'RFM_REFERENCE_PREFIX': str(refs)})
+    assert done.returncode == 1
+    cases = results(tmp_path / 'report.json')
+    single = cases['MemoryDaxpyCheck %threads=single']['fail_reason']
+    all_cores = cases['MemoryDaxpyCheck %threads=all_cores']['fail_reason']
+    assert single.endswith(
+        "MemoryDaxpyCheck.local:default.single.flops_l2: unit 'GFLOP/s' "
+        "differs from the check's 'MFLOP/s'")
+    assert ('MemoryDaxpyCheck.local:default.all_cores.flops_l5: the check '
+            'reports no such performance variable') in all_cores
 
 
 def test_reference_file_that_covers_the_run_passes(run_reframe, tmp_path):

@@ -36,6 +36,12 @@ def test_a_good_file_loads(tmp_path):
     assert entry['bandwidth_memory'] == [12000, -0.15, 0.5, 'MB/s']
 
 
+def test_reference_files_are_reframe_errors():
+    # so a check failing on one shows the message, not a source listing
+    from reframe.core.exceptions import ReframeError
+    assert issubclass(ReferenceFileError, ReframeError)
+
+
 def test_yaml_syntax_error_names_file_and_line(tmp_path):
     path = write(tmp_path, 'MemoryLatencyCheck:\n  a: [1, 2\n  b: 3\n')
     with pytest.raises(ReferenceFileError,
@@ -66,3 +72,99 @@ def test_top_level_must_map_checks(tmp_path):
     with pytest.raises(ReferenceFileError, match='expected a mapping of '
                        'check names'):
         references.load(write(tmp_path, '- just\n- a list\n'))
+
+
+PARTITIONS = {'cluster': ['cluster:compute', 'cluster:login'],
+              'local': ['local:default']}
+CHECKS = {'MemoryReadBandwidthCheck', 'MemoryLatencyCheck'}
+
+
+def load_dir(directory):
+    return references.load_all(str(directory), partitions=PARTITIONS,
+                               check_names=CHECKS)
+
+
+def test_load_all_reads_every_system_file(tmp_path):
+    write(tmp_path, GOOD)
+    assert set(load_dir(tmp_path)) == {'cluster'}
+
+
+def test_file_for_an_unknown_system_is_an_error(tmp_path):
+    write(tmp_path, GOOD, name='clutser.yaml')
+    with pytest.raises(ReferenceFileError,
+                       match=r"clutser\.yaml: no system 'clutser' in the "
+                             r"configuration \(systems: cluster, local\)"):
+        load_dir(tmp_path)
+
+
+def test_entry_for_an_unknown_check_is_an_error(tmp_path):
+    write(tmp_path, GOOD.replace('MemoryReadBandwidthCheck',
+                                 'MemoryReadBandwithCheck'))
+    with pytest.raises(ReferenceFileError,
+                       match='MemoryReadBandwithCheck: no such check'):
+        load_dir(tmp_path)
+
+
+def test_partition_keys_must_match_a_partition(tmp_path):
+    write(tmp_path, GOOD.replace("'cluster:compute'", "'cluster:gpu'"))
+    with pytest.raises(ReferenceFileError,
+                       match=r'MemoryReadBandwidthCheck\.cluster:gpu: '
+                             r'matches no partition of the system'):
+        load_dir(tmp_path)
+
+
+def test_partition_keys_may_be_regexes_as_in_reframe(tmp_path):
+    write(tmp_path, GOOD.replace("'cluster:compute'", "'cluster:.*'"))
+    assert load_dir(tmp_path)
+
+
+class FakeTest:
+    '''Stands in for a check: entry_for reads attributes by name.'''
+
+    threads = 'single'
+
+    class current_partition:
+        fullname = 'cluster:compute'
+
+
+def test_entry_for_walks_the_index(tmp_path):
+    data = references.load(write(tmp_path, GOOD))
+    where, entry = references.entry_for(
+        'f.yaml', data['MemoryReadBandwidthCheck'], FakeTest())
+    assert where == 'FakeTest.cluster:compute.single'
+    assert set(entry) == {'bandwidth_l1', 'bandwidth_memory'}
+
+
+def test_entry_for_names_the_missing_variant(tmp_path):
+    data = references.load(write(tmp_path, GOOD))
+    test = FakeTest()
+    test.threads = 'all_cores'
+    with pytest.raises(ReferenceFileError,
+                       match=r'no entry for threads=all_cores \(entries: '
+                             r'single\)'):
+        references.entry_for('f.yaml', data['MemoryReadBandwidthCheck'],
+                             test)
+
+
+def test_entry_for_names_an_index_attribute_the_check_lacks(tmp_path):
+    data = references.load(write(tmp_path, GOOD.replace('threads]',
+                                                        'cores]')))
+    with pytest.raises(ReferenceFileError,
+                       match=r"\$index names 'cores', which the check does "
+                             r"not have"):
+        references.entry_for('f.yaml', data['MemoryReadBandwidthCheck'],
+                             FakeTest())
+
+
+def test_check_variables_wants_known_names_and_same_units():
+    entry = {'bandwidth_l1': [1, -0.1, None, 'GB/s']}
+    with pytest.raises(ReferenceFileError,
+                       match="unit 'GB/s' differs from the check's 'MB/s'"):
+        references.check_variables('f.yaml', 'X', entry,
+                                   {'bandwidth_l1': 'MB/s'})
+
+    with pytest.raises(ReferenceFileError,
+                       match=r'X\.bandwidth_l1: the check reports no such '
+                             r'performance variable'):
+        references.check_variables('f.yaml', 'X', entry,
+                                   {'bandwidth_l2': 'MB/s'})
