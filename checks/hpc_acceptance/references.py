@@ -67,6 +67,12 @@ def load(path):
     except (OSError, yaml.YAMLError) as err:
         raise ReferenceFileError(f'{path}: {err}') from None
 
+    check_shape(path, data)
+    return data
+
+
+def check_shape(path, data):
+    '''Check parsed reference ``data``; ``path`` names it in errors.'''
     if not isinstance(data, dict):
         raise ReferenceFileError(
             f'{path}: expected a mapping of check names to references, '
@@ -84,8 +90,6 @@ def load(path):
         for key, value in entry.items():
             if key != '$index':
                 _check_level(path, [check, key], value, depth - 1)
-
-    return data
 
 
 def _check_level(path, keys, value, depth):
@@ -200,8 +204,9 @@ def _keys_at_depth(entry, depth, prefix=()):
 
 def entry_for(path, check_entry, test):
     '''The ``{variable: [value, lower, upper, unit]}`` that applies to
-    ``test``, found the way ReFrame looks it up (exact key, else the first
-    key that matches as an anchored regular expression).
+    ``test``, found the way ReFrame looks it up: the key equal to the
+    attribute's value (so ``2`` and ``'2'`` differ), else, for strings, the
+    first key that matches as an anchored regular expression.
 
     :raises ReferenceFileError: naming the index attribute the check does
         not have, or the level that has no key for the test's value.
@@ -218,15 +223,14 @@ def entry_for(path, check_entry, test):
             )
 
         keys = [k for k in data if k != '$index']
-        match = next((k for k in keys if str(k) == str(value)), None)
-        if match is None:
-            match = next((k for k in keys
-                          if re.fullmatch(str(k), str(value))), None)
-
+        match = value if value in keys else next(
+            (k for k in keys if isinstance(k, str) and
+             isinstance(value, str) and re.fullmatch(k, value)), None
+        )
         if match is None:
             raise ReferenceFileError(
-                f'{path}: {".".join(where)}: no entry for {subkey}={value} '
-                f'(entries: {", ".join(str(k) for k in keys)})'
+                f'{path}: {".".join(where)}: no entry for {subkey}='
+                f'{value!r} (entries: {", ".join(repr(k) for k in keys)})'
             )
 
         where.append(str(match))

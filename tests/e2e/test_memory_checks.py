@@ -93,7 +93,8 @@ def test_reference_bounds_and_missing_entries_fail(run_reframe, tmp_path):
     assert all_cores['fail_phase'] == 'run'
     assert all_cores['fail_reason'] == (
         f'reference file error: {refs}/local.yaml: MemoryDaxpyCheck.'
-        f'local:default: no entry for threads=all_cores (entries: single)')
+        f"local:default: no entry for threads='all_cores' (entries: "
+        f"'single')")
 
 
 def test_reference_entries_must_fit_the_check(run_reframe, tmp_path):

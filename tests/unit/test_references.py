@@ -140,8 +140,8 @@ def test_entry_for_names_the_missing_variant(tmp_path):
     test = FakeTest()
     test.threads = 'all_cores'
     with pytest.raises(ReferenceFileError,
-                       match=r'no entry for threads=all_cores \(entries: '
-                             r'single\)'):
+                       match=r"no entry for threads='all_cores' \(entries: "
+                             r"'single'\)"):
         references.entry_for('f.yaml', data['MemoryReadBandwidthCheck'],
                              test)
 
@@ -168,3 +168,14 @@ def test_check_variables_wants_known_names_and_same_units():
                              r'performance variable'):
         references.check_variables('f.yaml', 'X', entry,
                                    {'bandwidth_l2': 'MB/s'})
+
+
+def test_entry_for_tells_numbers_from_strings_as_reframe_does(tmp_path):
+    # YAML '2' is a string; ReFrame looks up an int parameter 2 exactly
+    path = write(tmp_path, "DotCheck:\n  $index: [streams]\n"
+                           "  '2':\n    bandwidth: [1, -0.1, 0.1, MB/s]\n")
+    test = FakeTest()
+    test.streams = 2
+    with pytest.raises(ReferenceFileError,
+                       match=r"no entry for streams=2 \(entries: '2'\)"):
+        references.entry_for(path, references.load(path)['DotCheck'], test)

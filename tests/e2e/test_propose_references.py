@@ -1,0 +1,65 @@
+'''Bringing up a system's references: run N times, propose, run against them.
+
+Real runs of a memory check on this machine fill a private results
+database; the maintenance command proposes a reference file from it, and a
+further run must pass against that file.
+'''
+
+import os
+import subprocess
+import sys
+
+import yaml
+
+from conftest import PROJECT_DIR
+
+SELECT = ['-c', 'checks/memory', '-n', 'MemoryDaxpyCheck', '-S', 'repeats=1']
+
+
+def propose(tmp_path, *args):
+    env = dict(os.environ, RFM_SQLITE_DB_FILE=str(tmp_path / 'results.db'))
+    return subprocess.run(
+        [sys.executable, '-m', 'hpc_acceptance.propose_references',
+         '--system', 'local', '--reference-dir', str(tmp_path / 'refs'),
+         *args],
+        cwd=PROJECT_DIR, env=env, text=True, capture_output=True
+    )
+
+
+def test_three_runs_give_a_reference_file_that_the_next_run_passes(
+        run_reframe, tmp_path):
+    for _ in range(3):
+        done = run_reframe(*SELECT, '-r')
+        assert done.returncode == 0, done.stdout[-2000:]
+
+    (tmp_path / 'refs').mkdir()
+    dry = propose(tmp_path, '--floor', '0.5')
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.startswith('--- /dev/null\n+++ ')
+    assert '+MemoryDaxpyCheck:' in dry.stdout
+    assert not (tmp_path / 'refs' / 'local.yaml').exists()
+
+    wrote = propose(tmp_path, '--floor', '0.5', '--write')
+    assert wrote.returncode == 0, wrote.stderr
+    data = yaml.safe_load((tmp_path / 'refs' / 'local.yaml').read_text())
+    single = data['MemoryDaxpyCheck']['local:default']['gnu']['single']
+    value, lower, upper, unit = single['flops_l1']
+    assert (lower, unit) == (-upper, 'MFLOP/s') and upper >= 0.5
+
+    done = run_reframe(*SELECT, '-r',
+                       env={'RFM_REFERENCE_PREFIX': str(tmp_path / 'refs')})
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert 'PASSED' in done.stdout
+
+    # nothing new to propose: the file is unchanged, so no diff
+    again = propose(tmp_path, '--floor', '0.5', '--sessions', 'now-1d:now')
+    assert again.returncode == 0
+
+
+def test_too_few_runs_are_reported_not_invented(run_reframe, tmp_path):
+    done = run_reframe(*SELECT, '-r')
+    assert done.returncode == 0, done.stdout[-2000:]
+    (tmp_path / 'refs').mkdir()
+    result = propose(tmp_path)
+    assert result.returncode == 1
+    assert 'flops_l1: 1 run(s), need 3: left out' in result.stderr
