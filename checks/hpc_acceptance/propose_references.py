@@ -21,50 +21,15 @@ then run this command.
 
 import argparse
 import difflib
-import json
 import os
-import re
 import statistics
-import subprocess
 import sys
 
 import yaml
 
 from hpc_acceptance import references
-from hpc_acceptance.paths import PROJECT_DIR
-
-_PARAM = re.compile(r'%(?P<name>[A-Za-z_]\w*)=(?P<value>\S+)')
-
-
-# The reframe next to this Python: the one of the project's environment.
-_REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
-
-
-def stored_testcases(query, reframe=_REFRAME,
-                     config=PROJECT_DIR / 'config' / 'settings.py'):
-    '''Test cases of the sessions selected by ``query``, as ReFrame
-    describes them (``--describe-stored-testcases``).'''
-    done = subprocess.run(
-        [reframe, '-C', str(config), '--describe-stored-testcases', query],
-        capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f'reframe could not read the results database: '
-                           f'{done.stderr.strip() or done.stdout.strip()}')
-
-    return json.loads(done.stdout or '[]')
-
-
-def variant_of(display_name):
-    '''``(class name, {parameter: value})`` from a ReFrame display name.
-
-    Whole numbers come back as ``int``: ReFrame looks references up with
-    the parameter's own value, and the numeric parameters are integers.
-    '''
-    name = display_name.split()[0]
-    return name, {m['name']: int(m['value']) if m['value'].isdigit()
-                  else m['value'] for m in _PARAM.finditer(display_name)}
-
+from hpc_acceptance.results import (ResultsError, figures_of,
+                                    stored_testcases, variant_of)
 
 def collect(testcases, system):
     '''Values of every performance variable per check variant.
@@ -82,12 +47,7 @@ def collect(testcases, system):
         partition = f'{system}:{case["partition"]}'
         key = (check, partition, case['environ'], tuple(params.items()))
         figures = collected.setdefault(key, {})
-        for name, perf in (case.get('perfvalues') or {}).items():
-            variable = name.split(':')[-1]
-            value, unit = perf[0], perf[4]
-            if value is None:
-                continue
-
+        for variable, (value, unit) in figures_of(case).items():
             values, _ = figures.setdefault(variable, ([], unit))
             values.append(float(value))
 
@@ -184,7 +144,7 @@ def main(argv=None):
 
     try:
         testcases = stored_testcases(args.sessions)
-    except (RuntimeError, json.JSONDecodeError) as err:
+    except ResultsError as err:
         print(f'propose_references: {err}', file=sys.stderr)
         return 1
 

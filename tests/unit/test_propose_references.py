@@ -10,6 +10,7 @@ import json
 import pytest
 
 from hpc_acceptance import propose_references as pr
+from hpc_acceptance import results
 from conftest import DATA_DIR
 
 CASES = json.loads((DATA_DIR / 'results' /
@@ -17,7 +18,7 @@ CASES = json.loads((DATA_DIR / 'results' /
 
 
 def test_variant_comes_from_the_display_name():
-    assert pr.variant_of('MemoryDotStreamsCheck %threads=single %streams=4'
+    assert results.variant_of('MemoryDotStreamsCheck %threads=single %streams=4'
                          ) == ('MemoryDotStreamsCheck',
                                {'threads': 'single', 'streams': 4})
 
