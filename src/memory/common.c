@@ -352,10 +352,30 @@ void comment(const char *fmt, ...)
     fputc('\n', stdout);
 }
 
+/* The widest x86 vector extension the compiler was allowed to use, from
+ * its predefined macros: proof of what -march the binary was built with. */
+static const char *built_isa(void)
+{
+#if defined(__AVX512F__)
+    return "avx512";
+#elif defined(__AVX2__)
+    return "avx2";
+#elif defined(__AVX__)
+    return "avx";
+#elif defined(__SSE4_2__)
+    return "sse4.2";
+#elif defined(__x86_64__)
+    return "x86-64";
+#else
+    return "not-x86";
+#endif
+}
+
 void print_header(const char *program)
 {
     comment("%s (memory benchmark kernels; figures are best of repeats)",
             program);
+    comment("built for: %s", built_isa());
 }
 
 void print_threads_info(int nthreads)
