@@ -93,6 +93,7 @@ class AcceptanceCheck(rfm.RegressionTestPlugin):
             partition_name=self.current_partition.fullname,
             partition_extras=self.current_partition.extras,
             in_tree_dir=self.in_tree_dir(),
+            isa=getattr(self, 'isa', 'native'),
         )
         self.skip_if(not found.found, found.reason)
         self.executable = found.executable

@@ -19,6 +19,7 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Optional
 
+from hpc_acceptance import isa as isa_variants
 from hpc_acceptance.paths import PROJECT_DIR
 
 
@@ -72,30 +73,35 @@ def spack_environment(partition_extras):
 
 
 def resolve(requirement, *, partition_name, partition_extras,
-            in_tree_dir=None, which=shutil.which):
+            in_tree_dir=None, isa='native', which=shutil.which):
     '''Find ``requirement`` for a partition; see the module documentation.
 
-    :arg in_tree_dir: directory of the check's successful in-tree build,
-        or ``None`` if the check has none.
+    :arg in_tree_dir: directory of the check's successful in-tree build for
+        ``isa``, or ``None`` if the check has none.
+    :arg isa: the ISA variant: Spack builds it as ``target=``; a binary from
+        a module or ``PATH`` is one fixed build and serves ``native`` only.
     :arg which: ``shutil.which``-like lookup (replaceable in tests).
     '''
     exe = requirement.executable
     extras = partition_extras or {}
     spack_env = spack_environment(extras)
     if spack_env and requirement.spack_spec and which('spack'):
+        spec = requirement.spack_spec
+        if isa_variants.spack_target(isa):
+            spec += f' target={isa_variants.spack_target(isa)}'
+
         return Resolution(
-            source='spack', executable=exe, detail=spack_env,
-            prerun_cmds=[f'eval "$(spack -e {spack_env} load --sh '
-                         f'{requirement.spack_spec})"']
+            source='spack', executable=exe, detail=f'{spack_env} ({spec})',
+            prerun_cmds=[f'eval "$(spack -e {spack_env} load --sh {spec})"']
         )
 
     module = extras.get('modules', {}).get(exe)
-    if module:
+    found = which(exe)
+    if isa == 'native' and module:
         return Resolution(source='module', executable=exe, modules=[module],
                           detail=module)
 
-    found = which(exe)
-    if found:
+    if isa == 'native' and found:
         return Resolution(source='path', executable=found, detail=found)
 
     if in_tree_dir:
@@ -103,6 +109,14 @@ def resolve(requirement, *, partition_name, partition_extras,
         return Resolution(source='in-tree',
                           executable=os.path.join(in_tree_dir, exe),
                           detail=in_tree_dir)
+
+    if module or found:
+        return Resolution(source=None, reason=(
+            f'isa={isa}: {exe} comes from {module or found}, one fixed '
+            f'build; building per ISA needs the partition\'s Spack '
+            f'environment ({requirement.spack_spec} '
+            f'target={isa_variants.spack_target(isa)})'
+        ))
 
     return Resolution(source=None, reason=_missing_message(
         requirement, partition_name, spack_env, which

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 VALIDATION_PASSED = '# validation: passed'
+_BUILT_FOR = re.compile(r'^# built for: (?P<isa>\S+)$', re.MULTILINE)
 _VALIDATION_FAILED = re.compile(r'^# validation: FAILED\s*(?P<reason>.*)$')
 _FIGURE = re.compile(r'^(?P<name>[A-Za-z0-9_.]+)\s+(?P<value>\S+)\s+'
                      r'(?P<unit>\S+)$')
@@ -98,3 +99,10 @@ def output_problems(text, expected, source='<output>'):
                             f'expected {unit!r}')
 
     return problems
+
+
+def built_for(text):
+    '''The ISA a program says it was built for (``# built for: avx2``),
+    or ``None``.'''
+    match = _BUILT_FOR.search(text)
+    return match['isa'] if match else None

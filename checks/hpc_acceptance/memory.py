@@ -7,8 +7,6 @@ local vs remote streaming. Each check in ``checks/memory/`` runs one of the
 programs and turns its ``name value unit`` lines into performance variables.
 '''
 
-import os
-
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
@@ -17,48 +15,25 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
 
 from hpc_acceptance import figures, topology
 from hpc_acceptance.base import AcceptanceCheck
+from hpc_acceptance.builds import MemoryKernelsBuild
 from hpc_acceptance.dependency import Requirement
-from hpc_acceptance.paths import SRC_DIR
 from hpc_acceptance.types import PositiveInt
+from hpc_acceptance.variants import HardwareVariants
 
-PROGRAMS = ('mem_latency', 'mem_readbw', 'mem_dotstreams', 'mem_gatherdot',
-            'mem_daxpy', 'mem_numa')
-
-
-class MemoryKernelsBuild(rfm.CompileOnlyRegressionTest):
-    '''Builds ``src/memory`` once per partition and programming environment.'''
-
-    build_system = 'Make'
-    sourcesdir = str(SRC_DIR / 'memory')
-    build_locally = False
-
-    @run_before('compile')
-    def build_from_scratch(self):
-        # Binaries left in src/memory by a manual `make` are copied into the
-        # stage directory too; they may come from other flags or compilers.
-        self.prebuild_cmds = ['make clean']
-        self.build_system.max_concurrency = len(PROGRAMS)
-
-    @sanity_function
-    def all_programs_built(self):
-        return sn.all([
-            sn.assert_true(os.access(os.path.join(self.stagedir, p), os.X_OK),
-                           msg=f'{p} was not built')
-            for p in PROGRAMS
-        ])
-
-
-class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
+class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+                        HardwareVariants):
     '''Runs one program of ``src/memory`` with OpenMP in one process.'''
 
-    #: The kernels, built from ``src/memory`` for this environment.
+    #: The kernels, built from ``src/memory`` for this environment and every
+    #: ISA variant.
     #:
     #: :type: :class:`MemoryKernelsBuild`
     #: :scope: *environment*
     kernels = fixture(MemoryKernelsBuild, scope='environment')
 
     #: Thread layout: ``single`` (one thread on one core) or ``all_cores``
-    #: (one thread per physical core, spread over the sockets).
+    #: (every core, spread over the sockets; with ``smt=on`` every hardware
+    #: thread).
     #:
     #: :type: :class:`str`
     threads = parameter(['single', 'all_cores'], loggable=True)
@@ -68,6 +43,12 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     #: :type: :class:`int`
     #: :default: ``5``
     repeats = variable(PositiveInt, value=5, loggable=True)
+
+    #: The ISA the binary that ran states it was built for (``# built
+    #: for:`` in its output).
+    #:
+    #: :type: :class:`str`
+    isa_built = variable(str, value='not run', loggable=True)
 
     #: Name of the program in ``src/memory`` this check runs.
     #:
@@ -84,10 +65,14 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
         if self.threads == 'single':
             return 1
 
-        return topology.num_cores(self.processor_info)
+        return topology.num_cores(self.processor_info) * self.threads_per_core
 
     def in_tree_dir(self):
-        return self.kernels.stagedir
+        unsupported = self.kernels.unsupported(self.isa)
+        if unsupported:
+            self.skip(f'isa={self.isa}: {unsupported}')
+
+        return self.kernels.isa_dir(self.isa)
 
     @run_after('init')
     def set_requirement(self):
@@ -102,7 +87,8 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     def place_threads(self):
         self.num_cpus_per_task = self.num_threads
         self.env_vars['OMP_NUM_THREADS'] = str(self.num_threads)
-        self.env_vars['OMP_PLACES'] = 'cores'
+        self.env_vars['OMP_PLACES'] = ('threads' if self.threads_per_core > 1
+                                       else 'cores')
         self.env_vars['OMP_PROC_BIND'] = 'spread'
 
     @run_before('run')
@@ -132,31 +118,35 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
 
     @run_after('setup')
     def set_perf_variables(self):
-        self.perf_variables = {
+        self.perf_variables.update({
             name.replace('.', '_'): sn.make_performance_function(
                 _figure_value(self.stdout, name), unit
             )
             for name, unit in self.expected_figures().items()
-        }
+        })
 
     @sanity_function
     def output_is_valid(self):
-        return _assert_output_valid(self.stdout, self.expected_figures(),
-                                    self.job.exitcode)
+        path = self.stdout.evaluate()
+        with open(path) as fp:
+            text = fp.read()
+
+        problems = figures.output_problems(text, self.expected_figures(),
+                                           path)
+        if self.job.exitcode != 0:
+            problems.insert(0, f'exit status {self.job.exitcode}')
+
+        # The program states what its compiler targeted: proof of the ISA.
+        self.isa_built = figures.built_for(text) or 'not stated'
+        if self.isa != 'native' and self.isa_built != self.isa:
+            problems.append(f'asked for isa={self.isa}, the binary was '
+                            f'built for {self.isa_built}')
+
+        problems += self.variant_problems()
+        return sn.assert_true(not problems, msg='; '.join(problems))
 
 
 @sn.deferrable
 def _figure_value(path, name):
     with open(path) as fp:
         return figures.parse_figures(fp.read(), path)[name].value
-
-
-@sn.deferrable
-def _assert_output_valid(path, expected, exitcode):
-    with open(path) as fp:
-        problems = figures.output_problems(fp.read(), expected, path)
-
-    if exitcode != 0:
-        problems.insert(0, f'exit status {exitcode}')
-
-    return sn.assert_true(not problems, msg='; '.join(problems))

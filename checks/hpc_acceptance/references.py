@@ -256,9 +256,16 @@ def check_variables(path, where, entry, units):
     '''Check an entry's performance variables against the test's.
 
     :arg units: ``{performance variable: unit}`` of the test.
-    :raises ReferenceFileError: for a variable the test does not report or
-        a unit that differs from the test's.
+    :raises ReferenceFileError: for a variable the test reports that has no
+        reference, one the test does not report, or a unit that differs
+        from the test's.
     '''
+    missing = sorted(set(units) - set(entry))
+    if missing:
+        raise ReferenceFileError(
+            f'{path}: {where}: no reference for {", ".join(missing)}'
+        )
+
     for variable, ref in entry.items():
         if variable not in units:
             raise ReferenceFileError(

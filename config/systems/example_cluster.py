@@ -12,9 +12,11 @@ nodes. What a site changes:
   working sets from. Generate it on a compute node with
   ``reframe --detect-host-topology=config/topology/<system>-<partition>.json``;
 - ``extras``: the Spack environment the checks take their binaries from,
-  the memory of one node and the node's theoretical peaks (see the README,
-  "Peak figures");
-- ``environments``: the modules of the site's compilers and MPI.
+  how Turbo is switched (``'slurm'``, or ``{'on': [commands], 'off':
+  [commands]}`` run in the job), the memory of one node and the node's
+  theoretical peaks (see the README, "Peak figures");
+- ``environments``: the modules of the site's compilers and MPI, and the
+  compiler behind the MPI wrappers (``extras.compiler``) for ISA flags.
 '''
 
 import json
@@ -57,6 +59,8 @@ system = {
             ],
             'extras': {
                 'spack_env': 'spack-envs/example-cluster',
+                # Turbo variants: Slurm sets the frequency (resource above).
+                'turbo_control': 'slurm',
                 # Memory of one node: 16 x 16 GiB DIMMs
                 'memory_bytes': 256 * 2**30,
                 # 8 DDR4-3200 channels x 8 bytes x 3.2 GT/s x 2 sockets
@@ -77,6 +81,8 @@ environments = [
         'cxx': 'mpicxx',
         'ftn': 'mpif90',
         'features': ['openmp', 'mpi'],
+        # The compiler behind the wrappers: archspec picks ISA flags for it.
+        'extras': {'compiler': {'name': 'gcc', 'version': '12.2.0'}},
         'target_systems': ['example-cluster'],
     }
 ]

@@ -7,12 +7,25 @@ and Open MPI provide the ``gnu`` environment (``ci/setup.sh`` installs them).
 '''
 
 import os
+import subprocess
 
 from reframe.utility.cpuinfo import cpuinfo
 
 
 def _memory_bytes():
     return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+
+
+def _gcc():
+    '''The GNU compiler behind the Open MPI wrappers, for archspec's ISA
+    flags; ``None`` when gcc is missing (ISA variants then skip).'''
+    try:
+        done = subprocess.run(['gcc', '-dumpfullversion'], text=True,
+                              capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+    return {'name': 'gcc', 'version': done.stdout.strip()}
 
 
 def _open_mpi_as_root():
@@ -57,6 +70,7 @@ environments = [
         'cxx': 'mpicxx',
         'ftn': 'mpif90',
         'features': ['openmp', 'mpi'],
+        'extras': {'compiler': _gcc()},
         'target_systems': ['local'],
     }
 ]

@@ -4,11 +4,15 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-import pytest
+from hpc_acceptance.results import variant_of
 
 LEVEL_FIGURES = 'flops_l1 flops_l2 flops_l3 flops_memory'.split() + [
     f'time_per_iteration_{lvl}' for lvl in ('l1', 'l2', 'l3', 'memory')
-]
+] + ['core_clock']
+
+
+# The default variants only: native ISA, Turbo and SMT as configured.
+DEFAULT = ['--exclude-tag=variant']
 
 
 def results(report_file):
@@ -18,8 +22,17 @@ def results(report_file):
             if not case['fixture']}
 
 
+def case_of(cases, check, **params):
+    '''The test case of ``check`` whose parameters include ``params``.'''
+    found = [case for name, case in cases.items()
+             if variant_of(name)[0] == check and
+             params.items() <= variant_of(name)[1].items()]
+    assert len(found) == 1, (check, params, list(cases))
+    return found[0]
+
+
 def test_memory_checks_pass_and_leave_reports(run_reframe, tmp_path):
-    done = run_reframe('-c', 'checks/memory', '-r')
+    done = run_reframe('-c', 'checks/memory', *DEFAULT, '-r')
     assert done.returncode == 0, done.stdout[-3000:]
 
     cases = results(tmp_path / 'report.json')
@@ -35,8 +48,7 @@ def test_memory_checks_pass_and_leave_reports(run_reframe, tmp_path):
                      r'remote memory are the same', done.stdout)
 
     # the latency ladder climbs from L1 to memory
-    latency = next(c for n, c in cases.items()
-                   if n.startswith('MemoryLatencyCheck'))
+    latency = case_of(cases, 'MemoryLatencyCheck')
     perf = {name.split(':')[-1]: values[0]
             for name, values in latency['perfvalues'].items()}
     assert (perf['latency_l1'] < perf['latency_l2'] <
@@ -70,7 +82,7 @@ def write_references(directory, single, all_cores=None):
 
 
 def unit(name):
-    return 'MFLOP/s' if name.startswith('flops') else 'ns'
+    return {'flops': 'MFLOP/s', 'core': 'GHz'}.get(name.split('_')[0], 'ns')
 
 
 def test_reference_bounds_and_missing_entries_fail(run_reframe, tmp_path):
@@ -80,12 +92,12 @@ def test_reference_bounds_and_missing_entries_fail(run_reframe, tmp_path):
     refs = tmp_path / 'refs'
     write_references(refs, single=tight)   # no all_cores entry at all
     done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
-                       '-S', 'repeats=1', '-r',
+                       *DEFAULT, '-S', 'repeats=1', '-r',
                        env={'RFM_REFERENCE_PREFIX': str(refs)})
     assert done.returncode == 1
     cases = results(tmp_path / 'report.json')
-    single = cases['MemoryDaxpyCheck %threads=single']
-    all_cores = cases['MemoryDaxpyCheck %threads=all_cores']
+    single = case_of(cases, 'MemoryDaxpyCheck', threads='single')
+    all_cores = case_of(cases, 'MemoryDaxpyCheck', threads='all_cores')
     assert single['result'] == 'fail'
     assert 'flops_l1=' in single['fail_reason']
     assert 'time_per_iteration' not in single['fail_reason']
@@ -106,12 +118,14 @@ def test_reference_entries_must_fit_the_check(run_reframe, tmp_path):
     refs = tmp_path / 'refs'
     write_references(refs, single=wrong_unit, all_cores=unknown)
     done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
-                       '-S', 'repeats=1', '-r',
+                       *DEFAULT, '-S', 'repeats=1', '-r',
                        env={'RFM_REFERENCE_PREFIX': str(refs)})
     assert done.returncode == 1
     cases = results(tmp_path / 'report.json')
-    single = cases['MemoryDaxpyCheck %threads=single']['fail_reason']
-    all_cores = cases['MemoryDaxpyCheck %threads=all_cores']['fail_reason']
+    single = case_of(cases, 'MemoryDaxpyCheck',
+                     threads='single')['fail_reason']
+    all_cores = case_of(cases, 'MemoryDaxpyCheck',
+                        threads='all_cores')['fail_reason']
     assert single.endswith(
         "MemoryDaxpyCheck.local:default.single.flops_l2: unit 'GFLOP/s' "
         "differs from the check's 'MFLOP/s'")
@@ -124,7 +138,7 @@ def test_reference_file_that_covers_the_run_passes(run_reframe, tmp_path):
     refs = tmp_path / 'refs'
     write_references(refs, single=anything, all_cores=anything)
     done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
-                       '-S', 'repeats=1', '-r',
+                       *DEFAULT, '-S', 'repeats=1', '-r',
                        env={'RFM_REFERENCE_PREFIX': str(refs)})
     assert done.returncode == 0, done.stdout[-3000:]
     perflog = (tmp_path / 'perflogs' / 'local' / 'default' /

@@ -21,7 +21,34 @@ def test_spack_environment_wins_when_spack_is_available():
     env = os.path.join(PROJECT_DIR, 'spack-envs', 'c')
     assert res.source == 'spack'
     assert res.prerun_cmds == [f'eval "$(spack -e {env} load --sh hpcc)"']
-    assert res.describe() == f'spack:{env}'
+    assert res.describe() == f'spack:{env} (hpcc)'
+
+
+def test_isa_variant_asks_spack_for_its_target():
+    res = resolve(HPCC, partition_name='c:p',
+                  partition_extras={'spack_env': '/envs/c'}, isa='avx2',
+                  which=which_from({'spack': '/opt/spack/bin/spack'}))
+    assert res.prerun_cmds == [
+        'eval "$(spack -e /envs/c load --sh hpcc target=x86_64_v3)"']
+
+
+def test_isa_variant_cannot_come_from_a_fixed_binary():
+    res = resolve(HPCC, partition_name='c:p', partition_extras={},
+                  isa='avx512', which=which_from({'hpcc': '/usr/bin/hpcc'}))
+    assert not res.found
+    assert res.reason == (
+        'isa=avx512: hpcc comes from /usr/bin/hpcc, one fixed build; '
+        "building per ISA needs the partition's Spack environment "
+        '(hpcc target=x86_64_v4)')
+
+
+def test_isa_variant_uses_the_in_tree_build_for_it():
+    req = Requirement(executable='mem_latency', spack_spec='kernels')
+    res = resolve(req, partition_name='c:p', partition_extras={},
+                  in_tree_dir='/stage/build/avx2', isa='avx2',
+                  which=which_from({'mem_latency': '/usr/bin/mem_latency'}))
+    assert (res.source, res.executable) == ('in-tree',
+                                            '/stage/build/avx2/mem_latency')
 
 
 def test_spack_environment_without_spack_falls_back_to_path():

@@ -166,8 +166,17 @@ def test_check_variables_wants_known_names_and_same_units():
     with pytest.raises(ReferenceFileError,
                        match=r'X\.bandwidth_l1: the check reports no such '
                              r'performance variable'):
+        references.check_variables('f.yaml', 'X', dict(entry, bandwidth_l2=[
+            1, -0.1, None, 'MB/s']), {'bandwidth_l2': 'MB/s'})
+
+
+def test_check_variables_wants_every_figure_of_the_check():
+    entry = {'bandwidth_l1': [1, -0.1, None, 'MB/s']}
+    with pytest.raises(ReferenceFileError,
+                       match=r'f\.yaml: X: no reference for core_clock'):
         references.check_variables('f.yaml', 'X', entry,
-                                   {'bandwidth_l2': 'MB/s'})
+                                   {'bandwidth_l1': 'MB/s',
+                                    'core_clock': 'GHz'})
 
 
 def test_entry_for_tells_numbers_from_strings_as_reframe_does(tmp_path):

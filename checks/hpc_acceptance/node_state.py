@@ -1,0 +1,54 @@
+'''The Turbo and SMT state of a node, as ``node_state.sh`` reports it.
+
+The same script answers on the ReFrame host (to decide, for local
+partitions, which variants can run) and in every job (to verify the state a
+variant actually ran in).
+'''
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+
+#: The probe: POSIX sh, so compute nodes need nothing but a shell.
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                      'node_state.sh')
+
+_LINE = re.compile(r'^(?P<name>turbo|smt) (?P<state>on|off|unknown)'
+                   r'(?: (?P<detail>.*))?$')
+
+
+class NodeStateError(ValueError):
+    '''The probe's output is missing or garbled.'''
+
+
+@dataclass(frozen=True)
+class State:
+    #: ``on``, ``off`` or ``unknown``
+    value: str
+    #: where it was read, or why it is unknown
+    detail: str
+
+
+def parse(text, source='node state'):
+    '''``{'turbo': State, 'smt': State}`` from the probe's output.'''
+    states = {}
+    for line in text.splitlines():
+        match = _LINE.match(line.strip())
+        if match:
+            states[match['name']] = State(match['state'],
+                                          match['detail'] or '')
+
+    missing = {'turbo', 'smt'} - set(states)
+    if missing:
+        raise NodeStateError(f'{source}: no {" or ".join(sorted(missing))} '
+                             f'line (was the probe run?)')
+
+    return states
+
+
+def probe_here(env=None):
+    '''Run the probe on this host.'''
+    done = subprocess.run(['sh', SCRIPT], capture_output=True, text=True,
+                          env=env)
+    return parse(done.stdout, SCRIPT)

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Prints the Turbo and SMT state of the node it runs on, one line each:
+#   turbo on|off|unknown <how it was read>
+#   smt on|off|unknown <how it was read>
+# Plain POSIX sh, so it runs on compute nodes without Python. The checks run
+# it in their jobs to verify the state a variant ran in, and ReFrame runs it
+# on local partitions to decide which variants can run at all.
+# NODE_STATE_SYSFS replaces /sys (tests use a fake tree).
+cpu=${NODE_STATE_SYSFS:-/sys}/devices/system/cpu
+
+if [ -r "$cpu/intel_pstate/no_turbo" ]; then
+    v=$(cat "$cpu/intel_pstate/no_turbo")
+    if [ "$v" = 0 ]; then s=on; else s=off; fi
+    echo "turbo $s intel_pstate/no_turbo=$v"
+elif [ -r "$cpu/cpufreq/boost" ]; then
+    v=$(cat "$cpu/cpufreq/boost")
+    if [ "$v" = 1 ]; then s=on; else s=off; fi
+    echo "turbo $s cpufreq/boost=$v"
+elif [ -d "$cpu/cpu0/cpufreq" ]; then
+    echo "turbo unknown the cpufreq driver" \
+         "$(cat "$cpu/cpu0/cpufreq/scaling_driver" 2>/dev/null)" \
+         "has no turbo switch"
+else
+    echo "turbo unknown no cpufreq driver ($cpu/cpu0/cpufreq is missing)"
+fi
+
+if [ -r "$cpu/smt/active" ]; then
+    v=$(cat "$cpu/smt/active")
+    c=$(cat "$cpu/smt/control" 2>/dev/null)
+    if [ "$v" = 1 ]; then s=on; else s=off; fi
+    echo "smt $s smt/active=$v smt/control=$c"
+else
+    echo "smt unknown the kernel does not report SMT ($cpu/smt is missing)"
+fi
