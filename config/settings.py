@@ -150,6 +150,7 @@ site_configuration = {
                         '%(check_info)s|'
                         'jobid=%(check_jobid)s|'
                         'dependency=%(check_dependency_source)s|'
+                        'spack=%(check_spack_spec)s|'
                         'reference=%(check_reference_file)s|'
                         '%(check_perfvalues)s|'
                         '%(check_result)s'

@@ -3,7 +3,9 @@
 :class:`AcceptanceCheck` is a ReFrame mixin that gives a check
 
 - its binary from the first available dependency source
-  (:mod:`hpc_acceptance.dependency`), recorded as ``dependency_source``;
+  (:mod:`hpc_acceptance.dependency`), recorded as ``dependency_source``,
+  with the partition's Spack environment installed once beforehand
+  (:mod:`hpc_acceptance.spack`) and the spec it loaded as ``spack_spec``;
 - the reference values of the system it runs on
   (:mod:`hpc_acceptance.references`), recorded as ``reference_file``;
 - its processor topology, or a skip that says how to provide one.
@@ -11,14 +13,14 @@
 Both recorded values are loggable, so they appear in the perflog.
 '''
 
-import reframe as rfm
 import reframe.core.runtime as runtime
 from reframe.core.builtins import run_after, run_before, variable
 
 from hpc_acceptance import dependency, references, topology
+from hpc_acceptance.spack import SpackEnvironmentPlugin
 
 
-class AcceptanceCheck(rfm.RegressionTestPlugin):
+class AcceptanceCheck(SpackEnvironmentPlugin):
     #: Where the benchmark binary came from: ``spack:<environment>``,
     #: ``module:<name>``, ``path:<file>`` or ``in-tree:<build directory>``.
     #:
@@ -94,9 +96,12 @@ class AcceptanceCheck(rfm.RegressionTestPlugin):
             partition_extras=self.current_partition.extras,
             in_tree_dir=self.in_tree_dir(),
             isa=getattr(self, 'isa', 'native'),
+            native_target=self.current_partition.processor.arch,
         )
         self.skip_if(not found.found, found.reason)
         self.executable = found.executable
         self.prerun_cmds = found.prerun_cmds + self.prerun_cmds
         self.modules = found.modules + self.modules
         self.dependency_source = found.describe()
+        if found.spack_spec:
+            self.record_spack_spec(found.spack_env, found.spack_spec)

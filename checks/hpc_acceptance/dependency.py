@@ -53,6 +53,9 @@ class Resolution:
     detail: str = ''
     #: Why nothing was found, with what to install or set
     reason: str = ''
+    #: For ``spack``: the environment and the spec loaded from it
+    spack_env: Optional[str] = None
+    spack_spec: Optional[str] = None
 
     @property
     def found(self):
@@ -73,13 +76,16 @@ def spack_environment(partition_extras):
 
 
 def resolve(requirement, *, partition_name, partition_extras,
-            in_tree_dir=None, isa='native', which=shutil.which):
+            in_tree_dir=None, isa='native', native_target=None,
+            which=shutil.which):
     '''Find ``requirement`` for a partition; see the module documentation.
 
     :arg in_tree_dir: directory of the check's successful in-tree build for
         ``isa``, or ``None`` if the check has none.
     :arg isa: the ISA variant: Spack builds it as ``target=``; a binary from
         a module or ``PATH`` is one fixed build and serves ``native`` only.
+    :arg native_target: the partition's ``processor.arch``, the ``target=``
+        of ``isa='native'`` (an environment holds one build per target).
     :arg which: ``shutil.which``-like lookup (replaceable in tests).
     '''
     exe = requirement.executable
@@ -87,12 +93,14 @@ def resolve(requirement, *, partition_name, partition_extras,
     spack_env = spack_environment(extras)
     if spack_env and requirement.spack_spec and which('spack'):
         spec = requirement.spack_spec
-        if isa_variants.spack_target(isa):
-            spec += f' target={isa_variants.spack_target(isa)}'
+        target = isa_variants.spack_target(isa) or native_target
+        if target:
+            spec += f' target={target}'
 
         return Resolution(
             source='spack', executable=exe, detail=f'{spack_env} ({spec})',
-            prerun_cmds=[f'eval "$(spack -e {spack_env} load --sh {spec})"']
+            prerun_cmds=[f'eval "$(spack -e {spack_env} load --sh {spec})"'],
+            spack_env=spack_env, spack_spec=spec
         )
 
     module = extras.get('modules', {}).get(exe)
