@@ -176,6 +176,14 @@ class HardwareVariants(rfm.RegressionTestPlugin):
 
         self.node_state = '; '.join(f'{name} {s.value} ({s.detail})'
                                     for name, s in states.items())
+
+        # On a remote partition this is the first look at the node.
+        self.skip_if(
+            self.turbo in ('on', 'off') and
+            states['turbo'].value == 'unknown',
+            f'turbo={self.turbo}: the node reports {states["turbo"].detail}: '
+            f'the state could be neither set nor confirmed'
+        )
         problems = []
         if self.turbo in ('on', 'off') and states['turbo'].value != self.turbo:
             problems.append(
