@@ -38,9 +38,24 @@ class AcceptanceCheck(SpackEnvironmentPlugin):
     #: :type: :class:`hpc_acceptance.dependency.Requirement` or ``None``
     requirement = None
 
-    def in_tree_dir(self):
-        '''Directory of this check's in-tree build, if it has one.'''
+    def in_tree_build(self):
+        '''This check's :class:`~hpc_acceptance.builds.InTreeBuild` fixture,
+        or ``None`` if its benchmark has no in-tree implementation.'''
         return None
+
+    def in_tree_dir(self):
+        '''Directory of the in-tree build for this check's ISA variant;
+        skips the check if that ISA could not be built.'''
+        build = self.in_tree_build()
+        if build is None:
+            return None
+
+        isa = getattr(self, 'isa', 'native')
+        unsupported = build.unsupported(isa)
+        if unsupported:
+            self.skip(f'isa={isa}: {unsupported}')
+
+        return build.isa_dir(isa)
 
     @property
     def processor_info(self):

@@ -120,3 +120,10 @@ class ClockProbeBuild(InTreeBuild):
     folder = 'memory'
     programs = ['core_clock']
     isas = ['native']
+
+
+class StreamInTreeBuild(InTreeBuild):
+    '''The in-tree STREAM-rules program of ``src/stream``.'''
+
+    folder = 'stream'
+    programs = ['stream_intree']

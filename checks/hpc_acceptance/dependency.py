@@ -35,6 +35,9 @@ class Requirement:
     debian_package: Optional[str] = None
     #: Extra advice for sites that build it themselves
     hint: Optional[str] = None
+    #: Name of the in-tree build's program, where it differs from
+    #: :attr:`executable` (so that nothing mistakes it for the original)
+    in_tree_executable: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,9 @@ def resolve(requirement, *, partition_name, partition_extras,
     if in_tree_dir:
         # The build fixture's sanity check guarantees the binary is there.
         return Resolution(source='in-tree',
-                          executable=os.path.join(in_tree_dir, exe),
+                          executable=os.path.join(
+                              in_tree_dir,
+                              requirement.in_tree_executable or exe),
                           detail=in_tree_dir)
 
     if module or found:

@@ -44,12 +44,6 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: :default: ``5``
     repeats = variable(PositiveInt, value=5, loggable=True)
 
-    #: The ISA the binary that ran states it was built for (``# built
-    #: for:`` in its output).
-    #:
-    #: :type: :class:`str`
-    isa_built = variable(str, value='not run', loggable=True)
-
     #: Name of the program in ``src/memory`` this check runs.
     #:
     #: :type: :class:`str`
@@ -67,12 +61,8 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
 
         return topology.num_cores(self.processor_info) * self.threads_per_core
 
-    def in_tree_dir(self):
-        unsupported = self.kernels.unsupported(self.isa)
-        if unsupported:
-            self.skip(f'isa={self.isa}: {unsupported}')
-
-        return self.kernels.isa_dir(self.isa)
+    def in_tree_build(self):
+        return self.kernels
 
     @run_after('init')
     def set_requirement(self):
@@ -136,12 +126,7 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
         if self.job.exitcode != 0:
             problems.insert(0, f'exit status {self.job.exitcode}')
 
-        # The program states what its compiler targeted: proof of the ISA.
-        self.isa_built = figures.built_for(text) or 'not stated'
-        if self.isa != 'native' and self.isa_built != self.isa:
-            problems.append(f'asked for isa={self.isa}, the binary was '
-                            f'built for {self.isa_built}')
-
+        problems += self.built_isa_problems(text)
         problems += self.variant_problems()
         return sn.assert_true(not problems, msg='; '.join(problems))
 

@@ -67,6 +67,12 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     #: :type: :class:`int`
     threads_per_core = variable(int, value=1, loggable=True)
 
+    #: The ISA the binary that ran was built for: what an in-tree program
+    #: states (``# built for:`` in its output), or the Spack target.
+    #:
+    #: :type: :class:`str`
+    isa_built = variable(str, value='not stated', loggable=True)
+
     #: Turbo and SMT state the job reported, e.g. ``turbo off
     #: (intel_pstate/no_turbo=1); smt on (smt/active=1 ...)``.
     #:
@@ -164,6 +170,16 @@ class HardwareVariants(rfm.RegressionTestPlugin):
             _mean_clock(os.path.join(self.stagedir, _CLOCK_BEFORE),
                         os.path.join(self.stagedir, _CLOCK_AFTER)), 'GHz'
         )
+
+    def built_isa_problems(self, output):
+        '''Check the ISA an in-tree program's ``output`` says it was built
+        for against the variant; records it as :attr:`isa_built`.'''
+        self.isa_built = figures.built_for(output) or 'not stated'
+        if self.isa != 'native' and self.isa_built != self.isa:
+            return [f'asked for isa={self.isa}, the binary was built for '
+                    f'{self.isa_built}']
+
+        return []
 
     def variant_problems(self):
         '''What is wrong with the state the job ran in, as messages.'''

@@ -1,0 +1,227 @@
+'''Build fixture and base class of the STREAM check.
+
+The binary is McCalpin's STREAM where a site has it (Spack's ``stream``
+package with ``+openmp`` in the partition's environment, a module, or a
+``stream_c.exe`` on ``PATH``); elsewhere the check runs ``stream_intree``,
+built from ``src/stream``, which follows STREAM's rules (kernels, byte
+counting, best of the repetitions after the first, first touch,
+validation) but is this project's code. ``dependency_source`` and
+``implementation`` say which one ran.
+
+The arrays are sized from the topology: four times the last-level caches of
+the cores the thread layout uses (:mod:`hpc_acceptance.stream_sizing`).
+McCalpin's array size is compiled in: the check reads the size the binary
+prints and fails if it is below that rule.
+'''
+
+import shlex
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import (fixture, parameter, run_after, run_before,
+                                   sanity_function, variable)
+from reframe.core.exceptions import ReframeError
+
+from hpc_acceptance import stream_output, stream_sizing, topology
+from hpc_acceptance.base import AcceptanceCheck
+from hpc_acceptance.builds import StreamInTreeBuild
+from hpc_acceptance.dependency import Requirement
+from hpc_acceptance.types import PositiveInt
+
+
+class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
+    '''STREAM copy, scale, add and triad on one node with OpenMP.'''
+
+    #: The in-tree program, used where no McCalpin STREAM is available.
+    #:
+    #: :type: :class:`StreamInTreeBuild`
+    #: :scope: *environment*
+    stream_build = fixture(StreamInTreeBuild, scope='environment')
+
+    #: Thread layout, one thread per core: ``single`` (the first core),
+    #: ``socket`` (every core of the first socket) or ``all_cores``.
+    #:
+    #: :type: :class:`str`
+    threads = parameter(list(stream_sizing.LAYOUTS), loggable=True)
+
+    #: OpenMP thread binding (``OMP_PROC_BIND``) over the layout's cores.
+    #:
+    #: :type: :class:`str`, ``close`` or ``spread``
+    #: :default: ``'close'``
+    binding = variable(typ.Str[r'close|spread'], value='close',
+                       loggable=True)
+
+    #: Elements of each array of the in-tree program. ``None`` sizes them
+    #: by STREAM's rule, four times the last-level caches of the cores
+    #: used; a smaller value is refused. After setup it holds the size of
+    #: the run. (McCalpin's size is compiled in: the check reads it from
+    #: the output and fails if it is below the rule.)
+    #:
+    #: :type: :class:`int` or ``None``
+    #: :default: ``None``
+    array_elements = variable(PositiveInt, type(None), value=None,
+                              loggable=True)
+
+    #: Repetitions of every kernel; the first is not counted (in-tree
+    #: program only: McCalpin's is compiled in, Spack's ``ntimes``).
+    #:
+    #: :type: :class:`int`, at least 2
+    #: :default: ``10``
+    ntimes = variable(PositiveInt, value=10, loggable=True)
+
+    #: Which STREAM ran: ``mccalpin`` or ``in-tree``.
+    #:
+    #: :type: :class:`str`
+    implementation = variable(str, value='unresolved', loggable=True)
+
+    #: Least elements per array STREAM's rule asks for on this layout.
+    #:
+    #: :type: :class:`int`
+    min_elements = variable(int, value=0)
+
+    requirement = Requirement(
+        executable='stream_c.exe',
+        spack_spec='stream+openmp',
+        hint='nothing: the in-tree program is used, see the '
+             'StreamInTreeBuild stage directory if its build failed',
+        # Its own name, so that nothing mistakes it for McCalpin's.
+        in_tree_executable='stream_intree',
+    )
+
+    valid_systems = ['+compute']
+    valid_prog_environs = ['+openmp']
+    num_tasks = 1
+    tags = {'stream', 'nightly'}
+
+    def in_tree_build(self):
+        return self.stream_build
+
+    @property
+    def layout_cores(self):
+        try:
+            return stream_sizing.layout_cores(self.processor_info,
+                                              self.threads)
+        except topology.TopologyError as err:
+            self.skip(f'{self.current_partition.fullname}: {err}')
+
+    @run_after('setup')
+    def size_arrays(self):
+        llc = stream_sizing.last_level_cache_bytes(self.processor_info,
+                                                   self.layout_cores)
+        self.min_elements = stream_sizing.min_array_elements(llc)
+        if self.array_elements is None:
+            self.array_elements = self.min_elements
+        elif self.array_elements < self.min_elements:
+            raise ReframeError(
+                f'array_elements={self.array_elements} is below STREAM\'s '
+                f'rule for the {self.threads!r} layout on '
+                f'{self.current_partition.fullname}: 4 x {llc} bytes of '
+                f'last-level cache = {self.min_elements} elements per array'
+            )
+
+        memory = self.current_partition.extras.get('memory_bytes')
+        if memory:
+            problem = stream_sizing.memory_problem(self.array_elements,
+                                                   memory)
+            if problem:
+                raise ReframeError(
+                    f'{self.current_partition.fullname}: {problem}; lower '
+                    f'array_elements (at least {self.min_elements}) or '
+                    f'correct extras.memory_bytes'
+                )
+
+    @run_after('setup')
+    def set_program_options(self):
+        if self.dependency_source.startswith('in-tree:'):
+            self.implementation = stream_output.IN_TREE
+            self.executable_opts = [f'--elements={self.array_elements}',
+                                    f'--ntimes={self.ntimes}']
+        else:
+            self.implementation = stream_output.MCCALPIN
+
+    @run_after('setup')
+    def place_threads(self):
+        cores = self.layout_cores
+        self.num_cpus_per_task = len(cores)
+        self.env_vars['OMP_NUM_THREADS'] = str(len(cores))
+        # Quoted: the shell would brace-expand {0,72},{1,73}.
+        self.env_vars['OMP_PLACES'] = shlex.quote(
+            stream_sizing.omp_places(cores)
+        )
+        self.env_vars['OMP_PROC_BIND'] = self.binding
+
+    @run_before('run')
+    def run_as_one_process(self):
+        # OpenMP places the threads; an MPI launcher would bind the single
+        # process to one core.
+        self.job.launcher = getlauncher('local')()
+
+    @run_after('setup')
+    def set_perf_variables(self):
+        self.perf_variables = {
+            kernel: sn.make_performance_function(
+                _rate(self.stdout, kernel), 'MB/s'
+            )
+            for kernel in stream_output.KERNELS
+        }
+        peak = self.current_partition.extras.get('peak_memory_bandwidth_gbs')
+        if peak:
+            self.perf_variables['triad_peak'] = sn.make_performance_function(
+                _percent_of(_rate(self.stdout, 'triad'), self.peak_mbs(peak)),
+                '%'
+            )
+
+    def peak_mbs(self, node_peak_gbs):
+        '''Peak MB/s of the sockets the threads (and their pages) are on.'''
+        try:
+            return stream_sizing.peak_bandwidth_mbs(
+                self.processor_info, self.layout_cores, node_peak_gbs
+            )
+        except topology.TopologyError as err:
+            self.skip(f'{self.current_partition.fullname}: {err}')
+
+    @sanity_function
+    def output_is_valid(self):
+        return _assert_stream_valid(self.stdout, self.stderr,
+                                    self.job.exitcode,
+                                    len(self.layout_cores), self.min_elements)
+
+
+def _read(path):
+    try:
+        with open(path) as fp:
+            return fp.read()
+    except FileNotFoundError:
+        return ''
+
+
+@sn.deferrable
+def _rate(path, kernel):
+    return stream_output.parse(_read(path), path).rates[kernel]
+
+
+@sn.deferrable
+def _percent_of(value, peak):
+    return 100 * value / peak
+
+
+@sn.deferrable
+def _assert_stream_valid(stdout, stderr, exitcode, threads, min_elements):
+    text = _read(stdout)
+    try:
+        run = stream_output.parse(text, stdout)
+        problems = stream_output.problems(run, threads=threads,
+                                          min_elements=min_elements)
+    except stream_output.StreamOutputError as err:
+        problems = [str(err)]
+
+    if exitcode != 0:
+        # The program's own message comes first; usage text follows it.
+        errors = [line.strip() for line in _read(stderr).splitlines()
+                  if line.strip()]
+        problems.insert(0, f'exit status {exitcode}' +
+                        (f' ({errors[0]})' if errors else ''))
+
+    return sn.assert_true(not problems, msg='; '.join(problems))

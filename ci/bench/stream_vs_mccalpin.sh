@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Triad of src/stream's stream_intree versus McCalpin's STREAM, same array
+# size, repetitions, threads and binding.
+#
+# Usage: ci/bench/stream_vs_mccalpin.sh /path/to/stream_c.exe
+#
+# stream_c.exe is McCalpin's STREAM (C, OpenMP) that YOU built, e.g. from
+# https://www.cs.virginia.edu/stream/ with
+#   gcc -O3 -march=native -fopenmp -mcmodel=medium \
+#       -DSTREAM_ARRAY_SIZE=<4 x last-level caches / 8> stream.c -o stream_c.exe
+# This script never builds or fetches it. Its array size and repetitions are
+# compiled in: the script reads them from its output and runs stream_intree
+# (built from src/stream in a temporary directory) with the same ones. The
+# two programs run alternately RUNS times each; the best triad of each is
+# compared.
+#
+# Exit status: 0 |1 - ratio| <= TOLERANCE (default 0.03), 1 outside it,
+#              2 cannot compare (no binary, arrays below 4 x LLC, build or
+#              run failure, failed validation).
+# Environment: RUNS (default 5), TOLERANCE, OMP_NUM_THREADS (default: all
+#              cores), OMP_PROC_BIND (default close), OMP_PLACES (default
+#              cores), CC, CFLAGS (passed to make when set).
+set -euo pipefail
+
+die() { echo "stream_vs_mccalpin: $*" >&2; exit 2; }
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src="$here/../../src/stream"
+runs=${RUNS:-5}
+tolerance=${TOLERANCE:-0.03}
+
+(( $# == 1 )) || die "usage: $0 /path/to/stream_c.exe (McCalpin's STREAM, built by you)"
+mccalpin=$1
+[ -x "$mccalpin" ] || die "$mccalpin is not an executable file"
+[ -f "$src/Makefile" ] || die "no $src/Makefile"
+
+# ---- last-level cache of the node: highest level, distinct instances ----
+to_bytes() {
+    local v=$1
+    case $v in
+        *K) echo $(( ${v%K} * 1024 )) ;;
+        *M) echo $(( ${v%M} * 1024 * 1024 )) ;;
+        *G) echo $(( ${v%G} * 1024 * 1024 * 1024 )) ;;
+        *)  echo "$v" ;;
+    esac
+}
+llc_level=0
+for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*; do
+    [ -r "$d/level" ] || continue
+    [ "$(cat "$d/type")" = Instruction ] && continue
+    l=$(cat "$d/level")
+    (( l > llc_level )) && llc_level=$l
+done
+(( llc_level > 0 )) || die "no cache information under /sys/devices/system/cpu/cpu*/cache"
+declare -A llc_seen=()
+llc_total=0
+for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*; do
+    [ -r "$d/level" ] || continue
+    [ "$(cat "$d/level")" = "$llc_level" ] || continue
+    [ "$(cat "$d/type")" = Instruction ] && continue
+    key="$(cat "$d/id" 2>/dev/null || echo -):$(cat "$d/shared_cpu_list")"
+    [ -n "${llc_seen[$key]:-}" ] && continue
+    llc_seen[$key]=1
+    llc_total=$(( llc_total + $(to_bytes "$(cat "$d/size")") ))
+done
+min_elements=$(( 4 * llc_total / 8 ))
+
+# ---- threads: one per core unless told ----
+declare -A core_seen=()
+for t in /sys/devices/system/cpu/cpu[0-9]*/topology; do
+    [ -r "$t/core_id" ] || continue
+    core_seen["$(cat "$t/physical_package_id"):$(cat "$t/core_id")"]=1
+done
+cores=${#core_seen[@]}
+(( cores > 0 )) || cores=$(nproc)
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$cores}
+export OMP_PROC_BIND=${OMP_PROC_BIND:-close}
+export OMP_PLACES=${OMP_PLACES:-cores}
+
+# ---- build the in-tree program ----
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$src"/Makefile "$src"/*.c "$tmp"/
+make_args=()
+[ -n "${CC:-}" ] && make_args+=("CC=$CC")
+[ -n "${CFLAGS:-}" ] && make_args+=("CFLAGS=$CFLAGS")
+make -s -C "$tmp" "${make_args[@]}" >"$tmp/build.log" 2>&1 \
+    || { cat "$tmp/build.log" >&2; die "build of stream_intree failed"; }
+
+run_mccalpin() {
+    "$mccalpin" >"$tmp/mccalpin.out" 2>&1 || die "$mccalpin failed (status $?)"
+    grep -q '^Solution Validates' "$tmp/mccalpin.out" \
+        || die "$mccalpin did not validate: $(grep -m1 'Failed Validation' "$tmp/mccalpin.out" || tail -n 1 "$tmp/mccalpin.out")"
+}
+
+run_mccalpin
+elements=$(awk '/^Array size =/ { print $4; exit }' "$tmp/mccalpin.out")
+ntimes=$(awk '/^Each kernel will be executed/ { print $6; exit }' "$tmp/mccalpin.out")
+counted=$(awk -F= '/^Number of Threads counted/ { gsub(/ /, "", $2); print $2; exit }' "$tmp/mccalpin.out")
+[ -n "$elements" ] && [ -n "$ntimes" ] || die "$mccalpin does not print 'Array size =' and 'Each kernel will be executed': not McCalpin's C STREAM?"
+[ "${counted:-1}" = "$OMP_NUM_THREADS" ] \
+    || die "$mccalpin ran ${counted:-1} thread(s), OMP_NUM_THREADS=$OMP_NUM_THREADS (built without -fopenmp?)"
+(( elements >= min_elements )) \
+    || die "$mccalpin has arrays of $elements elements, below 4 x the last-level caches ($llc_total bytes: $min_elements elements); rebuild it with -DSTREAM_ARRAY_SIZE=$min_elements"
+
+echo "last-level caches: $llc_total bytes; arrays: $elements elements ($(( elements * 8 / 1048576 )) MiB each), ntimes $ntimes"
+echo "threads: $OMP_NUM_THREADS, OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES"
+
+mccalpin_triad() { awk '$1 == "Triad:" { print $2 }' "$tmp/mccalpin.out"; }
+
+run_intree() {
+    "$tmp/stream_intree" --elements="$elements" --ntimes="$ntimes" >"$tmp/intree.out" \
+        || die "stream_intree failed (status $?): $(tail -n 1 "$tmp/intree.out")"
+    [ "$(tail -n 1 "$tmp/intree.out")" = "# validation: passed" ] \
+        || die "stream_intree did not validate: $(tail -n 1 "$tmp/intree.out")"
+    awk '$1 == "triad" && $3 == "MB/s" { print $2 }' "$tmp/intree.out"
+}
+
+max() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 > b + 0) ? a : b }'; }
+best_mccalpin=0
+best_intree=0
+for (( i = 1; i <= runs; i++ )); do
+    (( i == 1 )) || run_mccalpin
+    m=$(mccalpin_triad)
+    o=$(run_intree)
+    [ -n "$m" ] || die "no Triad line from $mccalpin"
+    [ -n "$o" ] || die "no triad line from stream_intree"
+    echo "run $i: McCalpin triad $m MB/s, stream_intree triad $o MB/s"
+    best_mccalpin=$(max "$best_mccalpin" "$m")
+    best_intree=$(max "$best_intree" "$o")
+done
+
+ratio=$(awk -v o="$best_intree" -v m="$best_mccalpin" 'BEGIN { printf "%.4f", o / m }')
+echo "best McCalpin triad: $best_mccalpin MB/s"
+echo "best stream_intree triad: $best_intree MB/s"
+echo "ratio: $ratio (tolerance $tolerance)"
+if awk -v r="$ratio" -v t="$tolerance" 'BEGIN { d = r - 1; if (d < 0) d = -d; exit !(d > t + 0) }'; then
+    echo "FAIL: stream_intree's triad is more than $tolerance away from McCalpin's"
+    exit 1
+fi
+echo "PASS"
