@@ -10,9 +10,11 @@ set -euo pipefail
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
 
-# Compilers with OpenMP, Open MPI, Debian's HPCC and Python's venv module.
+# Compilers with OpenMP, Open MPI, Debian's HPCC and Python's venv module;
+# gdb lets the tests corrupt a running benchmark's data to see its
+# validation fail.
 packages=(gcc g++ gfortran make libopenmpi-dev openmpi-bin hpcc
-          python3 python3-venv)
+          python3 python3-venv gdb)
 
 missing_packages() {
     local pkg

@@ -101,7 +101,11 @@ site_configuration = {
             # and variant, compared with the stored nightly baseline.
             'name': 'post-upgrade',
             'options': ['--session-extras=suite_mode=post-upgrade',
-                        f'--performance-report={_BASELINE}'],
+                        f'--performance-report={_BASELINE}',
+                        # HPL over ~80 % of the nodes' memory, as a full
+                        # acceptance run should (nightly: ~1 minute).
+                        '-S', 'HpccCheck.memory_fraction=0.8',
+                        '-S', 'HpccMultiNodeCheck.memory_fraction=0.8'],
         },
     ],
     'storage': [
