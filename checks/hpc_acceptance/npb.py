@@ -1,0 +1,181 @@
+'''Base class of the NAS Parallel Benchmarks checks (NPB 3.4, MPI).
+
+Each check in ``checks/npb/`` runs one benchmark (BT, CG, EP, FT, IS, LU,
+MG, SP) of class :attr:`NpbCheck.npb_class` on each process count the
+benchmark accepts (:mod:`hpc_acceptance.npb_classes`), with the binary
+``<bench>.<class>.x`` found by :mod:`hpc_acceptance.npb_binaries`.
+
+A run passes when NPB verified its result on exactly the ranks and class
+asked for (:mod:`hpc_acceptance.npb_output`); ``mpirun``'s exit status
+alone means nothing, it is 0 after a failed verification too.
+
+Ranks fill the cores of a node, bound one per core, before the next node.
+A partition with the local scheduler has one node: a count above its cores
+is skipped unless :attr:`NpbCheck.oversubscribe` is set, because ranks
+sharing cores measure the operating system's time slicing, not the
+machine. A class that does not fit in the memory of the nodes the run uses
+is skipped with the figures.
+'''
+
+import math
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import (run_after, run_before, sanity_function,
+                                   variable)
+
+from hpc_acceptance import npb_binaries, npb_classes, npb_output, placement
+from hpc_acceptance import topology
+from hpc_acceptance.base import AcceptanceCheck
+
+#: Performance variables: ``{name: (summary field, unit)}``.
+PERF_VARIABLES = {
+    'mops_total': ('mops_total', 'Mop/s'),
+    'mops_per_process': ('mops_per_process', 'Mop/s'),
+    'time': ('time', 's'),
+}
+
+
+class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
+    '''Runs one NPB benchmark of one class on ``num_procs`` ranks.
+
+    Each check sets :attr:`benchmark` and defines the parameter
+    ``num_procs`` from :func:`hpc_acceptance.npb_classes.process_counts`.
+    '''
+
+    #: The benchmark, as in the binary's name. Set by each check.
+    #:
+    #: :type: :class:`str`
+    benchmark = variable(typ.Str[r'bt|cg|ep|ft|is|lu|mg|sp'], loggable=True)
+
+    #: NPB problem class. ``C`` is the acceptance size of a real partition;
+    #: ``S`` and ``W`` take seconds, for small systems and CI.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``S``, ``W``, ``A``, ``B``, ``C``, ``D``
+    #: :default: ``'C'``
+    npb_class = variable(typ.Str[r'[SWABCD]'], value='C', loggable=True)
+
+    #: Directory with the site's own NPB binaries (``<bench>.<class>.x``);
+    #: empty: the ``NPB_BIN_DIR`` environment variable, else the
+    #: partition's Spack environment, a module or ``PATH``.
+    #:
+    #: :type: :class:`str`
+    #: :default: ``''``
+    npb_dir = variable(str, value='', loggable=True)
+
+    #: Run more ranks than a one-node partition has cores instead of
+    #: skipping (the figures then show time slicing, not the machine).
+    #:
+    #: :type: :class:`bool`
+    #: :default: ``False``
+    oversubscribe = variable(typ.Bool, value=False, loggable=True)
+
+    #: The launcher options that placed the ranks (recorded, not settable).
+    #:
+    #: :type: :class:`str`
+    launcher_options = variable(str, value='', loggable=True)
+
+    valid_systems = ['+compute']
+    valid_prog_environs = ['+mpi']
+    tags = {'npb', 'nightly'}
+
+    @run_after('setup')
+    def place_ranks(self):
+        partition = self.current_partition
+        cores = topology.num_cores(self.processor_info)
+        one_node = partition.scheduler.registered_name == 'local'
+        distribution = 'block'
+        if one_node and self.num_procs > cores:
+            self.skip_if(
+                not self.oversubscribe,
+                f'{self.num_procs} ranks exceed the {cores} cores of '
+                f'{partition.fullname}, which runs on one node: ranks '
+                f'sharing cores measure time slicing, not the machine '
+                f'(-S oversubscribe=yes runs it anyway)'
+            )
+            distribution = 'oversubscribed'
+
+        self.num_tasks = self.num_procs
+        self.num_tasks_per_node = (self.num_procs if one_node
+                                   else min(self.num_procs, cores))
+        try:
+            options = placement.launcher_options(
+                partition.launcher_type.registered_name, distribution
+            )
+        except placement.PlacementError as err:
+            self.skip(f'{partition.fullname}: {err}')
+
+        self.launcher_options = ' '.join(options)
+
+    @run_before('run')
+    def apply_launcher_options(self):
+        self.job.launcher.options = (self.launcher_options.split() +
+                                     self.job.launcher.options)
+
+    @run_after('setup')
+    def require_memory(self):
+        partition = self.current_partition
+        node_memory = partition.extras.get('memory_bytes')
+        self.skip_if(
+            not node_memory,
+            f'{partition.fullname} does not say how much memory its nodes '
+            f'have: set extras.memory_bytes in its configuration'
+        )
+        nodes = math.ceil(self.num_tasks / self.num_tasks_per_node)
+        fit = npb_classes.memory_fit(
+            self.benchmark, self.npb_class, self.num_procs,
+            nodes=nodes, node_memory=node_memory
+        )
+        self.skip_if(not fit.fits, f'{partition.fullname}: {fit.reason}')
+
+    @run_after('setup')
+    def locate_binary(self):
+        found = npb_binaries.locate(
+            self.benchmark, self.npb_class, npb_dir=self.npb_dir,
+            partition_name=self.current_partition.fullname,
+            partition_extras=self.current_partition.extras,
+            dry_run=self.is_dry_run()
+        )
+        self.skip_if(not found.found, found.reason)
+        self.executable = found.executable
+        self.prerun_cmds = found.prerun_cmds + self.prerun_cmds
+        self.modules = found.modules + self.modules
+        self.dependency_source = found.describe()
+        if found.spack_spec:
+            self.record_spack_spec(found.spack_env, found.spack_spec)
+
+    @run_after('setup')
+    def set_perf_variables(self):
+        self.perf_variables.update({
+            name: sn.make_performance_function(
+                _summary_value(self.stdout, field), unit
+            )
+            for name, (field, unit) in PERF_VARIABLES.items()
+        })
+
+    @sanity_function
+    def verified_as_asked(self):
+        return _assert_verified(self.stdout, self.job.exitcode,
+                                benchmark=self.benchmark,
+                                npb_class=self.npb_class,
+                                num_procs=self.num_procs)
+
+
+@sn.deferrable
+def _summary_value(path, field):
+    with open(path) as fp:
+        return getattr(npb_output.parse_summary(fp.read(), path), field)
+
+
+@sn.deferrable
+def _assert_verified(path, exitcode, **asked):
+    with open(path) as fp:
+        problems = npb_output.result_problems(fp.read(), source=path,
+                                              **asked)
+
+    if exitcode != 0:
+        problems.insert(0, f'exit status {exitcode}')
+
+    return sn.assert_true(not problems, msg='; '.join(problems))

@@ -1,0 +1,26 @@
+'''One pair of ranks: PingPong (unidirectional) and PingPing (bidirectional).
+
+Shan and Strohmaier's single-pair benchmarks, within a socket, across the
+sockets of a node and between two nodes. Their ratio PingPing / PingPong
+shows how well a link carries both directions at once (2 at best).
+'''
+
+import reframe as rfm
+from reframe.core.builtins import parameter
+
+from hpc_acceptance.network import NetworkPairsCheck
+
+
+@rfm.simple_test
+class NetworkSinglePairCheck(NetworkPairsCheck):
+    '''Latency and bandwidth between two ranks, 0 B to 4 MiB messages.'''
+
+    pairs = 'single'
+
+    #: Where the two ranks run: two cores of one socket, one core on each
+    #: socket of a node, or one core on each of two nodes.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``same_socket``, ``cross_socket``, ``one_per_node``
+    placement = parameter(['same_socket', 'cross_socket', 'one_per_node'],
+                          loggable=True)

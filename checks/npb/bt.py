@@ -1,0 +1,22 @@
+'''NPB BT -- Block tri-diagonal solver of a 3-D compressible Navier-Stokes
+system (ADI, 5x5 blocks).
+'''
+
+import reframe as rfm
+from reframe.core.builtins import parameter
+
+from hpc_acceptance import npb_classes
+from hpc_acceptance.npb import NpbCheck
+
+
+@rfm.simple_test
+class NpbBtCheck(NpbCheck):
+    '''NPB BT: Mop/s in total and per process, and time.'''
+
+    benchmark = 'bt'
+
+    #: Ranks: square counts (BT decomposes over a square grid of
+    #: processes) up to ``npb_classes.MAX_PROCESSES``.
+    #:
+    #: :type: :class:`int`
+    num_procs = parameter(npb_classes.process_counts('bt'), loggable=True)

@@ -1,0 +1,22 @@
+'''NPB EP -- Embarrassingly parallel: Gaussian pairs from a linear congruential
+generator, no communication until the final sums.
+'''
+
+import reframe as rfm
+from reframe.core.builtins import parameter
+
+from hpc_acceptance import npb_classes
+from hpc_acceptance.npb import NpbCheck
+
+
+@rfm.simple_test
+class NpbEpCheck(NpbCheck):
+    '''NPB EP: Mop/s in total and per process, and time.'''
+
+    benchmark = 'ep'
+
+    #: Ranks: powers of two up to ``npb_classes.MAX_PROCESSES``; EP takes
+    #: any count, these line its figures up with the other benchmarks'.
+    #:
+    #: :type: :class:`int`
+    num_procs = parameter(npb_classes.process_counts('ep'), loggable=True)

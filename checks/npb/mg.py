@@ -1,0 +1,22 @@
+'''NPB MG -- Multigrid V-cycles on a 3-D Poisson problem (short- and
+long-range communication).
+'''
+
+import reframe as rfm
+from reframe.core.builtins import parameter
+
+from hpc_acceptance import npb_classes
+from hpc_acceptance.npb import NpbCheck
+
+
+@rfm.simple_test
+class NpbMgCheck(NpbCheck):
+    '''NPB MG: Mop/s in total and per process, and time.'''
+
+    benchmark = 'mg'
+
+    #: Ranks: powers of two up to ``npb_classes.MAX_PROCESSES`` (MG leaves
+    #: ranks idle on other counts).
+    #:
+    #: :type: :class:`int`
+    num_procs = parameter(npb_classes.process_counts('mg'), loggable=True)

@@ -1,0 +1,106 @@
+'''The MPI communication checks, run through the reframe CLI on this machine
+(one socket, two cores, local scheduler, mpirun).'''
+
+import json
+import re
+from pathlib import Path
+
+
+def results(report_file):
+    report = json.loads(report_file.read_text())
+    return {case['display_name']: case
+            for case in report['runs'][-1]['testcases']
+            if not case['fixture']}
+
+
+def test_two_rank_checks_pass_and_the_others_say_why_not(run_reframe,
+                                                         tmp_path):
+    done = run_reframe('-c', 'checks/network', '-r', '-S', 'repeats=1')
+    assert done.returncode == 0, done.stdout[-3000:]
+
+    cases = results(tmp_path / 'report.json')
+    passed = {name for name, case in cases.items()
+              if case['result'] == 'pass'}
+    assert passed == {
+        f'{check} %pattern={pattern} %placement={placement}'
+        for pattern in ('pingpong', 'pingping')
+        for check, placement in (('NetworkSinglePairCheck', 'same_socket'),
+                                 ('NetworkMultiPairCheck', 'all_cores'))
+    }
+    skipped = {name for name, case in cases.items()
+               if case['result'] == 'skip'}
+    assert len(skipped) == 6
+    assert re.search(r'SKIP .*placement=cross_socket.*local:default has 1 '
+                     r'socket: no pair of ranks can cross sockets',
+                     done.stdout)
+    assert re.search(r'SKIP .*placement=one_per_node.*local:default uses '
+                     r'the local scheduler, which runs on one node',
+                     done.stdout)
+
+    # placement asked for and placement found are both recorded
+    for name in passed:
+        case = cases[name]
+        assert case['launcher_options'] == '--map-by core --bind-to core'
+        assert re.fullmatch(r'r0=\S+:0 r1=\S+:1', case['rank_cpus'])
+        assert case['dependency_source'].startswith('in-tree:')
+        perf = {key.split(':')[-1]: value[0]
+                for key, value in case['perfvalues'].items()}
+        # loose plausibility of shared-memory transfers, not a goal
+        assert 0 < perf['latency'] < 100
+        assert perf['bandwidth'] > 100 and perf['bandwidth_effective'] > 0
+
+    multi = cases['NetworkMultiPairCheck %pattern=pingping '
+                  '%placement=all_cores']
+    assert 'bandwidth_aggregate' in ' '.join(multi['perfvalues'])
+
+    perflog = (tmp_path / 'perflogs' / 'local' / 'default' /
+               'NetworkSinglePairCheck.log').read_text()
+    assert 'dependency=in-tree:' in perflog
+    assert '|us|' in perflog and '|MB/s|' in perflog
+
+
+def job_scripts(report_file):
+    '''``{display name: job script}`` of the checks of a dry run.'''
+    return {name: (Path(case['stagedir']) / 'rfm_job.sh').read_text()
+            for name, case in results(report_file).items()}
+
+
+def test_example_cluster_places_ranks_with_srun(run_reframe, tmp_path):
+    done = run_reframe('-c', 'checks/network', '--system',
+                       'example-cluster', '--dry-run')
+    assert done.returncode == 0, done.stdout[-3000:]
+    scripts = job_scripts(tmp_path / 'report.json')
+    assert len(scripts) == 10
+    expected = {
+        # placement: tasks, tasks per node, srun options
+        'same_socket': (2, 2, '--distribution=block:block --cpu-bind=cores'),
+        'cross_socket': (2, 2,
+                         '--distribution=block:cyclic --cpu-bind=cores'),
+        'one_per_node': (2, 1, '--distribution=block:block --cpu-bind=cores'),
+        'all_cores': (72, 72, '--distribution=block:block --cpu-bind=cores'),
+        'all_per_node': (144, 72,
+                         '--distribution=block:block --cpu-bind=cores'),
+    }
+    for name, script in scripts.items():
+        tasks, per_node, options = expected[name.split('=')[-1]]
+        assert f'#SBATCH --ntasks={tasks}\n' in script
+        assert f'#SBATCH --ntasks-per-node={per_node}\n' in script
+        assert re.search(rf'^srun {options} \S+/net_pairs --pattern=\w+ '
+                         rf'--pairs=(single|multi) --repeats=5$', script,
+                         re.MULTILINE), script
+
+
+def test_num_nodes_scales_the_inter_node_multi_pair(run_reframe, tmp_path):
+    done = run_reframe('-c', 'checks/network', '--system', 'example-cluster',
+                       '-n', '%placement=all_per_node', '-S', 'num_nodes=4',
+                       '--dry-run')
+    assert done.returncode == 0, done.stdout[-3000:]
+    for script in job_scripts(tmp_path / 'report.json').values():
+        assert '#SBATCH --ntasks=288\n' in script
+
+    done = run_reframe('-c', 'checks/network', '--system', 'example-cluster',
+                       '-n', '%placement=all_per_node', '-S', 'num_nodes=3',
+                       '--dry-run')
+    assert done.returncode == 1
+    assert ('num_nodes=3: all_per_node pairs node i with node n-1-i, so it '
+            'needs an even number of nodes') in done.stdout

@@ -1,0 +1,186 @@
+'''The NPB checks through the reframe CLI on this machine.
+
+No NPB is installed here: the checks must skip and say which binary they
+looked for and where. To test the pipeline after the binary is found, a
+directory of stand-ins replays the output of real NPB runs
+(tests/data/npb) from rank 0, as NPB prints it; their verdicts come from
+the checks' sanity functions. Set NPB_TEST_BIN_DIR to a by-hand build of
+NPB 3.4 (classes S) to run the real benchmarks as well.
+'''
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA_DIR
+
+NO_NPB = {'NPB_BIN_DIR': ''}
+
+
+def results(report_file):
+    report = json.loads(report_file.read_text())
+    return {case['display_name']: case
+            for case in report['runs'][-1]['testcases']
+            if not case['fixture']}
+
+
+def skip_reasons(stdout):
+    '''``{display name: reason}`` of the SKIP lines (the JSON report does
+    not keep skip reasons).'''
+    return dict(re.findall(r'SKIP \] \(\s*\d+/\d+\) (.+?) /\w+ @\S+ '
+                           r'\[(.*)\]$', stdout, re.MULTILINE))
+
+
+def replaying(directory, binary, output):
+    '''``directory/binary`` prints ``output`` (a file name in
+    tests/data/npb, ``{size}`` replaced by the number of ranks).'''
+    directory.mkdir(exist_ok=True)
+    path = DATA_DIR / 'npb' / output
+    script = directory / binary
+    script.write_text(
+        '#!/bin/sh\n'
+        '[ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ] || exit 0\n'
+        f'exec cat "{path}"\n'.replace('{size}',
+                                       '${OMPI_COMM_WORLD_SIZE:-1}')
+    )
+    script.chmod(0o755)
+    return directory
+
+
+def test_without_npb_the_checks_skip_naming_the_binary(run_reframe,
+                                                       tmp_path):
+    done = run_reframe('-c', 'checks/npb', '-n', 'NpbCgCheck',
+                       '-S', 'npb_class=S', '-r', env=NO_NPB)
+    assert done.returncode == 0, done.stdout[-3000:]
+    cases = results(tmp_path / 'report.json')
+    assert len(cases) == 9
+    assert {case['result'] for case in cases.values()} == {'skip'}
+    reasons = skip_reasons(done.stdout)
+    assert set(reasons) == set(cases)
+    one = reasons['NpbCgCheck %num_procs=1']
+    assert one.startswith(
+        "cg.S.x not found: partition 'local:default' names no Spack "
+        "environment (extras.spack_env); 'cg.S.x' is not on PATH and no "
+        "module is mapped to it (extras.modules).")
+    assert ('add "npb implementation=mpi names=cg classes=S" to the '
+            'partition\'s Spack environment') in one
+    assert 'set -S npb_dir=DIR or NPB_BIN_DIR=DIR' in one
+    cores = os.cpu_count()
+    many = reasons['NpbCgCheck %num_procs=256']
+    assert many.startswith(f'256 ranks exceed the {cores} cores of '
+                           f'local:default, which runs on one node')
+    assert '-S oversubscribe=yes runs it anyway' in many
+
+
+def test_a_directory_without_the_binary_is_named(run_reframe, tmp_path):
+    empty = tmp_path / 'npb-bin'
+    empty.mkdir()
+    done = run_reframe('-c', 'checks/npb', '-n', 'NpbBtCheck',
+                       '-E', 'num_procs==1', '-S', 'npb_class=W', '-r',
+                       env={'NPB_BIN_DIR': str(empty)})
+    assert done.returncode == 0
+    assert skip_reasons(done.stdout)['NpbBtCheck %num_procs=1'].startswith(
+        f'bt.W.x not found: no executable {empty}/bt.W.x (directory from '
+        f'environment variable NPB_BIN_DIR). To provide it: build NPB 3.4')
+
+
+def test_verified_runs_pass_with_their_figures(run_reframe, tmp_path):
+    bindir = replaying(tmp_path / 'bin', 'cg.S.x', 'cg.S.{size}.out')
+    done = run_reframe('-c', 'checks/npb', '-n', 'NpbCgCheck',
+                       '-E', 'num_procs<=2', '-S', 'npb_class=S',
+                       '-S', f'npb_dir={bindir}', '-r', env=NO_NPB)
+    assert done.returncode == 0, done.stdout[-3000:]
+    cases = results(tmp_path / 'report.json')
+    two = cases['NpbCgCheck %num_procs=2']
+    assert two['result'] == 'pass'
+    # perfvalues: [value, reference, lower, upper, unit, result]
+    perf = {key.split(':')[-1]: (value[0], value[4])
+            for key, value in two['perfvalues'].items()}
+    # the figure NPB printed in cg.S.2.out
+    summary = (DATA_DIR / 'npb' / 'cg.S.2.out').read_text()
+    total = re.search(r'Mop/s total\s+=\s+(\S+)', summary)[1]
+    assert perf['mops_total'] == (float(total), 'Mop/s')
+    assert perf['mops_per_process'][1] == 'Mop/s'
+    assert perf['time'][1] == 's'
+    assert two['dependency_source'] == f'npb_dir:{bindir}/cg.S.x'
+    assert two['launcher_options'] == '--map-by core --bind-to core'
+    assert cases['NpbCgCheck %num_procs=1']['result'] == 'pass'
+
+
+@pytest.mark.parametrize('output, npb_class, reasons', [
+    ('bt.S.1.unsuccessful-class-U.out', 'S',
+     ['Verification = UNSUCCESSFUL (the benchmark failed its own '
+      'verification)', 'Class = U, expected S']),
+    ('bt.S.2.active-processes-warning.out', 'S',
+     ['NPB says: WARNING: Number of active processes: 1',
+      'Total processes = 2, expected 1']),
+    ('cg.W.2.truncated.out', 'W',
+     ['no "Benchmark Completed" summary (truncated output or crashed '
+      'run?)']),
+])
+def test_bad_runs_fail_although_mpirun_exits_0(run_reframe, tmp_path,
+                                               output, npb_class, reasons):
+    bindir = replaying(tmp_path / 'bin', f'bt.{npb_class}.x', output)
+    done = run_reframe('-c', 'checks/npb', '-n', 'NpbBtCheck',
+                       '-E', 'num_procs==1', '-S', f'npb_class={npb_class}',
+                       '-S', f'npb_dir={bindir}', '-r', env=NO_NPB)
+    assert done.returncode == 1
+    case = results(tmp_path / 'report.json')['NpbBtCheck %num_procs=1']
+    assert case['result'] == 'fail'
+    assert case['fail_phase'] == 'sanity'
+    for reason in reasons:
+        assert reason in case['fail_reason']
+
+    assert 'exit status' not in case['fail_reason']
+
+
+def test_a_class_larger_than_the_node_skips_with_figures(run_reframe,
+                                                         tmp_path):
+    memory = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    if memory > 80 * 2**30:
+        pytest.skip('this machine holds NPB FT class D')
+
+    done = run_reframe('-c', 'checks/npb', '-n', 'NpbFtCheck',
+                       '-E', 'num_procs==1', '-S', 'npb_class=D', '-r',
+                       env=NO_NPB)
+    assert done.returncode == 0
+    assert re.fullmatch(
+        r'local:default: NPB FT class D on 1 rank\(s\) needs about 80\.0 '
+        r'GiB per node \(80\.0 GiB of data over 1 node\(s\) \+ 1 '
+        r'rank\(s\) x 32 MiB\), more than the [\d.]+ GiB usable of a '
+        r'node\'s [\d.]+ GiB \(extras\.memory_bytes, 90% usable\)',
+        skip_reasons(done.stdout)['NpbFtCheck %num_procs=1'])
+
+
+@pytest.mark.skipif(not os.environ.get('NPB_TEST_BIN_DIR'),
+                    reason='NPB_TEST_BIN_DIR (a by-hand NPB 3.4 build with '
+                           'class S) is not set')
+def test_real_npb_class_s_passes(run_reframe, tmp_path):
+    done = run_reframe('-c', 'checks/npb', '-E', 'num_procs<=2',
+                       '-S', 'npb_class=S',
+                       '-S', f'npb_dir={os.environ["NPB_TEST_BIN_DIR"]}',
+                       '-r')
+    assert done.returncode == 0, done.stdout[-3000:]
+    cases = results(tmp_path / 'report.json')
+    assert len(cases) == 14
+    assert {case['result'] for case in cases.values()} == {'pass'}
+
+
+def test_example_cluster_spreads_ranks_over_nodes(run_reframe, tmp_path):
+    # no spack here: the dry run shows what the cluster's Spack would load
+    done = run_reframe('-c', 'checks/npb', '--system', 'example-cluster',
+                       '-n', 'NpbBtCheck', '--dry-run', env=NO_NPB)
+    assert done.returncode == 0, done.stdout[-3000:]
+    cases = results(tmp_path / 'report.json')
+    assert len(cases) == 16
+    script = (Path(cases['NpbBtCheck %num_procs=144']['stagedir']) /
+              'rfm_job.sh').read_text()
+    # 72 cores per node: two full nodes, ranks bound one per core
+    assert '#SBATCH --ntasks=144\n#SBATCH --ntasks-per-node=72\n' in script
+    assert ('eval "$(spack -e ' in script and
+            'load --sh npb implementation=mpi names=bt classes=C)"' in script)
+    assert script.rstrip().endswith(
+        'srun --distribution=block:block --cpu-bind=cores bt.C.x')
