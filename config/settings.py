@@ -83,30 +83,37 @@ except references.ReferenceFileError as err:
 # nightly runs of the last 30 days (sessions are tagged by the modes below).
 _BASELINE = 'now-30d:now?suite_mode=="nightly"/median:/+result'
 
+# The acceptance set: one run of every check tagged nightly in the default
+# variant (native ISA, Turbo and SMT as configured), results stored and
+# reported as JSON and JUnit.
+_NIGHTLY = ['--tag=nightly', '--exclude-tag=variant',
+            '--session-extras=suite_mode=nightly', '--performance-report']
+
+# After firmware/kernel/compiler/MPI/BIOS changes: every check and variant,
+# compared with the stored nightly baseline, and HPL over ~80 % of the
+# nodes' memory as a full acceptance run should (nightly: about a minute).
+_POST_UPGRADE = ['--session-extras=suite_mode=post-upgrade',
+                 f'--performance-report={_BASELINE}',
+                 '-S', 'HpccCheck.memory_fraction=0.8',
+                 '-S', 'HpccMultiNodeCheck.memory_fraction=0.8']
+
+# The embedded default runs NPB at class W: seconds per benchmark on a small
+# machine, where class C takes hours. (-S per check class: a bare
+# npb_class=W warns for every check without that variable.)
+_NPB_CLASS_W = [option for bench in ('Bt', 'Cg', 'Ep', 'Ft', 'Is', 'Lu',
+                                     'Mg', 'Sp')
+                for option in ('-S', f'Npb{bench}Check.npb_class=W')]
+
 site_configuration = {
     'systems': [m.system for m in _modules],
     'environments': [env for m in _modules for env in m.environments],
     'modes': [
-        {
-            # The acceptance set: one run of every check tagged nightly in
-            # the default variant (native ISA, Turbo and SMT as configured),
-            # results stored and reported as JSON and JUnit.
-            'name': 'nightly',
-            'options': ['--tag=nightly', '--exclude-tag=variant',
-                        '--session-extras=suite_mode=nightly',
-                        '--performance-report'],
-        },
-        {
-            # After firmware/kernel/compiler/MPI/BIOS changes: every check
-            # and variant, compared with the stored nightly baseline.
-            'name': 'post-upgrade',
-            'options': ['--session-extras=suite_mode=post-upgrade',
-                        f'--performance-report={_BASELINE}',
-                        # HPL over ~80 % of the nodes' memory, as a full
-                        # acceptance run should (nightly: ~1 minute).
-                        '-S', 'HpccCheck.memory_fraction=0.8',
-                        '-S', 'HpccMultiNodeCheck.memory_fraction=0.8'],
-        },
+        {'name': 'nightly', 'options': _NIGHTLY},
+        {'name': 'post-upgrade', 'options': _POST_UPGRADE},
+        {'name': 'nightly', 'target_systems': ['local'],
+         'options': _NIGHTLY + _NPB_CLASS_W},
+        {'name': 'post-upgrade', 'target_systems': ['local'],
+         'options': _POST_UPGRADE + _NPB_CLASS_W},
     ],
     'storage': [
         {
