@@ -8,7 +8,9 @@
   (:mod:`hpc_acceptance.spack`) and the spec it loaded as ``spack_spec``;
 - the reference values of the system it runs on
   (:mod:`hpc_acceptance.references`), recorded as ``reference_file``;
-- its processor topology, or a skip that says how to provide one.
+- its processor topology, or a skip that says how to provide one;
+- the hardware variants, ISA, Turbo and Hyper-Threading
+  (:mod:`hpc_acceptance.variants`).
 
 Both recorded values are loggable, so they appear in the perflog.
 '''
@@ -16,11 +18,12 @@ Both recorded values are loggable, so they appear in the perflog.
 import reframe.core.runtime as runtime
 from reframe.core.builtins import run_after, run_before, variable
 
-from hpc_acceptance import dependency, references, topology
+from hpc_acceptance import dependency, isa, references, topology
 from hpc_acceptance.spack import SpackEnvironmentPlugin
+from hpc_acceptance.variants import HardwareVariants
 
 
-class AcceptanceCheck(SpackEnvironmentPlugin):
+class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
     #: Where the benchmark binary came from: ``spack:<environment>``,
     #: ``module:<name>``, ``path:<file>`` or ``in-tree:<build directory>``.
     #:
@@ -120,3 +123,6 @@ class AcceptanceCheck(SpackEnvironmentPlugin):
         self.dependency_source = found.describe()
         if found.spack_spec:
             self.record_spack_spec(found.spack_env, found.spack_spec)
+            target = (isa.spack_target(self.isa) or
+                      self.current_partition.processor.arch)
+            self.isa_built = f'spack target={target}'

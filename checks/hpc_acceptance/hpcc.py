@@ -17,8 +17,8 @@ import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import (run_after, run_before, sanity_function,
-                                   variable)
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
 from hpc_acceptance import blas, hpcc_input, hpcc_output
@@ -34,6 +34,13 @@ BATCH_SCHEDULERS = ('slurm', 'squeue', 'pbs', 'pbspro', 'torque', 'lsf',
 
 class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     '''HPCC on whole nodes, one MPI process per core.'''
+
+    #: ISA: hpcc comes from a build made once for the nodes' own target
+    #: (Debian's package, or Spack's default target), so ``native`` only;
+    #: the ISA variants belong to the kernels this suite builds itself.
+    #:
+    #: :type: :class:`str`
+    isa = parameter(['native'], type=str, loggable=True)
 
     #: Fraction of the memory of the nodes used that the HPL matrix takes;
     #: HPCC sizes its other components from it. The default keeps a
@@ -92,7 +99,8 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
                 f'count its cores: set "processor" in its configuration or '
                 f'-S num_tasks_per_node=N'
             )
-            self.num_tasks_per_node = cores
+            # with smt=on, one process per hardware thread
+            self.num_tasks_per_node = cores * self.threads_per_core
 
         self.num_tasks = self.node_count() * self.num_tasks_per_node
         self.num_cpus_per_task = 1
@@ -147,12 +155,12 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
 
     @run_after('setup')
     def set_perf_variables(self):
-        self.perf_variables = {
+        self.perf_variables.update({
             name: sn.make_performance_function(
                 _figure(self.output_file, figure), figure.unit
             )
             for name, figure in self.expected_figures().items()
-        }
+        })
         peak = self.peak_gflops()
         if peak:
             hpl = _figure(self.output_file, hpcc_output.FIGURES['hpl'])

@@ -18,10 +18,8 @@ from hpc_acceptance.base import AcceptanceCheck
 from hpc_acceptance.builds import MemoryKernelsBuild
 from hpc_acceptance.dependency import Requirement
 from hpc_acceptance.types import PositiveInt
-from hpc_acceptance.variants import HardwareVariants
 
-class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
-                        HardwareVariants):
+class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     '''Runs one program of ``src/memory`` with OpenMP in one process.'''
 
     #: The kernels, built from ``src/memory`` for this environment and every
@@ -127,7 +125,6 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
             problems.insert(0, f'exit status {self.job.exitcode}')
 
         problems += self.built_isa_problems(text)
-        problems += self.variant_problems()
         return sn.assert_true(not problems, msg='; '.join(problems))
 
 

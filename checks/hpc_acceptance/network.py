@@ -29,6 +29,10 @@ placement          ranks                                    runs on
 Inter-node placements need a partition with a real scheduler: the local
 scheduler runs everything on the node ReFrame runs on, so they are skipped
 there and say why.
+
+With ``smt=on`` every rank is bound to a hardware thread instead of a core:
+``same_socket`` then measures the two threads of one core, ``all_cores``
+and ``all_per_node`` run a rank on every hardware thread.
 '''
 
 import math
@@ -76,6 +80,12 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     Each check sets :attr:`pairs` and defines the parameter ``placement``
     with the placements (table above) it runs.
     '''
+
+    #: ISA: ``native`` only; message passing does not depend on the
+    #: vector instructions the kernel was compiled for.
+    #:
+    #: :type: :class:`str`
+    isa = parameter(['native'], type=str, loggable=True)
 
     #: The kernel, built from ``src/network`` for this environment.
     #:
@@ -145,6 +155,8 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
         info = self.processor_info
         sockets = info.get('num_sockets') or 1
         cores = topology.num_cores(info)
+        # every hardware thread with smt=on, else every core
+        slots = cores * self.threads_per_core
         if self.placement in INTER_NODE:
             self.skip_if(
                 partition.scheduler.registered_name == 'local',
@@ -173,14 +185,17 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
             'same_socket': (2, 2),
             'cross_socket': (2, 2),
             # pairs need an even count: an odd core out stays idle
-            'all_cores': (cores - cores % 2, cores - cores % 2),
+            'all_cores': (slots - slots % 2, slots - slots % 2),
             'one_per_node': (2, 1),
-            'all_per_node': (self.num_nodes * cores, cores),
+            'all_per_node': (self.num_nodes * slots, slots),
         }[self.placement]
+        distribution = DISTRIBUTION[self.placement]
+        if self.threads_per_core > 1 and distribution == 'block':
+            distribution = 'block_threads'
+
         try:
             options = placement.launcher_options(
-                partition.launcher_type.registered_name,
-                DISTRIBUTION[self.placement]
+                partition.launcher_type.registered_name, distribution
             )
         except placement.PlacementError as err:
             self.skip(f'{partition.fullname}: {err}')
@@ -232,7 +247,8 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
             self.stdout, self.expected_figures(), self.job.exitcode,
             layout=self.placement, info=self.processor_info,
             num_tasks=self.num_tasks,
-            num_nodes=math.ceil(self.num_tasks / self.num_tasks_per_node)
+            num_nodes=math.ceil(self.num_tasks / self.num_tasks_per_node),
+            per_thread=self.threads_per_core > 1
         )
 
 

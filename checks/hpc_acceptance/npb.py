@@ -22,8 +22,8 @@ import math
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import (run_after, run_before, sanity_function,
-                                   variable)
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
 
 from hpc_acceptance import npb_binaries, npb_classes, npb_output, placement
 from hpc_acceptance import topology
@@ -48,6 +48,13 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     #:
     #: :type: :class:`str`
     benchmark = variable(typ.Str[r'bt|cg|ep|ft|is|lu|mg|sp'], loggable=True)
+
+    #: ISA: NPB comes from a build made once for the nodes' own target (a
+    #: site's, or Spack's default target), so ``native`` only; the ISA
+    #: variants belong to the kernels this suite builds itself.
+    #:
+    #: :type: :class:`str`
+    isa = parameter(['native'], type=str, loggable=True)
 
     #: NPB problem class. ``C`` is the acceptance size of a real partition;
     #: ``S`` and ``W`` take seconds, for small systems and CI.
@@ -84,22 +91,24 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     @run_after('setup')
     def place_ranks(self):
         partition = self.current_partition
-        cores = topology.num_cores(self.processor_info)
+        # one rank per core, or per hardware thread with smt=on
+        slots = topology.num_cores(self.processor_info) * self.threads_per_core
+        slot = 'hardware threads' if self.threads_per_core > 1 else 'cores'
         one_node = partition.scheduler.registered_name == 'local'
-        distribution = 'block'
-        if one_node and self.num_procs > cores:
+        distribution = 'block_threads' if self.threads_per_core > 1 else 'block'
+        if one_node and self.num_procs > slots:
             self.skip_if(
                 not self.oversubscribe,
-                f'{self.num_procs} ranks exceed the {cores} cores of '
+                f'{self.num_procs} ranks exceed the {slots} {slot} of '
                 f'{partition.fullname}, which runs on one node: ranks '
-                f'sharing cores measure time slicing, not the machine '
+                f'sharing them measure time slicing, not the machine '
                 f'(-S oversubscribe=yes runs it anyway)'
             )
             distribution = 'oversubscribed'
 
         self.num_tasks = self.num_procs
         self.num_tasks_per_node = (self.num_procs if one_node
-                                   else min(self.num_procs, cores))
+                                   else min(self.num_procs, slots))
         try:
             options = placement.launcher_options(
                 partition.launcher_type.registered_name, distribution

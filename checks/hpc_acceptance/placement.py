@@ -16,7 +16,9 @@ Distributions:
 - ``one_per_node``: one rank per node, bound to a core (the job asks for
   one task per node);
 - ``oversubscribed``: more ranks than cores on one node, not bound (bound
-  ranks would be stacked on the same cores).
+  ranks would be stacked on the same cores);
+- ``block_threads``: as ``block``, one rank per hardware thread (SMT on):
+  consecutive ranks on the hardware threads of one core, then the next.
 '''
 
 import re
@@ -29,12 +31,15 @@ _LAUNCHER_OPTIONS = {
         'sockets': ['--map-by', 'socket', '--bind-to', 'core'],
         'one_per_node': ['--map-by', 'ppr:1:node', '--bind-to', 'core'],
         'oversubscribed': ['--oversubscribe', '--bind-to', 'none'],
+        # (--use-hwthread-cpus comes with every smt=on variant)
+        'block_threads': ['--map-by', 'hwthread', '--bind-to', 'hwthread'],
     },
     'srun': {
         'block': ['--distribution=block:block', '--cpu-bind=cores'],
         'sockets': ['--distribution=block:cyclic', '--cpu-bind=cores'],
         'one_per_node': ['--distribution=block:block', '--cpu-bind=cores'],
         'oversubscribed': ['--overcommit', '--cpu-bind=none'],
+        'block_threads': ['--distribution=block:block', '--cpu-bind=threads'],
     },
 }
 _LAUNCHER_OPTIONS['mpirun-openmpi'] = _LAUNCHER_OPTIONS['mpirun']
@@ -143,7 +148,8 @@ def _pairs(ranks):
             yield p, ranks[p.partner]
 
 
-def layout_problems(ranks, *, layout, info, num_tasks, num_nodes=1):
+def layout_problems(ranks, *, layout, info, num_tasks, num_nodes=1,
+                    per_thread=False):
     '''Messages for every way ``ranks`` differ from ``layout``.
 
     :arg layout: ``same_socket``, ``cross_socket``, ``all_cores`` (one
@@ -151,36 +157,47 @@ def layout_problems(ranks, *, layout, info, num_tasks, num_nodes=1):
         see :mod:`hpc_acceptance.network`.
     :arg info: the partition's processor description, for its cores and
         sockets.
+    :arg per_thread: ranks are bound to hardware threads (SMT on), not
+        cores; ``same_socket`` then means the two threads of one core.
     '''
     if len(ranks) != num_tasks:
         return [f'{len(ranks)} ranks reported, {num_tasks} were started']
 
     cores, sockets = _masks(info, 'cores'), _masks(info, 'sockets')
+    unit = 'core'
+    units = cores
+    if per_thread:
+        unit = 'hardware thread'
+        units = [frozenset({cpu}) for core in cores for cpu in sorted(core)]
+
     problems = []
-    core_of = {}
+    unit_of = {}
     for p in ranks:
-        core = _containing(p.allowed, cores) if p.allowed else None
-        if core is None:
+        bound = _containing(p.allowed, units) if p.allowed else None
+        if bound is None:
             allowed = ('unknown' if p.allowed is None else
                        ','.join(map(str, sorted(p.allowed))))
             problems.append(f'rank {p.rank} on {p.host} is not bound to one '
-                            f'core (allowed CPUs: {allowed})')
+                            f'{unit} (allowed CPUs: {allowed})')
         else:
-            core_of[p.rank] = core
+            unit_of[p.rank] = bound
 
     if problems:
         return problems
 
     hosts = {}
     for p in ranks:
-        hosts.setdefault(p.host, []).append(core_of[p.rank])
+        hosts.setdefault(p.host, []).append(unit_of[p.rank])
 
     for host, used in sorted(hosts.items()):
         if len(set(used)) != len(used):
-            problems.append(f'ranks share cores on {host}')
+            problems.append(f'ranks share {unit}s on {host}')
 
     def socket(p):
-        return _containing(cores[core_of[p.rank]], sockets)
+        return _containing(units[unit_of[p.rank]], sockets)
+
+    def core(p):
+        return _containing(units[unit_of[p.rank]], cores)
 
     if layout in ('same_socket', 'cross_socket', 'all_cores'):
         expected_hosts = 1
@@ -204,7 +221,12 @@ def layout_problems(ranks, *, layout, info, num_tasks, num_nodes=1):
     across_sockets = (layout == 'cross_socket' or
                       (layout == 'all_cores' and len(sockets) > 1))
     for a, b in _pairs(ranks):
-        if layout == 'same_socket':
+        if layout == 'same_socket' and per_thread:
+            if core(a) != core(b):
+                problems.append(f'ranks {a.rank} and {b.rank} ran on cores '
+                                f'{core(a)} and {core(b)}, expected the two '
+                                f'hardware threads of one core')
+        elif layout == 'same_socket':
             if socket(a) != socket(b):
                 problems.append(f'ranks {a.rank} and {b.rank} ran on '
                                 f'sockets {socket(a)} and {socket(b)}, '

@@ -141,14 +141,24 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
         else:
             self.implementation = stream_output.MCCALPIN
 
+    @property
+    def places(self):
+        '''One OpenMP place per thread: the layout's cores, or with
+        ``smt=on`` every hardware thread of them.'''
+        if self.threads_per_core > 1:
+            return [{cpu} for core in self.layout_cores
+                    for cpu in sorted(core)]
+
+        return self.layout_cores
+
     @run_after('setup')
     def place_threads(self):
-        cores = self.layout_cores
-        self.num_cpus_per_task = len(cores)
-        self.env_vars['OMP_NUM_THREADS'] = str(len(cores))
+        places = self.places
+        self.num_cpus_per_task = len(places)
+        self.env_vars['OMP_NUM_THREADS'] = str(len(places))
         # Quoted: the shell would brace-expand {0,72},{1,73}.
         self.env_vars['OMP_PLACES'] = shlex.quote(
-            stream_sizing.omp_places(cores)
+            stream_sizing.omp_places(places)
         )
         self.env_vars['OMP_PROC_BIND'] = self.binding
 
@@ -160,12 +170,12 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
 
     @run_after('setup')
     def set_perf_variables(self):
-        self.perf_variables = {
+        self.perf_variables.update({
             kernel: sn.make_performance_function(
                 _rate(self.stdout, kernel), 'MB/s'
             )
             for kernel in stream_output.KERNELS
-        }
+        })
         peak = self.current_partition.extras.get('peak_memory_bandwidth_gbs')
         if peak:
             self.perf_variables['triad_peak'] = sn.make_performance_function(
@@ -184,9 +194,13 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
 
     @sanity_function
     def output_is_valid(self):
+        isa_problems = []
+        if self.implementation == stream_output.IN_TREE:
+            isa_problems = self.built_isa_problems(_read(self.stdout.evaluate()))
+
         return _assert_stream_valid(self.stdout, self.stderr,
-                                    self.job.exitcode,
-                                    len(self.layout_cores), self.min_elements)
+                                    self.job.exitcode, len(self.places),
+                                    self.min_elements, isa_problems)
 
 
 def _read(path):
@@ -208,7 +222,8 @@ def _percent_of(value, peak):
 
 
 @sn.deferrable
-def _assert_stream_valid(stdout, stderr, exitcode, threads, min_elements):
+def _assert_stream_valid(stdout, stderr, exitcode, threads, min_elements,
+                         isa_problems):
     text = _read(stdout)
     try:
         run = stream_output.parse(text, stdout)
@@ -216,6 +231,8 @@ def _assert_stream_valid(stdout, stderr, exitcode, threads, min_elements):
                                           min_elements=min_elements)
     except stream_output.StreamOutputError as err:
         problems = [str(err)]
+
+    problems += isa_problems
 
     if exitcode != 0:
         # The program's own message comes first; usage text follows it.

@@ -27,6 +27,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    variable)
+from reframe.core.exceptions import SanityError
 
 from hpc_acceptance import figures, isa, node_state
 from hpc_acceptance.builds import ClockProbeBuild
@@ -170,6 +171,24 @@ class HardwareVariants(rfm.RegressionTestPlugin):
             _mean_clock(os.path.join(self.stagedir, _CLOCK_BEFORE),
                         os.path.join(self.stagedir, _CLOCK_AFTER)), 'GHz'
         )
+
+    @run_before('run')
+    def launch_on_hardware_threads(self):
+        # Open MPI counts one slot per core unless told otherwise.
+        if (self.threads_per_core > 1 and
+                self.job.launcher.registered_name.startswith('mpirun')):
+            self.job.launcher.options += ['--use-hwthread-cpus']
+
+    @run_before('sanity')
+    def verify_variant(self):
+        # A job that failed is explained by the check's own sanity; one
+        # that ran must have run in the state its variant asked for.
+        if self.job.exitcode != 0:
+            return
+
+        problems = self.variant_problems()
+        if problems:
+            raise SanityError('; '.join(problems))
 
     def built_isa_problems(self, output):
         '''Check the ISA an in-tree program's ``output`` says it was built
