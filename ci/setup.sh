@@ -10,11 +10,11 @@ set -euo pipefail
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
 
-# Compilers with OpenMP, Open MPI, Debian's HPCC and Python's venv module;
-# gdb lets the tests corrupt a running benchmark's data to see its
-# validation fail.
+# Compilers with OpenMP, Open MPI, Debian's HPCC and Python's venv module.
+# For the tests: gdb corrupts a running benchmark's data to see its
+# validation fail; Slurm and munge make this machine a one-node cluster.
 packages=(gcc g++ gfortran make libopenmpi-dev openmpi-bin hpcc
-          python3 python3-venv gdb)
+          python3 python3-venv gdb slurm-wlm munge)
 
 missing_packages() {
     local pkg

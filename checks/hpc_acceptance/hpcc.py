@@ -21,7 +21,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance import blas, hpcc_input, hpcc_output
+from hpc_acceptance import blas, hpcc_input, hpcc_output, job_status
 from hpc_acceptance.base import AcceptanceCheck
 from hpc_acceptance.dependency import Requirement
 from hpc_acceptance.types import Fraction, PositiveInt
@@ -233,7 +233,7 @@ def _assert_hpcc_valid(output, stderr, exitcode, expected, num_processes):
     except FileNotFoundError:
         problems = [f'hpcc wrote no {output}: it did not start']
 
-    if exitcode != 0:
+    if job_status.failed(exitcode):
         error = _first_error(stderr)
         problems.insert(0, f'exit status {exitcode}' +
                         (f' ({error})' if error else ''))

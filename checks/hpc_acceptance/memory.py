@@ -13,7 +13,7 @@ from reframe.core.backends import getlauncher
 from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    sanity_function, variable)
 
-from hpc_acceptance import figures, topology
+from hpc_acceptance import figures, job_status, topology
 from hpc_acceptance.base import AcceptanceCheck
 from hpc_acceptance.builds import MemoryKernelsBuild
 from hpc_acceptance.dependency import Requirement
@@ -121,7 +121,7 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
 
         problems = figures.output_problems(text, self.expected_figures(),
                                            path)
-        if self.job.exitcode != 0:
+        if job_status.failed(self.job.exitcode):
             problems.insert(0, f'exit status {self.job.exitcode}')
 
         problems += self.built_isa_problems(text)

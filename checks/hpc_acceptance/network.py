@@ -45,7 +45,7 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance import figures, placement, topology
+from hpc_acceptance import figures, job_status, placement, topology
 from hpc_acceptance.base import AcceptanceCheck
 from hpc_acceptance.builds import InTreeBuild
 from hpc_acceptance.dependency import Requirement
@@ -264,7 +264,7 @@ def _assert_valid(path, expected, exitcode, **layout):
         text = fp.read()
 
     problems = figures.output_problems(text, expected, path)
-    if exitcode != 0:
+    if job_status.failed(exitcode):
         problems.insert(0, f'exit status {exitcode}')
 
     if not problems:

@@ -25,8 +25,8 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 
-from hpc_acceptance import npb_binaries, npb_classes, npb_output, placement
-from hpc_acceptance import topology
+from hpc_acceptance import (job_status, npb_binaries, npb_classes,
+                            npb_output, placement, topology)
 from hpc_acceptance.base import AcceptanceCheck
 
 #: Performance variables: ``{name: (summary field, unit)}``.
@@ -184,7 +184,7 @@ def _assert_verified(path, exitcode, **asked):
         problems = npb_output.result_problems(fp.read(), source=path,
                                               **asked)
 
-    if exitcode != 0:
+    if job_status.failed(exitcode):
         problems.insert(0, f'exit status {exitcode}')
 
     return sn.assert_true(not problems, msg='; '.join(problems))

@@ -24,7 +24,7 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance import stream_output, stream_sizing, topology
+from hpc_acceptance import job_status, stream_output, stream_sizing, topology
 from hpc_acceptance.base import AcceptanceCheck
 from hpc_acceptance.builds import StreamInTreeBuild
 from hpc_acceptance.dependency import Requirement
@@ -234,7 +234,7 @@ def _assert_stream_valid(stdout, stderr, exitcode, threads, min_elements,
 
     problems += isa_problems
 
-    if exitcode != 0:
+    if job_status.failed(exitcode):
         # The program's own message comes first; usage text follows it.
         errors = [line.strip() for line in _read(stderr).splitlines()
                   if line.strip()]

@@ -29,7 +29,7 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    variable)
 from reframe.core.exceptions import SanityError
 
-from hpc_acceptance import figures, isa, node_state
+from hpc_acceptance import figures, isa, job_status, node_state
 from hpc_acceptance.builds import ClockProbeBuild
 
 DEFAULTS = {'isa': 'native', 'turbo': 'as-configured',
@@ -183,7 +183,7 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     def verify_variant(self):
         # A job that failed is explained by the check's own sanity; one
         # that ran must have run in the state its variant asked for.
-        if self.job.exitcode != 0:
+        if job_status.failed(self.job.exitcode):
             return
 
         problems = self.variant_problems()
