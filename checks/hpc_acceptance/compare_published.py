@@ -37,11 +37,11 @@ def latest_runs(testcases):
     return latest
 
 
-def _published_entry(entry, params):
+def _published_entry(entry, attributes):
     level = entry
     keys = []
     for subkey in entry.get('$index', []):
-        value = params.get(subkey)
+        value = attributes.get(subkey)
         if value is None or value not in level:
             return None, None
 
@@ -62,7 +62,9 @@ def compare(testcases, systems):
             if entry is None:
                 continue
 
-            keys, refs = _published_entry(entry, dict(params))
+            # the variant's parameters, else what the run recorded
+            # (num_tasks, npb_class, ...)
+            keys, refs = _published_entry(entry, {**case, **dict(params)})
             if refs is None:
                 continue
 

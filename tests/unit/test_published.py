@@ -67,3 +67,25 @@ def test_only_the_newest_run_of_a_variant_counts():
     failed = dict(older, job_completion_time_unix=3, result='fail')
     latest = compare_published.latest_runs([older, newer, failed])
     assert latest == {('C', (('threads', 'single'),)): newer}
+
+
+def test_published_entries_name_checks_of_the_suite():
+    from hpc_acceptance.check_names import simple_test_classes
+    from conftest import PROJECT_DIR
+    checks = simple_test_classes([PROJECT_DIR / 'checks'])
+    for name, loaded in published.load_all().items():
+        assert set(loaded['figures']) <= checks, name
+
+
+def test_recorded_attributes_select_published_figures():
+    # NPB's class is a variable, not a parameter: it comes from the record
+    case = {'display_name': 'NpbCgCheck %isa=native %turbo=as-configured '
+                            '%smt=as-configured %num_procs=2',
+            'result': 'pass', 'npb_class': 'B',
+            'perfvalues': {'local:default:time': [300.0, 0, None, None, 's',
+                                                  'pass']}}
+    rows = compare_published.compare([case], published.load_all())
+    assert {(r[0], r[3]) for r in rows} == {('tacc-opteron-2p', 221),
+                                            ('tacc-xeon-2p', 666)}
+    assert not compare_published.compare(
+        [dict(case, npb_class='C')], published.load_all())
