@@ -12,7 +12,8 @@
 - the hardware variants, ISA, Turbo and Hyper-Threading
   (:mod:`hpc_acceptance.variants`).
 
-Both recorded values are loggable, so they appear in the perflog.
+The recorded values are loggable: they appear in the perflog and the JSON
+report.
 '''
 
 import reframe.core.runtime as runtime
@@ -24,8 +25,9 @@ from hpc_acceptance.variants import HardwareVariants
 
 
 class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
-    #: Where the benchmark binary came from: ``spack:<environment>``,
-    #: ``module:<name>``, ``path:<file>`` or ``in-tree:<build directory>``.
+    #: Where the benchmark binary came from: ``spack:<environment>
+    #: (<spec>)``, ``module:<name>``, ``path:<file>``, ``in-tree:<build
+    #: directory>`` or, for NPB, ``npb_dir:<file>``.
     #:
     #: :type: :class:`str`
     dependency_source = variable(str, value='unresolved', loggable=True)
@@ -53,12 +55,11 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         if build is None:
             return None
 
-        isa = getattr(self, 'isa', 'native')
-        unsupported = build.unsupported(isa)
+        unsupported = build.unsupported(self.isa)
         if unsupported:
-            self.skip(f'isa={isa}: {unsupported}')
+            self.skip(f'isa={self.isa}: {unsupported}')
 
-        return build.isa_dir(isa)
+        return build.isa_dir(self.isa)
 
     @property
     def processor_info(self):
@@ -113,7 +114,7 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             partition_name=self.current_partition.fullname,
             partition_extras=self.current_partition.extras,
             in_tree_dir=self.in_tree_dir(),
-            isa=getattr(self, 'isa', 'native'),
+            isa=self.isa,
             native_target=self.current_partition.processor.arch,
         )
         self.skip_if(not found.found, found.reason)
