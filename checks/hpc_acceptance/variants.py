@@ -161,7 +161,12 @@ class HardwareVariants(rfm.RegressionTestPlugin):
             f'sh {node_state.SCRIPT} > {_NODE_STATE}',
             f'{probe} > {_CLOCK_BEFORE}',
         ]
-        self.postrun_cmds = [f'{probe} > {_CLOCK_AFTER}'] + self.postrun_cmds
+        # The probe runs after the benchmark: hand the benchmark's exit
+        # status on (the job's, which the checks' sanity reports).
+        self.postrun_cmds = [
+            f'benchmark_status=$?; {probe} > {_CLOCK_AFTER}; '
+            f'(exit $benchmark_status)'
+        ] + self.postrun_cmds
 
     @run_after('setup')
     def record_core_clock(self):
@@ -182,8 +187,9 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     @run_before('sanity')
     def verify_variant(self):
         # A job that failed is explained by the check's own sanity; one
-        # that ran must have run in the state its variant asked for.
-        if job_status.failed(self.job.exitcode):
+        # that ran must have run in the state its variant asked for. A dry
+        # run ran nothing, so there is no state to verify.
+        if self.is_dry_run() or job_status.failed(self.job.exitcode):
             return
 
         problems = self.variant_problems()
