@@ -4,35 +4,16 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from hpc_acceptance.results import variant_of
+from report_cases import DEFAULT_VARIANTS as DEFAULT, case_of, results
 
 LEVEL_FIGURES = 'flops_l1 flops_l2 flops_l3 flops_memory'.split() + [
     f'time_per_iteration_{lvl}' for lvl in ('l1', 'l2', 'l3', 'memory')
 ] + ['core_clock']
 
 
-# The default variants only: native ISA, Turbo and SMT as configured.
-DEFAULT = ['--exclude-tag=variant']
-
-
-def results(report_file):
-    report = json.loads(report_file.read_text())
-    return {case['display_name']: case
-            for case in report['runs'][-1]['testcases']
-            if not case['fixture']}
-
-
-def case_of(cases, check, **params):
-    '''The test case of ``check`` whose parameters include ``params``.'''
-    found = [case for name, case in cases.items()
-             if variant_of(name)[0] == check and
-             params.items() <= variant_of(name)[1].items()]
-    assert len(found) == 1, (check, params, list(cases))
-    return found[0]
-
-
 def test_memory_checks_pass_and_leave_reports(run_reframe, tmp_path):
-    done = run_reframe('-c', 'checks/memory', *DEFAULT, '-r')
+    done = run_reframe('-c', 'checks/memory', *DEFAULT, '-S', 'repeats=1',
+                       '-r')
     assert done.returncode == 0, done.stdout[-3000:]
 
     cases = results(tmp_path / 'report.json')

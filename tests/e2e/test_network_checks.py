@@ -1,28 +1,31 @@
 '''The MPI communication checks, run through the reframe CLI on this machine
 (one socket, two cores, local scheduler, mpirun).'''
 
-import json
 import re
 from pathlib import Path
 
+from hpc_acceptance.results import variant_of
+from report_cases import DEFAULT_VARIANTS, case_of, results
 
-def results(report_file):
-    report = json.loads(report_file.read_text())
-    return {case['display_name']: case
-            for case in report['runs'][-1]['testcases']
-            if not case['fixture']}
+
+def pair_of(name):
+    '''``(check, pattern, placement)`` of a display name.'''
+    check, params = variant_of(name)
+    return check, params['pattern'], params['placement']
 
 
 def test_two_rank_checks_pass_and_the_others_say_why_not(run_reframe,
                                                          tmp_path):
-    done = run_reframe('-c', 'checks/network', '-r', '-S', 'repeats=1')
+    done = run_reframe('-c', 'checks/network', *DEFAULT_VARIANTS, '-r',
+                       '-S', 'repeats=1')
     assert done.returncode == 0, done.stdout[-3000:]
 
     cases = results(tmp_path / 'report.json')
+    assert len(cases) == 10
     passed = {name for name, case in cases.items()
               if case['result'] == 'pass'}
-    assert passed == {
-        f'{check} %pattern={pattern} %placement={placement}'
+    assert {pair_of(name) for name in passed} == {
+        (check, pattern, placement)
         for pattern in ('pingpong', 'pingping')
         for check, placement in (('NetworkSinglePairCheck', 'same_socket'),
                                  ('NetworkMultiPairCheck', 'all_cores'))
@@ -49,8 +52,8 @@ def test_two_rank_checks_pass_and_the_others_say_why_not(run_reframe,
         assert 0 < perf['latency'] < 100
         assert perf['bandwidth'] > 100 and perf['bandwidth_effective'] > 0
 
-    multi = cases['NetworkMultiPairCheck %pattern=pingping '
-                  '%placement=all_cores']
+    multi = case_of(cases, 'NetworkMultiPairCheck', pattern='pingping',
+                    placement='all_cores')
     assert 'bandwidth_aggregate' in ' '.join(multi['perfvalues'])
 
     perflog = (tmp_path / 'perflogs' / 'local' / 'default' /
@@ -67,7 +70,7 @@ def job_scripts(report_file):
 
 def test_example_cluster_places_ranks_with_srun(run_reframe, tmp_path):
     done = run_reframe('-c', 'checks/network', '--system',
-                       'example-cluster', '--dry-run')
+                       'example-cluster', *DEFAULT_VARIANTS, '--dry-run')
     assert done.returncode == 0, done.stdout[-3000:]
     scripts = job_scripts(tmp_path / 'report.json')
     assert len(scripts) == 10
@@ -82,7 +85,7 @@ def test_example_cluster_places_ranks_with_srun(run_reframe, tmp_path):
                          '--distribution=block:block --cpu-bind=cores'),
     }
     for name, script in scripts.items():
-        tasks, per_node, options = expected[name.split('=')[-1]]
+        tasks, per_node, options = expected[pair_of(name)[2]]
         assert f'#SBATCH --ntasks={tasks}\n' in script
         assert f'#SBATCH --ntasks-per-node={per_node}\n' in script
         assert re.search(rf'^srun {options} \S+/net_pairs --pattern=\w+ '
@@ -93,14 +96,16 @@ def test_example_cluster_places_ranks_with_srun(run_reframe, tmp_path):
 def test_num_nodes_scales_the_inter_node_multi_pair(run_reframe, tmp_path):
     done = run_reframe('-c', 'checks/network', '--system', 'example-cluster',
                        '-n', '%placement=all_per_node', '-S', 'num_nodes=4',
-                       '--dry-run')
+                       *DEFAULT_VARIANTS, '--dry-run')
     assert done.returncode == 0, done.stdout[-3000:]
-    for script in job_scripts(tmp_path / 'report.json').values():
+    scripts = job_scripts(tmp_path / 'report.json')
+    assert len(scripts) == 2
+    for script in scripts.values():
         assert '#SBATCH --ntasks=288\n' in script
 
     done = run_reframe('-c', 'checks/network', '--system', 'example-cluster',
                        '-n', '%placement=all_per_node', '-S', 'num_nodes=3',
-                       '--dry-run')
+                       *DEFAULT_VARIANTS, '--dry-run')
     assert done.returncode == 1
     assert ('num_nodes=3: all_per_node pairs node i with node n-1-i, so it '
             'needs an even number of nodes') in done.stdout

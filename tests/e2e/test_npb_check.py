@@ -8,7 +8,6 @@ the checks' sanity functions. Set NPB_TEST_BIN_DIR to a by-hand build of
 NPB 3.4 (classes S) to run the real benchmarks as well.
 '''
 
-import json
 import os
 import re
 from pathlib import Path
@@ -16,22 +15,14 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA_DIR
+from report_cases import DEFAULT_VARIANTS, case_of, results, skip_reasons
 
 NO_NPB = {'NPB_BIN_DIR': ''}
 
 
-def results(report_file):
-    report = json.loads(report_file.read_text())
-    return {case['display_name']: case
-            for case in report['runs'][-1]['testcases']
-            if not case['fixture']}
-
-
-def skip_reasons(stdout):
-    '''``{display name: reason}`` of the SKIP lines (the JSON report does
-    not keep skip reasons).'''
-    return dict(re.findall(r'SKIP \] \(\s*\d+/\d+\) (.+?) /\w+ @\S+ '
-                           r'\[(.*)\]$', stdout, re.MULTILINE))
+def skip_reason(stdout, check, **params):
+    '''The reason ``check`` with ``params`` was skipped.'''
+    return case_of(skip_reasons(stdout), check, **params)
 
 
 def replaying(directory, binary, output):
@@ -53,14 +44,15 @@ def replaying(directory, binary, output):
 def test_without_npb_the_checks_skip_naming_the_binary(run_reframe,
                                                        tmp_path):
     done = run_reframe('-c', 'checks/npb', '-n', 'NpbCgCheck',
-                       '-S', 'npb_class=S', '-r', env=NO_NPB)
+                       *DEFAULT_VARIANTS, '-S', 'npb_class=S', '-r',
+                       env=NO_NPB)
     assert done.returncode == 0, done.stdout[-3000:]
     cases = results(tmp_path / 'report.json')
     assert len(cases) == 9
     assert {case['result'] for case in cases.values()} == {'skip'}
     reasons = skip_reasons(done.stdout)
     assert set(reasons) == set(cases)
-    one = reasons['NpbCgCheck %num_procs=1']
+    one = case_of(reasons, 'NpbCgCheck', num_procs=1)
     assert one.startswith(
         "cg.S.x not found: partition 'local:default' names no Spack "
         "environment (extras.spack_env); 'cg.S.x' is not on PATH and no "
@@ -69,7 +61,7 @@ def test_without_npb_the_checks_skip_naming_the_binary(run_reframe,
             'partition\'s Spack environment') in one
     assert 'set -S npb_dir=DIR or NPB_BIN_DIR=DIR' in one
     cores = os.cpu_count()
-    many = reasons['NpbCgCheck %num_procs=256']
+    many = case_of(reasons, 'NpbCgCheck', num_procs=256)
     assert many.startswith(f'256 ranks exceed the {cores} cores of '
                            f'local:default, which runs on one node')
     assert '-S oversubscribe=yes runs it anyway' in many
@@ -79,10 +71,11 @@ def test_a_directory_without_the_binary_is_named(run_reframe, tmp_path):
     empty = tmp_path / 'npb-bin'
     empty.mkdir()
     done = run_reframe('-c', 'checks/npb', '-n', 'NpbBtCheck',
-                       '-E', 'num_procs==1', '-S', 'npb_class=W', '-r',
+                       *DEFAULT_VARIANTS, '-E', 'num_procs==1',
+                       '-S', 'npb_class=W', '-r',
                        env={'NPB_BIN_DIR': str(empty)})
     assert done.returncode == 0
-    assert skip_reasons(done.stdout)['NpbBtCheck %num_procs=1'].startswith(
+    assert skip_reason(done.stdout, 'NpbBtCheck', num_procs=1).startswith(
         f'bt.W.x not found: no executable {empty}/bt.W.x (directory from '
         f'environment variable NPB_BIN_DIR). To provide it: build NPB 3.4')
 
@@ -90,11 +83,13 @@ def test_a_directory_without_the_binary_is_named(run_reframe, tmp_path):
 def test_verified_runs_pass_with_their_figures(run_reframe, tmp_path):
     bindir = replaying(tmp_path / 'bin', 'cg.S.x', 'cg.S.{size}.out')
     done = run_reframe('-c', 'checks/npb', '-n', 'NpbCgCheck',
-                       '-E', 'num_procs<=2', '-S', 'npb_class=S',
+                       *DEFAULT_VARIANTS, '-E', 'num_procs<=2',
+                       '-S', 'npb_class=S',
                        '-S', f'npb_dir={bindir}', '-r', env=NO_NPB)
     assert done.returncode == 0, done.stdout[-3000:]
     cases = results(tmp_path / 'report.json')
-    two = cases['NpbCgCheck %num_procs=2']
+    assert len(cases) == 2
+    two = case_of(cases, 'NpbCgCheck', num_procs=2)
     assert two['result'] == 'pass'
     # perfvalues: [value, reference, lower, upper, unit, result]
     perf = {key.split(':')[-1]: (value[0], value[4])
@@ -107,7 +102,7 @@ def test_verified_runs_pass_with_their_figures(run_reframe, tmp_path):
     assert perf['time'][1] == 's'
     assert two['dependency_source'] == f'npb_dir:{bindir}/cg.S.x'
     assert two['launcher_options'] == '--map-by core --bind-to core'
-    assert cases['NpbCgCheck %num_procs=1']['result'] == 'pass'
+    assert case_of(cases, 'NpbCgCheck', num_procs=1)['result'] == 'pass'
 
 
 @pytest.mark.parametrize('output, npb_class, reasons', [
@@ -125,10 +120,12 @@ def test_bad_runs_fail_although_mpirun_exits_0(run_reframe, tmp_path,
                                                output, npb_class, reasons):
     bindir = replaying(tmp_path / 'bin', f'bt.{npb_class}.x', output)
     done = run_reframe('-c', 'checks/npb', '-n', 'NpbBtCheck',
-                       '-E', 'num_procs==1', '-S', f'npb_class={npb_class}',
+                       *DEFAULT_VARIANTS, '-E', 'num_procs==1',
+                       '-S', f'npb_class={npb_class}',
                        '-S', f'npb_dir={bindir}', '-r', env=NO_NPB)
     assert done.returncode == 1
-    case = results(tmp_path / 'report.json')['NpbBtCheck %num_procs=1']
+    case = case_of(results(tmp_path / 'report.json'), 'NpbBtCheck',
+                   num_procs=1)
     assert case['result'] == 'fail'
     assert case['fail_phase'] == 'sanity'
     for reason in reasons:
@@ -144,7 +141,8 @@ def test_a_class_larger_than_the_node_skips_with_figures(run_reframe,
         pytest.skip('this machine holds NPB FT class D')
 
     done = run_reframe('-c', 'checks/npb', '-n', 'NpbFtCheck',
-                       '-E', 'num_procs==1', '-S', 'npb_class=D', '-r',
+                       *DEFAULT_VARIANTS, '-E', 'num_procs==1',
+                       '-S', 'npb_class=D', '-r',
                        env=NO_NPB)
     assert done.returncode == 0
     assert re.fullmatch(
@@ -152,15 +150,15 @@ def test_a_class_larger_than_the_node_skips_with_figures(run_reframe,
         r'GiB per node \(80\.0 GiB of data over 1 node\(s\) \+ 1 '
         r'rank\(s\) x 32 MiB\), more than the [\d.]+ GiB usable of a '
         r'node\'s [\d.]+ GiB \(extras\.memory_bytes, 90% usable\)',
-        skip_reasons(done.stdout)['NpbFtCheck %num_procs=1'])
+        skip_reason(done.stdout, 'NpbFtCheck', num_procs=1))
 
 
 @pytest.mark.skipif(not os.environ.get('NPB_TEST_BIN_DIR'),
                     reason='NPB_TEST_BIN_DIR (a by-hand NPB 3.4 build with '
                            'class S) is not set')
 def test_real_npb_class_s_passes(run_reframe, tmp_path):
-    done = run_reframe('-c', 'checks/npb', '-E', 'num_procs<=2',
-                       '-S', 'npb_class=S',
+    done = run_reframe('-c', 'checks/npb', *DEFAULT_VARIANTS,
+                       '-E', 'num_procs<=2', '-S', 'npb_class=S',
                        '-S', f'npb_dir={os.environ["NPB_TEST_BIN_DIR"]}',
                        '-r')
     assert done.returncode == 0, done.stdout[-3000:]
@@ -172,15 +170,16 @@ def test_real_npb_class_s_passes(run_reframe, tmp_path):
 def test_example_cluster_spreads_ranks_over_nodes(run_reframe, tmp_path):
     # no spack here: the dry run shows what the cluster's Spack would load
     done = run_reframe('-c', 'checks/npb', '--system', 'example-cluster',
-                       '-n', 'NpbBtCheck', '--dry-run', env=NO_NPB)
+                       '-n', 'NpbBtCheck', *DEFAULT_VARIANTS, '--dry-run',
+                       env=NO_NPB)
     assert done.returncode == 0, done.stdout[-3000:]
     cases = results(tmp_path / 'report.json')
     assert len(cases) == 16
-    script = (Path(cases['NpbBtCheck %num_procs=144']['stagedir']) /
-              'rfm_job.sh').read_text()
+    stage = Path(case_of(cases, 'NpbBtCheck', num_procs=144)['stagedir'])
+    script = (stage / 'rfm_job.sh').read_text()
     # 72 cores per node: two full nodes, ranks bound one per core
     assert '#SBATCH --ntasks=144\n#SBATCH --ntasks-per-node=72\n' in script
     assert ('eval "$(spack -e ' in script and
             'load --sh npb implementation=mpi names=bt classes=C)"' in script)
-    assert script.rstrip().endswith(
-        'srun --distribution=block:block --cpu-bind=cores bt.C.x')
+    assert ('\nsrun --distribution=block:block --cpu-bind=cores bt.C.x\n'
+            in script)

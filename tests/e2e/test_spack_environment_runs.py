@@ -14,9 +14,11 @@ import stat
 
 import pytest
 from conftest import DATA_DIR, PROJECT_DIR
+from report_cases import DEFAULT_VARIANTS
 
 SPACK_DATA = DATA_DIR / 'spack'
-PROBE = str(SPACK_DATA / 'spack_probe_check.py')
+# the probe's two checks, not their hardware variants
+PROBE = [str(SPACK_DATA / 'spack_probe_check.py'), *DEFAULT_VARIANTS]
 WITH_SPACK_ENV = ['-C', str(SPACK_DATA / 'local_with_spack_env.py')]
 FAKE_SPEC = ('hpc-acceptance-kernels@develop families:=memory,network '
              'arch=linux-debian12-icelake /fakehash')
@@ -80,7 +82,7 @@ def fake_spack(tmp_path):
 def test_environment_is_installed_once_and_recorded(run_reframe, tmp_path,
                                                     fake_spack):
     env_dir = copy_environments(tmp_path)
-    done = run_reframe(*WITH_SPACK_ENV, '-c', PROBE, '-r', env=dict(
+    done = run_reframe(*WITH_SPACK_ENV, '-c', *PROBE, '-r', env=dict(
         fake_spack, HPC_ACCEPTANCE_TEST_SPACK_ENV=str(env_dir)))
     assert done.returncode == 0, done.stdout[-3000:]
 
@@ -117,7 +119,7 @@ def test_environment_is_installed_once_and_recorded(run_reframe, tmp_path,
 def test_without_spack_the_fixture_says_so_and_checks_fall_back(
         run_reframe, tmp_path):
     env_dir = copy_environments(tmp_path)
-    done = run_reframe(*WITH_SPACK_ENV, '-c', PROBE, '-r', env={
+    done = run_reframe(*WITH_SPACK_ENV, '-c', *PROBE, '-r', env={
         'PATH': path_without_spack(),
         'HPC_ACCEPTANCE_TEST_SPACK_ENV': str(env_dir),
     })
@@ -141,7 +143,7 @@ def test_without_spack_the_fixture_says_so_and_checks_fall_back(
 
 def test_partition_without_environment_is_a_no_op(run_reframe, tmp_path,
                                                   fake_spack):
-    done = run_reframe('-c', PROBE, '-r', env=fake_spack)
+    done = run_reframe('-c', *PROBE, '-r', env=fake_spack)
     assert done.returncode == 0, done.stdout[-3000:]
     assert not (tmp_path / 'spack-calls.log').exists()
     reason = ('no Spack environment for local:default: the partition names '
@@ -155,7 +157,7 @@ def test_environment_without_spack_yaml_fails_the_fixture(run_reframe,
                                                           tmp_path,
                                                           fake_spack):
     missing = tmp_path / 'spack-envs' / 'no-such-system'
-    done = run_reframe(*WITH_SPACK_ENV, '-c', PROBE, '-r', env=dict(
+    done = run_reframe(*WITH_SPACK_ENV, '-c', *PROBE, '-r', env=dict(
         fake_spack, HPC_ACCEPTANCE_TEST_SPACK_ENV=str(missing)))
     assert done.returncode == 1
     build = fixture_case(cases(tmp_path / 'report.json'))

@@ -5,27 +5,24 @@ program. The McCalpin path is exercised by replaying real McCalpin outputs
 (tests/data/stream) through a stream_c.exe on PATH that prints them.
 '''
 
-import json
 import os
 import re
+from pathlib import Path
 
 import pytest
 from reframe.utility.cpuinfo import cpuinfo
 
 from hpc_acceptance import stream_output, stream_sizing
 from conftest import DATA_DIR
+from report_cases import DEFAULT_VARIANTS, case_of, results
 
+# every check also measures the core clock around its run
 KERNELS = {'copy', 'scale', 'add', 'triad'}
+FIGURES = KERNELS | {'core_clock'}
 # The layouts' sizes are STREAM's rule, so every run is full size: few
-# repetitions keep the test short.
-FEW = ['-S', 'StreamCheck.ntimes=3']
-
-
-def results(report_file):
-    report = json.loads(report_file.read_text())
-    return {case['display_name']: case
-            for case in report['runs'][-1]['testcases']
-            if not case['fixture']}
+# repetitions keep the test short. Not a test of the variants: the default
+# ones only.
+FEW = ['-S', 'StreamCheck.ntimes=3', *DEFAULT_VARIANTS]
 
 
 def perf_names(case):
@@ -38,12 +35,12 @@ def test_in_tree_stream_passes_for_every_layout(run_reframe, tmp_path):
     assert 'WARNING' not in done.stdout
 
     cases = results(tmp_path / 'report.json')
-    assert set(cases) == {f'StreamCheck %threads={layout}'
-                          for layout in ('single', 'socket', 'all_cores')}
-    for case in cases.values():
+    assert len(cases) == 3
+    for layout in ('single', 'socket', 'all_cores'):
+        case = case_of(cases, 'StreamCheck', threads=layout)
         assert case['result'] == 'pass'
         # no peak bandwidth declared on the embedded default: no triad_peak
-        assert perf_names(case) == KERNELS
+        assert perf_names(case) == FIGURES
         assert all(values[0] > 0 for values in case['perfvalues'].values())
 
     perflog = (tmp_path / 'perflogs' / 'local' / 'default' /
@@ -72,6 +69,25 @@ def test_in_tree_stream_passes_for_every_layout(run_reframe, tmp_path):
     assert stream_output.parse(whole_node).elements == rule
 
 
+def test_in_tree_stream_built_for_avx2_says_so(run_reframe, tmp_path):
+    done = run_reframe('-c', 'checks/stream', '-r',
+                       '-n', 'StreamCheck%isa=avx2.*%threads=single$',
+                       '-S', 'StreamCheck.ntimes=3')
+    assert done.returncode == 0, done.stdout[-3000:]
+    cases = results(tmp_path / 'report.json')
+    assert len(cases) == 1
+    case = case_of(cases, 'StreamCheck', isa='avx2', threads='single')
+    assert case['result'] == 'pass'
+    assert 'variant' in case['tags']
+    # the program states what it was built for; the check records it
+    assert case['isa_built'] == 'avx2'
+    assert case['dependency_source'].startswith('in-tree:')
+    assert case['dependency_source'].endswith('/avx2')
+    out = (Path(case['outputdir']) / 'rfm_job.out').read_text()
+    assert '# built for: avx2\n' in out
+    assert perf_names(case) == FIGURES
+
+
 def test_spread_binding_is_applied_and_recorded(run_reframe, tmp_path):
     done = run_reframe('-c', 'checks/stream', '-n', '%threads=all_cores',
                        '-r', *FEW, '-S', 'StreamCheck.binding=spread')
@@ -79,8 +95,8 @@ def test_spread_binding_is_applied_and_recorded(run_reframe, tmp_path):
     out = next((tmp_path / 'prefix' / 'output').rglob(
         'StreamCheck_*/rfm_job.out')).read_text()
     assert '# OMP_PROC_BIND=spread' in out
-    report = json.loads((tmp_path / 'report.json').read_text())
-    case = report['runs'][-1]['testcases'][-1]
+    case = case_of(results(tmp_path / 'report.json'), 'StreamCheck',
+                   threads='all_cores')
     assert case['binding'] == 'spread'
     assert case['implementation'] == 'in-tree'
 
@@ -95,6 +111,7 @@ def test_binding_outside_close_and_spread_is_refused(run_reframe):
 def test_array_below_the_rule_is_refused_before_running(run_reframe,
                                                         tmp_path):
     done = run_reframe('-c', 'checks/stream', '-n', '%threads=single', '-r',
+                       *DEFAULT_VARIANTS,
                        '-S', 'StreamCheck.array_elements=1000')
     assert done.returncode == 1
     assert re.search(r"array_elements=1000 is below STREAM's rule for the "
@@ -108,6 +125,7 @@ def test_arrays_larger_than_the_node_are_refused(run_reframe):
     physical = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
     elements = physical // 8 // 3 + 1
     done = run_reframe('-c', 'checks/stream', '-n', '%threads=single', '-r',
+                       *DEFAULT_VARIANTS,
                        '-S', f'StreamCheck.array_elements={elements}')
     assert done.returncode == 1
     assert (f'the three STREAM arrays of {elements} elements need'
@@ -137,7 +155,7 @@ def test_mccalpin_binary_below_the_rule_fails_with_the_fix(
     # layout here; its arrays are far below 4 x this machine's L3
     env = mccalpin_on_path('stream_c.default-10M.omp2.txt')
     done = run_reframe('-c', 'checks/stream', '-n', '%threads=socket', '-r',
-                       env=env)
+                       *DEFAULT_VARIANTS, env=env)
     assert done.returncode == 1
     assert re.search(r"McCalpin's STREAM uses arrays of 10000000 elements, "
                      r"below STREAM's rule .*Rebuild it with "
@@ -152,6 +170,7 @@ def test_mccalpin_failed_validation_fails_the_check(run_reframe,
                                                     mccalpin_on_path):
     env = mccalpin_on_path('stream_c.omp2-10M.failed-validation.txt')
     done = run_reframe('-c', 'checks/stream', '-n', '%threads=socket', '-r',
+                       *DEFAULT_VARIANTS,
                        '-S', 'StreamCheck.array_elements=251658240',
                        env=env)
     assert done.returncode == 1
@@ -163,7 +182,7 @@ def test_example_cluster_layouts_sizes_and_peak(run_reframe, tmp_path):
     # two sockets of 36 cores (72 hardware threads each), 54 MiB of L3 per
     # socket, 409.6 GB/s of peak memory bandwidth declared
     done = run_reframe('-c', 'checks/stream', '--system', 'example-cluster',
-                       '--dry-run', '--warn-as-error')
+                       *DEFAULT_VARIANTS, '--dry-run', '--warn-as-error')
     assert done.returncode == 0, done.stdout
     assert 'SKIP' not in done.stdout
     assert done.stdout.count('P: triad_peak: None %') == 3

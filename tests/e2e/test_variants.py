@@ -2,9 +2,11 @@
 cpufreq driver, no SMT.'''
 
 import json
-import os
+import re
+from pathlib import Path
 
 from hpc_acceptance.results import variant_of
+from report_cases import case_of, results, skip_reasons
 
 # -n matches the display name without spaces; repeated -n means "or"
 DAXPY_SINGLE = ['-c', 'checks/memory', '-S', 'repeats=1']
@@ -85,3 +87,102 @@ def test_nightly_runs_default_variants_post_upgrade_all(run_reframe):
     assert 'Found 16 check(s)' in nightly.stdout
     assert '%isa=avx2' not in nightly.stdout
     assert 'Found 144 check(s)' in every.stdout
+
+
+# HPCC, NPB and a network check, their SMT variants only; no NPB binary is
+# needed, the variant is refused before the binary is looked for
+MPI_SMT_VARIANTS = [
+    '-c', 'checks/hpcc', '-c', 'checks/npb', '-c', 'checks/network',
+    '-n', 'HpccCheck.*%smt=(on|off)$',
+    '-n', 'NpbCgCheck.*%smt=(on|off)%num_procs=2$',
+    '-n', 'NetworkSinglePairCheck.*%smt=(on|off)%pattern=pingpong'
+          '%placement=same_socket$',
+]
+
+
+def test_smt_variants_of_the_mpi_checks_say_why_not(run_reframe, tmp_path):
+    done = run_reframe(*MPI_SMT_VARIANTS, '-r', env={'NPB_BIN_DIR': ''})
+    assert done.returncode == 0, done.stdout[-3000:]
+    found = results(tmp_path / 'report.json')
+    assert sorted((variant_of(name)[0], variant_of(name)[1]['smt'])
+                  for name in found) == [
+        (check, smt)
+        for check in ('HpccCheck', 'NetworkSinglePairCheck', 'NpbCgCheck')
+        for smt in ('off', 'on')
+    ]
+    assert {case['result'] for case in found.values()} == {'skip'}
+    reasons = skip_reasons(done.stdout)
+    assert set(reasons) == set(found)
+    for name, reason in reasons.items():
+        smt = variant_of(name)[1]['smt']
+        assert reason.startswith(
+            f'smt={smt}: SMT is absent or disabled on local:default (1 '
+            f'hardware thread per core)'), (name, reason)
+
+
+def test_isa_variants_only_where_the_suite_builds_per_isa(run_reframe):
+    done = run_reframe('-c', 'checks', '-l')
+    assert done.returncode == 0, done.stdout[-3000:]
+    isas = {}
+    for name in re.findall(r'^- (.+?) /\w+$', done.stdout, re.MULTILINE):
+        check, params = variant_of(name)
+        isas.setdefault(check, set()).add(params['isa'])
+
+    every = {'native', 'sse4.2', 'avx', 'avx2', 'avx512'}
+    for check, found in isas.items():
+        # hpcc and NPB are one build for the node; net_pairs does not
+        # depend on vector instructions
+        if check.startswith(('Hpcc', 'Npb', 'Network')):
+            assert found == {'native'}, check
+        else:
+            assert check.startswith(('Memory', 'Stream')), check
+            assert found == every, check
+
+    assert {'HpccCheck', 'NpbCgCheck', 'NetworkSinglePairCheck',
+            'NetworkMultiPairCheck', 'StreamCheck',
+            'MemoryDaxpyCheck'} <= set(isas)
+
+
+def test_smt_layouts_on_a_partition_with_smt(run_reframe, tmp_path):
+    # example-cluster: 2 sockets x 36 cores, 2 hardware threads per core
+    # (core c is CPUs c and c + 72); the dry run shows the job scripts
+    done = run_reframe(
+        '-c', 'checks/stream', '-c', 'checks/hpcc', '-c', 'checks/npb',
+        '-c', 'checks/network', '--system', 'example-cluster',
+        '-n', 'StreamCheck.*%smt=on%threads=socket$',
+        '-n', 'HpccCheck.*%smt=(on|off)$',
+        '-n', 'NpbCgCheck.*%smt=on%num_procs=256$',
+        '-n', 'NetworkSinglePairCheck.*%smt=on%pattern=pingpong'
+              '%placement=same_socket$',
+        '--dry-run', env={'NPB_BIN_DIR': ''})
+    assert done.returncode == 0, done.stdout[-3000:]
+    found = results(tmp_path / 'report.json')
+    assert len(found) == 5
+
+    def script(check, **params):
+        stage = Path(case_of(found, check, **params)['stagedir'])
+        return (stage / 'rfm_job.sh').read_text()
+
+    # STREAM: a thread on each hardware thread of the socket's cores
+    stream = script('StreamCheck')
+    assert 'export OMP_NUM_THREADS=72\n' in stream
+    assert "export OMP_PLACES='{0},{72},{1},{73}," in stream
+    assert ",{35},{107}'\n" in stream
+    assert '#SBATCH --hint=multithread\n' in stream
+
+    # HPCC: a rank per hardware thread with SMT on, per core with it off
+    on = script('HpccCheck', smt='on')
+    assert '#SBATCH --ntasks-per-node=144\n' in on
+    assert '#SBATCH --hint=multithread\n' in on
+    off = script('HpccCheck', smt='off')
+    assert '#SBATCH --ntasks-per-node=72\n' in off
+    assert '#SBATCH --hint=nomultithread\n' in off
+
+    # NPB and the network pair: ranks bound to hardware threads
+    npb = script('NpbCgCheck')
+    assert '#SBATCH --ntasks=256\n#SBATCH --ntasks-per-node=144\n' in npb
+    assert ('\nsrun --distribution=block:block --cpu-bind=threads cg.C.x\n'
+            in npb)
+    pair = script('NetworkSinglePairCheck')
+    assert re.search(r'^srun --distribution=block:block --cpu-bind=threads '
+                     r'\S+/net_pairs ', pair, re.MULTILINE)

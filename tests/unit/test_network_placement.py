@@ -24,6 +24,11 @@ def rank(r, host, cpu, partner, threads=2):
     return RankPlacement(r, host, cpu, allowed, partner)
 
 
+def thread_rank(r, host, cpu, partner):
+    '''A rank bound to the single hardware thread ``cpu`` (SMT on).'''
+    return RankPlacement(r, host, cpu, frozenset({cpu}), partner)
+
+
 @pytest.mark.parametrize('launcher, distribution, options', [
     ('mpirun', 'block', ['--map-by', 'core', '--bind-to', 'core']),
     ('mpirun', 'sockets', ['--map-by', 'socket', '--bind-to', 'core']),
@@ -32,6 +37,11 @@ def rank(r, host, cpu, partner, threads=2):
     ('mpirun', 'oversubscribed', ['--oversubscribe', '--bind-to', 'none']),
     ('srun', 'block', ['--distribution=block:block', '--cpu-bind=cores']),
     ('srun', 'sockets', ['--distribution=block:cyclic', '--cpu-bind=cores']),
+    # SMT on: one rank per hardware thread, both threads of a core in turn
+    ('mpirun', 'block_threads', ['--map-by', 'hwthread', '--bind-to',
+                                 'hwthread']),
+    ('srun', 'block_threads', ['--distribution=block:block',
+                               '--cpu-bind=threads']),
     ('mpirun-openmpi', 'block', ['--map-by', 'core', '--bind-to', 'core']),
 ])
 def test_each_launcher_gets_its_own_options(launcher, distribution,
@@ -166,3 +176,59 @@ def test_rank_count_must_match_the_job():
     ranks = multi_pair(['n1'], 2)
     assert layout_problems(ranks, layout='all_cores', info=CLUSTER,
                            num_tasks=4) == ['2 ranks reported, 4 were started']
+
+
+# SMT on (per_thread=True): ranks are bound to hardware threads, not cores.
+# SMT_NODE is the same two-socket node as CLUSTER, as the tests describe it.
+SMT_NODE = load_topology('two-socket-icelake-smt')
+
+
+def test_ranks_on_single_hardware_threads_pass():
+    # CPUs 5 and 77 are the two hardware threads of core 5
+    pair = [thread_rank(0, 'n1', 5, 1), thread_rank(1, 'n1', 77, 0)]
+    assert layout_problems(pair, layout='same_socket', info=SMT_NODE,
+                           num_tasks=2, per_thread=True) == []
+
+
+def test_ranks_sharing_a_hardware_thread_are_reported():
+    pair = [thread_rank(0, 'n1', 5, 1), thread_rank(1, 'n1', 5, 0)]
+    assert layout_problems(pair, layout='same_socket', info=SMT_NODE,
+                           num_tasks=2, per_thread=True) == [
+        'ranks share hardware threads on n1']
+
+
+def test_binding_to_a_whole_core_is_not_one_hardware_thread():
+    # fine for one rank per core, not for one rank per hardware thread
+    pair = [rank(0, 'n1', 5, 1), rank(1, 'n1', 6, 0)]
+    assert layout_problems(pair, layout='same_socket', info=SMT_NODE,
+                           num_tasks=2) == []
+    assert layout_problems(pair, layout='same_socket', info=SMT_NODE,
+                           num_tasks=2, per_thread=True) == [
+        'rank 0 on n1 is not bound to one hardware thread (allowed CPUs: '
+        '5,77)',
+        'rank 1 on n1 is not bound to one hardware thread (allowed CPUs: '
+        '6,78)',
+    ]
+
+
+def test_same_socket_per_thread_needs_the_two_threads_of_one_core():
+    # one socket, but two cores: right without SMT, wrong with it
+    pair = [thread_rank(0, 'n1', 5, 1), thread_rank(1, 'n1', 6, 0)]
+    assert layout_problems(pair, layout='same_socket', info=SMT_NODE,
+                           num_tasks=2) == []
+    assert layout_problems(pair, layout='same_socket', info=SMT_NODE,
+                           num_tasks=2, per_thread=True) == [
+        'ranks 0 and 1 ran on cores 5 and 6, expected the two hardware '
+        'threads of one core']
+
+
+def test_all_cores_per_thread_pairs_cross_the_socket_link():
+    # block_threads: rank r on thread r % 2 of core r // 2, paired N-1-r
+    n = 144
+    ranks = [thread_rank(r, 'n1', r // 2 + 72 * (r % 2), n - 1 - r)
+             for r in range(n)]
+    assert layout_problems(ranks, layout='all_cores', info=SMT_NODE,
+                           num_tasks=n, per_thread=True) == []
+    # the same ranks counted per core share every core
+    assert layout_problems(ranks, layout='all_cores', info=SMT_NODE,
+                           num_tasks=n) == ['ranks share cores on n1']

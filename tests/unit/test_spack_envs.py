@@ -324,7 +324,11 @@ def test_environment_provides_what_the_checks_load(system, run_reframe,
     # The embedded default names no environment by default: give it its own.
     overlay = (['-C', str(SPACK_DATA / 'local_with_spack_env.py')]
                if system == 'local' else [])
+    # Every check and ISA variant; the Turbo and SMT variants load what the
+    # default variant loads.
     done = run_reframe(*overlay, '--system', system, '-c', 'checks/',
+                       '-E', "turbo == 'as-configured' and "
+                             "smt == 'as-configured'",
                        '--dry-run', env=dict(
                            spack_stand_in,
                            HPC_ACCEPTANCE_TEST_SPACK_ENV=env_dir))

@@ -1,0 +1,36 @@
+'''The test cases of a reframe run, read from its JSON report and looked up
+by check class and parameters (display names carry every parameter,
+including the hardware variants, so tests do not spell them out).'''
+
+import json
+import re
+
+from hpc_acceptance.results import variant_of
+
+#: Selects the default hardware variants only (native ISA, Turbo and SMT as
+#: configured): what a test that is not about variants runs.
+DEFAULT_VARIANTS = ['--exclude-tag=variant']
+
+
+def results(report_file):
+    '''``{display name: test case}`` of the last run, fixtures left out.'''
+    report = json.loads(report_file.read_text())
+    return {case['display_name']: case
+            for case in report['runs'][-1]['testcases']
+            if not case['fixture']}
+
+
+def case_of(cases, check, **params):
+    '''The test case of ``check`` whose parameters include ``params``.'''
+    found = [case for name, case in cases.items()
+             if variant_of(name)[0] == check and
+             params.items() <= variant_of(name)[1].items()]
+    assert len(found) == 1, (check, params, list(cases))
+    return found[0]
+
+
+def skip_reasons(stdout):
+    '''``{display name: reason}`` of the SKIP lines of reframe's output
+    (the JSON report does not keep skip reasons).'''
+    return dict(re.findall(r'SKIP \] \(\s*\d+/\d+\) (.+?) /\w+ @\S+ '
+                           r'\[(.*)\]$', stdout, re.MULTILINE))
