@@ -9,16 +9,16 @@ a site's own file wins on its hosts. ``--system NAME`` picks one explicitly.
 
 Run-time state goes under ``var/`` of the checkout unless overridden:
 
-========================  =============================  ====================
-what                      default                        override
-========================  =============================  ====================
-stage and output dirs     ``var/stage``, ``var/output``  ``RFM_PREFIX``
-perflogs                  ``var/perflogs``               ``RFM_PERFLOG_DIR``
-JSON run reports          ``var/reports``                ``RFM_REPORT_FILE``
-JUnit report (latest)     ``var/reports/junit.xml``      ``RFM_REPORT_JUNIT``
-results database          ``var/results.db``             ``RFM_SQLITE_DB_FILE``
-reference files           ``reference/``                 ``RFM_REFERENCE_PREFIX``
-========================  =============================  ====================
+=====================  =============================  ======================
+what                   default                        override
+=====================  =============================  ======================
+stage and output dirs  ``var/stage``, ``var/output``  ``RFM_PREFIX``
+perflogs               ``var/perflogs``               ``RFM_PERFLOG_DIR``
+JSON run reports       ``var/reports``                ``RFM_REPORT_FILE``
+JUnit report (latest)  ``var/reports/junit.xml``      ``RFM_REPORT_JUNIT``
+results database       ``var/results.db``             ``RFM_SQLITE_DB_FILE``
+reference files        ``reference/``                 ``RFM_REFERENCE_PREFIX``
+=====================  =============================  ======================
 
 (ReFrame 4.10.4's schema rejects ``general.reference_prefix`` in a
 configuration file; the checks fall back to ``reference/`` themselves.)

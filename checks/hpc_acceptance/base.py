@@ -117,6 +117,11 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             isa=self.isa,
             native_target=self.current_partition.processor.arch,
         )
+        self.use_binary(found)
+
+    def use_binary(self, found):
+        '''Run the binary of a :class:`~hpc_acceptance.dependency.Resolution`
+        and record where it came from; skip with its reason if none.'''
         self.skip_if(not found.found, found.reason)
         self.executable = found.executable
         self.prerun_cmds = found.prerun_cmds + self.prerun_cmds

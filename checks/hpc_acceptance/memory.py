@@ -19,6 +19,7 @@ from hpc_acceptance.builds import MemoryKernelsBuild
 from hpc_acceptance.dependency import Requirement
 from hpc_acceptance.types import PositiveInt
 
+
 class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     '''Runs one program of ``src/memory`` with OpenMP in one process.'''
 

@@ -49,6 +49,7 @@ from hpc_acceptance import figures, job_status, placement, topology
 from hpc_acceptance.base import AcceptanceCheck
 from hpc_acceptance.builds import InTreeBuild
 from hpc_acceptance.dependency import Requirement
+from hpc_acceptance.placed_ranks import PlacedRanks
 from hpc_acceptance.types import PositiveInt
 
 PROGRAM = 'net_pairs'
@@ -74,7 +75,8 @@ class NetworkKernelsBuild(InTreeBuild):
     isas = ['native']
 
 
-class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
+class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+                        PlacedRanks):
     '''Runs ``net_pairs`` on pairs of ranks placed as ``placement`` says.
 
     Each check sets :attr:`pairs` and defines the parameter ``placement``
@@ -121,11 +123,6 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     #: :type: :class:`int`
     #: :default: ``2``
     num_nodes = variable(PositiveInt, value=2, loggable=True)
-
-    #: The launcher options that placed the ranks (recorded, not settable).
-    #:
-    #: :type: :class:`str`
-    launcher_options = variable(str, value='', loggable=True)
 
     #: Where each rank ran, ``r<rank>=<host>:<cpu> ...``, read from the
     #: program's output after the run (recorded, not settable).
@@ -193,19 +190,7 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
         if self.threads_per_core > 1 and distribution == 'block':
             distribution = 'block_threads'
 
-        try:
-            options = placement.launcher_options(
-                partition.launcher_type.registered_name, distribution
-            )
-        except placement.PlacementError as err:
-            self.skip(f'{partition.fullname}: {err}')
-
-        self.launcher_options = ' '.join(options)
-
-    @run_before('run')
-    def apply_launcher_options(self):
-        self.job.launcher.options = (self.launcher_options.split() +
-                                     self.job.launcher.options)
+        self.place_with(distribution)
 
     @run_after('setup')
     def set_program_options(self):

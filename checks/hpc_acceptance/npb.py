@@ -22,12 +22,13 @@ import math
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import (parameter, run_after, run_before,
-                                   sanity_function, variable)
+from reframe.core.builtins import (parameter, run_after, sanity_function,
+                                   variable)
 
 from hpc_acceptance import (job_status, npb_binaries, npb_classes,
-                            npb_output, placement, topology)
+                            npb_output, topology)
 from hpc_acceptance.base import AcceptanceCheck
+from hpc_acceptance.placed_ranks import PlacedRanks
 
 #: Performance variables: ``{name: (summary field, unit)}``.
 PERF_VARIABLES = {
@@ -37,7 +38,8 @@ PERF_VARIABLES = {
 }
 
 
-class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
+class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+               PlacedRanks):
     '''Runs one NPB benchmark of one class on ``num_procs`` ranks.
 
     Each check sets :attr:`benchmark` and defines the parameter
@@ -79,11 +81,6 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     #: :default: ``False``
     oversubscribe = variable(typ.Bool, value=False, loggable=True)
 
-    #: The launcher options that placed the ranks (recorded, not settable).
-    #:
-    #: :type: :class:`str`
-    launcher_options = variable(str, value='', loggable=True)
-
     valid_systems = ['+compute']
     valid_prog_environs = ['+mpi']
     tags = {'npb', 'nightly'}
@@ -95,7 +92,8 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
         slots = topology.num_cores(self.processor_info) * self.threads_per_core
         slot = 'hardware threads' if self.threads_per_core > 1 else 'cores'
         one_node = partition.scheduler.registered_name == 'local'
-        distribution = 'block_threads' if self.threads_per_core > 1 else 'block'
+        distribution = ('block_threads' if self.threads_per_core > 1
+                        else 'block')
         if one_node and self.num_procs > slots:
             self.skip_if(
                 not self.oversubscribe,
@@ -109,19 +107,7 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
         self.num_tasks = self.num_procs
         self.num_tasks_per_node = (self.num_procs if one_node
                                    else min(self.num_procs, slots))
-        try:
-            options = placement.launcher_options(
-                partition.launcher_type.registered_name, distribution
-            )
-        except placement.PlacementError as err:
-            self.skip(f'{partition.fullname}: {err}')
-
-        self.launcher_options = ' '.join(options)
-
-    @run_before('run')
-    def apply_launcher_options(self):
-        self.job.launcher.options = (self.launcher_options.split() +
-                                     self.job.launcher.options)
+        self.place_with(distribution)
 
     @run_after('setup')
     def require_memory(self):
@@ -147,13 +133,7 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
             partition_extras=self.current_partition.extras,
             dry_run=self.is_dry_run()
         )
-        self.skip_if(not found.found, found.reason)
-        self.executable = found.executable
-        self.prerun_cmds = found.prerun_cmds + self.prerun_cmds
-        self.modules = found.modules + self.modules
-        self.dependency_source = found.describe()
-        if found.spack_spec:
-            self.record_spack_spec(found.spack_env, found.spack_spec)
+        self.use_binary(found)
 
     @run_after('setup')
     def set_perf_variables(self):

@@ -31,6 +31,7 @@ from hpc_acceptance import references
 from hpc_acceptance.results import (ResultsError, figures_of,
                                     stored_testcases, variant_of)
 
+
 def collect(testcases, system):
     '''Values of every performance variable per check variant.
 

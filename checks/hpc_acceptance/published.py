@@ -1,4 +1,4 @@
-'''Published figures of the systems in the seed papers: ``reference/published``.
+'''Published figures of the seed papers' systems: ``reference/published``.
 
 Each file is a reference file in this suite's format (check class,
 ``$index`` over variant parameters, ``[value, lower, upper, unit]`` per
@@ -31,8 +31,8 @@ def load(path):
     except (OSError, yaml.YAMLError) as err:
         raise references.ReferenceFileError(f'{path}: {err}') from None
 
-    if not isinstance(data, dict) or not isinstance(data.get('$system'),
-                                                     dict):
+    if not (isinstance(data, dict) and
+            isinstance(data.get('$system'), dict)):
         raise references.ReferenceFileError(
             f'{path}: needs a $system mapping describing the system')
 
@@ -40,13 +40,15 @@ def load(path):
     sources = data.pop('$sources', None) or {}
     references.check_shape(path, data)
     leaves = set(_leaf_keys(data))
-    for key in sorted(leaves - set(sources)):
-        raise references.ReferenceFileError(f'{path}: {key}: no source in '
-                                             f'$sources')
+    unsourced = sorted(leaves - set(sources))
+    if unsourced:
+        raise references.ReferenceFileError(
+            f'{path}: {unsourced[0]}: no source in $sources')
 
-    for key in sorted(set(sources) - leaves):
-        raise references.ReferenceFileError(f'{path}: $sources.{key}: no '
-                                            f'such figure')
+    orphans = sorted(set(sources) - leaves)
+    if orphans:
+        raise references.ReferenceFileError(
+            f'{path}: $sources.{orphans[0]}: no such figure')
 
     return {'system': system, 'figures': data, 'sources': sources}
 

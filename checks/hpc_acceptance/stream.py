@@ -196,7 +196,9 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     def output_is_valid(self):
         isa_problems = []
         if self.implementation == stream_output.IN_TREE:
-            isa_problems = self.built_isa_problems(_read(self.stdout.evaluate()))
+            isa_problems = self.built_isa_problems(
+                _read(self.stdout.evaluate())
+            )
 
         return _assert_stream_valid(self.stdout, self.stderr,
                                     self.job.exitcode, len(self.places),

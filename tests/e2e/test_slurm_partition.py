@@ -139,7 +139,7 @@ def test_memory_check_and_its_builds_run_as_batch_jobs(run_reframe, slurm,
 
 
 def test_mpi_checks_run_through_srun_with_their_placement(run_reframe,
-                                                         slurm, tmp_path):
+                                                          slurm, tmp_path):
     done = run_reframe(*OVERLAY, '-c', 'checks/network', '-c', 'checks/hpcc',
                        '--exclude-tag=variant',
                        '-n', 'NetworkSinglePairCheck.*pingpong.*same_socket',

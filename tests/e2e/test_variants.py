@@ -27,7 +27,7 @@ def params(isa='native', turbo='as-configured', smt='as-configured'):
 
 
 def test_isa_variants_run_and_turbo_and_smt_say_why_not(run_reframe,
-                                                         tmp_path):
+                                                        tmp_path):
     done = run_reframe(*DAXPY_SINGLE, *ALL_VARIANTS, '-r')
     assert done.returncode == 0, done.stdout[-3000:]
     found = cases(tmp_path)

@@ -75,7 +75,7 @@ def test_latency_grows_from_l1_to_memory(bindir):
     ('mem_latency', ['--min=1M', '--max=64K'], 'min'),
 ])
 def test_bad_arguments_exit_2_naming_the_option(bindir, program, args,
-                                                 option):
+                                                option):
     done = run(bindir, program, *args)
     assert done.returncode == 2
     assert f'--{option}' in done.stderr

@@ -18,9 +18,9 @@ CASES = json.loads((DATA_DIR / 'results' /
 
 
 def test_variant_comes_from_the_display_name():
-    assert results.variant_of('MemoryDotStreamsCheck %threads=single %streams=4'
-                         ) == ('MemoryDotStreamsCheck',
-                               {'threads': 'single', 'streams': 4})
+    name = 'MemoryDotStreamsCheck %threads=single %streams=4'
+    assert results.variant_of(name) == ('MemoryDotStreamsCheck',
+                                        {'threads': 'single', 'streams': 4})
 
 
 def test_collect_groups_passed_checks_by_variant():
@@ -71,8 +71,8 @@ def test_proposal_from_real_sessions_renders_as_a_valid_file(tmp_path):
 
 
 def test_lower_tolerance_never_goes_below_zero():
-    collected = {('C', 'sys:p', 'gnu', ()): {'bw': ([10.0, 30.0, 30.0],
-                                                   'MB/s')}}
+    collected = {('C', 'sys:p', 'gnu', ()): {
+        'bw': ([10.0, 30.0, 30.0], 'MB/s')}}
     proposed, _ = pr.propose(collected, floor=0.05, min_runs=3)
     assert proposed['C']['sys:p']['gnu']['bw'] == [30.0, -1.0, 1.333, 'MB/s']
 
