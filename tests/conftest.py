@@ -10,7 +10,7 @@ import pytest
 
 TESTS_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = TESTS_DIR.parent
-DATA_DIR = TESTS_DIR / 'data'
+DATA_DIR = TESTS_DIR / 'fixtures' / 'data'
 CONFIG = PROJECT_DIR / 'config' / 'settings.py'
 REFRAME = Path(sys.executable).parent / 'reframe'
 

@@ -3,7 +3,7 @@
 No NPB is installed here: the checks must skip and say which binary they
 looked for and where. To test the pipeline after the binary is found, a
 directory of stand-ins replays the output of real NPB runs
-(tests/data/npb) from rank 0, as NPB prints it; their verdicts come from
+(tests/fixtures/data/npb) from rank 0, as NPB prints it; their verdicts come from
 the checks' sanity functions. Set NPB_TEST_BIN_DIR to a by-hand build of
 NPB 3.4 (classes S) to run the real benchmarks as well.
 '''
@@ -27,7 +27,7 @@ def skip_reason(stdout, check, **params):
 
 def replaying(directory, binary, output):
     '''``directory/binary`` prints ``output`` (a file name in
-    tests/data/npb, ``{size}`` replaced by the number of ranks).'''
+    tests/fixtures/data/npb, ``{size}`` replaced by the number of ranks).'''
     directory.mkdir(exist_ok=True)
     path = DATA_DIR / 'npb' / output
     script = directory / binary

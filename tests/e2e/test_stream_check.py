@@ -2,7 +2,7 @@
 
 No McCalpin STREAM is installed here, so the check runs the in-tree
 program. The McCalpin path is exercised by replaying real McCalpin outputs
-(tests/data/stream) through a stream_c.exe on PATH that prints them.
+(tests/fixtures/data/stream) through a stream_c.exe on PATH that prints them.
 '''
 
 import os

@@ -1,6 +1,6 @@
 '''The kernels' output format (hpc_acceptance.figures), against real output.
 
-The files in tests/data/memory/ were captured from runs of the in-tree
+The files in tests/fixtures/data/memory/ were captured from runs of the in-tree
 kernels through ReFrame on a 2-core KVM guest.
 '''
 

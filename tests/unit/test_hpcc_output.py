@@ -1,6 +1,6 @@
 '''HPCC output parser (hpc_acceptance.hpcc_output), against real runs.
 
-tests/data/hpcc/README.md says where each file comes from.
+tests/fixtures/data/hpcc/README.md says where each file comes from.
 '''
 
 import pytest

@@ -1,6 +1,6 @@
 '''STREAM output parsers (hpc_acceptance.stream_output), against real runs.
 
-tests/data/stream/README.md says where each file comes from.
+tests/fixtures/data/stream/README.md says where each file comes from.
 '''
 
 import pytest
