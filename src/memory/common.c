@@ -99,7 +99,7 @@ void usage_error(const char *option, const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
-int parse_size(const char *text, size_t *out, const char **why)
+static int parse_size(const char *text, size_t *out, const char **why)
 {
     const char *p = text;
     unsigned long long v = 0;
@@ -194,7 +194,8 @@ static int valid_label_char(char c)
            (c >= '0' && c <= '9') || c == '_';
 }
 
-int parse_size_list(const char *text, struct size_list *out, const char **why)
+static int parse_size_list(const char *text, struct size_list *out,
+                           const char **why)
 {
     const char *p = text;
     out->count = 0;
@@ -257,6 +258,17 @@ int parse_size_list(const char *text, struct size_list *out, const char **why)
         }
     }
     return 0;
+}
+
+void default_sizes(struct size_list *out)
+{
+    const char *why;
+    if (parse_size_list(DEFAULT_SIZES, out, &why) != 0) {
+        /* a constant of this file: only an edit can break it */
+        fprintf(stderr, "%s: DEFAULT_SIZES \"%s\": %s\n", g_prog,
+                DEFAULT_SIZES, why);
+        abort();
+    }
 }
 
 void parse_options(int argc, char **argv, struct opt_spec *specs, int nspecs,
@@ -510,6 +522,16 @@ int team_size(void)
     return n > 0 ? n : 1;
 }
 
+/* the time of a repetition: its slowest thread's */
+static double slowest(const struct padded_double *dt, int nthreads)
+{
+    double tmax = 0;
+    for (int t = 0; t < nthreads; t++)
+        if (dt[t].v > tmax)
+            tmax = dt[t].v;
+    return tmax;
+}
+
 void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
                    double min_seconds, struct timing *out)
 {
@@ -543,10 +565,7 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
 #pragma omp barrier
 #pragma omp single
                 {
-                    double tmax = 0;
-                    for (int t = 0; t < nthreads; t++)
-                        if (dt[t].v > tmax)
-                            tmax = dt[t].v;
+                    double tmax = slowest(dt, nthreads);
                     runs++;
                     total += iters;
                     if (tmax >= min_seconds || iters > LONG_MAX / 4096) {
@@ -574,10 +593,7 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
 #pragma omp barrier
 #pragma omp single
                 {
-                    double tmax = 0;
-                    for (int t2 = 0; t2 < nthreads; t2++)
-                        if (dt[t2].v > tmax)
-                            tmax = dt[t2].v;
+                    double tmax = slowest(dt, nthreads);
                     if (tmax < best)
                         best = tmax;
                     runs++;

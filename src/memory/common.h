@@ -79,10 +79,8 @@ struct opt_spec {
 void parse_options(int argc, char **argv, struct opt_spec *specs, int nspecs,
                    const char *usage);
 
-/* Parsers, exposed for reuse; return 0 on success, -1 and a reason
- * (static string) on failure. */
-int parse_size(const char *text, size_t *out, const char **why);
-int parse_size_list(const char *text, struct size_list *out, const char **why);
+/* DEFAULT_SIZES as a size list: the value of --sizes when not given. */
+void default_sizes(struct size_list *out);
 
 /* Fails like a bad option (stderr, usage, exit 2). */
 void usage_error(const char *option, const char *fmt, ...)

@@ -83,9 +83,7 @@ int main(int argc, char **argv)
 {
     struct size_list sizes;
     long repeats = 5;
-    const char *why;
-    if (parse_size_list(DEFAULT_SIZES, &sizes, &why) != 0)
-        return 1;
+    default_sizes(&sizes);
     struct opt_spec specs[] = {
         {"sizes", OPT_SIZES, &sizes, 0, NULL, 0},
         {"repeats", OPT_LONG, &repeats, 0, NULL, 0},

@@ -143,9 +143,7 @@ int main(int argc, char **argv)
     size_t max_bytes = 0, min_bytes = 4096, line = 64;
     long spo = 2, hops = 1L << 20, repeats = 5;
     struct size_list sizes;
-    const char *why;
-    if (parse_size_list(DEFAULT_SIZES, &sizes, &why) != 0)
-        return 1;
+    default_sizes(&sizes);
     struct opt_spec specs[] = {
         {"max", OPT_SIZE, &max_bytes, 1, NULL, 0},
         {"min", OPT_SIZE, &min_bytes, 0, NULL, 0},
