@@ -15,10 +15,17 @@ Rules (documented in the README, tested in ``tests/unit/test_topology.py``):
 - with ``threads`` threads placed one per core, a private level's capacity
   grows with the threads and a shared level's with the instances they
   occupy.
+
+``python -m hpc_acceptance.topology`` prints this node's figures the checks
+size themselves from, for scripts that measure at the same sizes
+(``ci/bench/``).
 '''
 
 import math
+import sys
 from dataclasses import dataclass
+
+from reframe.utility.cpuinfo import cpuinfo
 
 
 class TopologyError(ValueError):
@@ -125,3 +132,25 @@ def sizes_option(sizes):
     '''``{label: bytes}`` as the kernels' ``--sizes=label:size,...``.'''
     return '--sizes=' + ','.join(f'{label}:{format_size(size)}'
                                  for label, size in sizes.items())
+
+
+def main():
+    '''Print this node's ``memory_working_set``, ``cores`` and ``sockets``
+    as ``name value unit`` lines.'''
+    info = cpuinfo()
+    try:
+        figures = [('memory_working_set', memory_working_set(info), 'B'),
+                   ('cores', num_cores(info), 'cores'),
+                   ('sockets', info.get('num_sockets') or 1, 'sockets')]
+    except TopologyError as err:
+        print(f'this node: {err}', file=sys.stderr)
+        return 2
+
+    for name, value, unit in figures:
+        print(name, value, unit)
+
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Read bandwidth of src/memory's mem_readbw versus likwid-bench (load_avx)
-# on a working set of 4 x the last-level caches the OS reports.
+# on the memory working set the memory checks use: 4 x the last-level
+# caches of the node (python -m hpc_acceptance.topology).
 #
 # Builds src/memory in a temporary directory, then runs mem_readbw and
 # likwid-bench alternately RUNS times each (default 3) with one thread per
@@ -8,9 +9,10 @@
 #
 # Exit status: 0 ratio >= THRESHOLD (default 0.95), 1 ratio below it,
 #              2 cannot run (likwid-bench missing, no cache information,
-#                build or run failure).
+#                no .venv, build or run failure).
 # Environment: RUNS, THRESHOLD, WORKING_SET_BYTES (overrides 4 x LLC),
-#              CC, CFLAGS (passed to make when set).
+#              CC, CFLAGS (passed to make when set), PYTHON (default: the
+#              project's .venv made by ci/setup.sh).
 set -euo pipefail
 
 die() { echo "read_bandwidth_vs_likwid: $*" >&2; exit 2; }
@@ -25,61 +27,14 @@ if ! command -v likwid-bench >/dev/null 2>&1; then
 fi
 [ -f "$src/Makefile" ] || die "no $src/Makefile"
 
-# ---- size of a sysfs cache entry ("491520K", "32M", "1024") in bytes ----
-to_bytes() {
-    local v=$1
-    case $v in
-        *K) echo $(( ${v%K} * 1024 )) ;;
-        *M) echo $(( ${v%M} * 1024 * 1024 )) ;;
-        *G) echo $(( ${v%G} * 1024 * 1024 * 1024 )) ;;
-        *)  echo "$v" ;;
-    esac
-}
-
-# ---- last-level cache: highest level, summed over distinct instances ----
-llc_level=0
-for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*; do
-    [ -r "$d/level" ] || continue
-    t=$(cat "$d/type")
-    [ "$t" = Instruction ] && continue
-    l=$(cat "$d/level")
-    (( l > llc_level )) && llc_level=$l
-done
-(( llc_level > 0 )) || die "no cache information under /sys/devices/system/cpu/cpu*/cache"
-
-declare -A llc_seen=()
-llc_total=0
-llc_count=0
-for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*; do
-    [ -r "$d/level" ] || continue
-    [ "$(cat "$d/level")" = "$llc_level" ] || continue
-    [ "$(cat "$d/type")" = Instruction ] && continue
-    # an instance is identified by its id (if the kernel has one) and the
-    # cpus sharing it
-    key="$(cat "$d/id" 2>/dev/null || echo -):$(cat "$d/shared_cpu_list")"
-    [ -n "${llc_seen[$key]:-}" ] && continue
-    llc_seen[$key]=1
-    b=$(to_bytes "$(cat "$d/size")")
-    llc_total=$(( llc_total + b ))
-    llc_count=$(( llc_count + 1 ))
-done
-(( llc_total > 0 )) || die "last-level cache size unknown"
-ws=${WORKING_SET_BYTES:-$(( 4 * llc_total ))}
-
-# ---- cores (not hardware threads) and sockets ----
-declare -A core_seen=() socket_seen=()
-for t in /sys/devices/system/cpu/cpu[0-9]*/topology; do
-    [ -r "$t/core_id" ] || continue
-    cpu=${t%/topology}
-    if [ -r "$cpu/online" ] && [ "$(cat "$cpu/online")" = 0 ]; then continue; fi
-    pkg=$(cat "$t/physical_package_id")
-    core_seen["$pkg:$(cat "$t/core_id")"]=1
-    socket_seen[$pkg]=1
-done
-cores=${#core_seen[@]}
-sockets=${#socket_seen[@]}
-(( cores > 0 )) || cores=$(nproc)
-(( sockets > 0 )) || sockets=1
+# ---- sizes the memory checks use on this node (hpc_acceptance.topology) ----
+python=${PYTHON:-$here/../../.venv/bin/python}
+[ -x "$python" ] || die "no $python: run ci/setup.sh first (or set PYTHON to a Python with this project installed)"
+node=$("$python" -m hpc_acceptance.topology) || die "this node's topology gives no sizes"
+figure() { awk -v n="$1" '$1 == n { print $2 }' <<<"$node"; }
+ws=${WORKING_SET_BYTES:-$(figure memory_working_set)}
+cores=$(figure cores)
+sockets=$(figure sockets)
 # likwid's workgroup is per affinity domain: S0 is the first socket only
 if (( sockets > 1 )); then domain=N; else domain=S0; fi
 
@@ -93,7 +48,6 @@ make_args=()
 make -s -C "$tmp" "${make_args[@]}" mem_readbw >"$tmp/build.log" 2>&1 \
     || { cat "$tmp/build.log" >&2; die "build of mem_readbw failed"; }
 
-echo "last-level cache: L$llc_level, $llc_count instance(s), $llc_total bytes in total"
 echo "working set: $ws bytes; $cores core(s), $sockets socket(s); likwid workgroup $domain:${ws}B:$cores"
 
 run_ours() {

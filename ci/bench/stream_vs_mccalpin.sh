@@ -19,7 +19,8 @@
 #              run failure, failed validation).
 # Environment: RUNS (default 5), TOLERANCE, OMP_NUM_THREADS (default: all
 #              cores), OMP_PROC_BIND (default close), OMP_PLACES (default
-#              cores), CC, CFLAGS (passed to make when set).
+#              cores), CC, CFLAGS (passed to make when set), PYTHON
+#              (default: the project's .venv made by ci/setup.sh).
 set -euo pipefail
 
 die() { echo "stream_vs_mccalpin: $*" >&2; exit 2; }
@@ -34,45 +35,15 @@ mccalpin=$1
 [ -x "$mccalpin" ] || die "$mccalpin is not an executable file"
 [ -f "$src/Makefile" ] || die "no $src/Makefile"
 
-# ---- last-level cache of the node: highest level, distinct instances ----
-to_bytes() {
-    local v=$1
-    case $v in
-        *K) echo $(( ${v%K} * 1024 )) ;;
-        *M) echo $(( ${v%M} * 1024 * 1024 )) ;;
-        *G) echo $(( ${v%G} * 1024 * 1024 * 1024 )) ;;
-        *)  echo "$v" ;;
-    esac
-}
-llc_level=0
-for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*; do
-    [ -r "$d/level" ] || continue
-    [ "$(cat "$d/type")" = Instruction ] && continue
-    l=$(cat "$d/level")
-    (( l > llc_level )) && llc_level=$l
-done
-(( llc_level > 0 )) || die "no cache information under /sys/devices/system/cpu/cpu*/cache"
-declare -A llc_seen=()
-llc_total=0
-for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*; do
-    [ -r "$d/level" ] || continue
-    [ "$(cat "$d/level")" = "$llc_level" ] || continue
-    [ "$(cat "$d/type")" = Instruction ] && continue
-    key="$(cat "$d/id" 2>/dev/null || echo -):$(cat "$d/shared_cpu_list")"
-    [ -n "${llc_seen[$key]:-}" ] && continue
-    llc_seen[$key]=1
-    llc_total=$(( llc_total + $(to_bytes "$(cat "$d/size")") ))
-done
-min_elements=$(( 4 * llc_total / 8 ))
-
-# ---- threads: one per core unless told ----
-declare -A core_seen=()
-for t in /sys/devices/system/cpu/cpu[0-9]*/topology; do
-    [ -r "$t/core_id" ] || continue
-    core_seen["$(cat "$t/physical_package_id"):$(cat "$t/core_id")"]=1
-done
-cores=${#core_seen[@]}
-(( cores > 0 )) || cores=$(nproc)
+# ---- this node's sizes (hpc_acceptance.topology) ----
+python=${PYTHON:-$here/../../.venv/bin/python}
+[ -x "$python" ] || die "no $python: run ci/setup.sh first (or set PYTHON to a Python with this project installed)"
+node=$("$python" -m hpc_acceptance.topology) || die "this node's topology gives no sizes"
+figure() { awk -v n="$1" '$1 == n { print $2 }' <<<"$node"; }
+# STREAM's rule: each array at least 4 x the last-level caches
+min_bytes=$(figure memory_working_set)
+min_elements=$(( min_bytes / 8 ))
+cores=$(figure cores)
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$cores}
 export OMP_PROC_BIND=${OMP_PROC_BIND:-close}
 export OMP_PLACES=${OMP_PLACES:-cores}
@@ -101,9 +72,9 @@ counted=$(awk -F= '/^Number of Threads counted/ { gsub(/ /, "", $2); print $2; e
 [ "${counted:-1}" = "$OMP_NUM_THREADS" ] \
     || die "$mccalpin ran ${counted:-1} thread(s), OMP_NUM_THREADS=$OMP_NUM_THREADS (built without -fopenmp?)"
 (( elements >= min_elements )) \
-    || die "$mccalpin has arrays of $elements elements, below 4 x the last-level caches ($llc_total bytes: $min_elements elements); rebuild it with -DSTREAM_ARRAY_SIZE=$min_elements"
+    || die "$mccalpin has arrays of $elements elements, below 4 x the last-level caches ($min_bytes bytes: $min_elements elements); rebuild it with -DSTREAM_ARRAY_SIZE=$min_elements"
 
-echo "last-level caches: $llc_total bytes; arrays: $elements elements ($(( elements * 8 / 1048576 )) MiB each), ntimes $ntimes"
+echo "4 x last-level caches: $min_bytes bytes; arrays: $elements elements ($(( elements * 8 / 1048576 )) MiB each), ntimes $ntimes"
 echo "threads: $OMP_NUM_THREADS, OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES"
 
 mccalpin_triad() { awk '$1 == "Triad:" { print $2 }' "$tmp/mccalpin.out"; }
