@@ -60,3 +60,19 @@ def test_sizes_are_written_the_way_the_kernels_read_them(size, text):
 def test_sizes_option_keeps_level_order():
     assert (topology.sizes_option({'l1': 24576, 'memory': 1 << 30}) ==
             '--sizes=l1:24K,memory:1G')
+
+
+def test_command_prints_the_sizes_the_checks_use(monkeypatch, capsys):
+    monkeypatch.setattr(topology, 'cpuinfo', lambda: TWO_SOCKETS)
+    assert topology.main() == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f'memory_working_set {topology.memory_working_set(TWO_SOCKETS)} B',
+        'cores 72 cores',
+        'sockets 2 sockets',
+    ]
+
+
+def test_command_without_caches_says_so(monkeypatch, capsys):
+    monkeypatch.setattr(topology, 'cpuinfo', lambda: {'num_cpus': 2})
+    assert topology.main() == 2
+    assert 'no processor topology with caches' in capsys.readouterr().err
