@@ -70,7 +70,7 @@ _CHECK_DIRS = [str(PROJECT_DIR / 'checks')] + [
 ]
 try:
     references.load_all(
-        os.environ.get('RFM_REFERENCE_PREFIX') or references.reference_dir(),
+        references.reference_dir(os.environ.get('RFM_REFERENCE_PREFIX')),
         partitions={m.system['name']: [f'{m.system["name"]}:{p["name"]}'
                                        for p in m.system['partitions']]
                     for m in _modules},

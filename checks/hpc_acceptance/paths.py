@@ -14,9 +14,6 @@ SRC_DIR = PROJECT_DIR / 'src'
 #: Per-system reference files (``<system>.yaml``).
 REFERENCE_DIR = PROJECT_DIR / 'reference'
 
-#: Per-system Spack environments (``<system>/spack.yaml``).
-SPACK_ENVS_DIR = PROJECT_DIR / 'spack-envs'
-
 if not (SRC_DIR.is_dir() and (PROJECT_DIR / 'checks').is_dir()):
     raise ImportError(
         f'hpc_acceptance is not running from a checkout ({PROJECT_DIR} has '
