@@ -19,7 +19,7 @@ report.
 import reframe.core.runtime as runtime
 from reframe.core.builtins import run_after, run_before, variable
 
-from hpc_acceptance import dependency, isa, references, topology
+from hpc_acceptance import dependency, references, topology
 from hpc_acceptance.spack import SpackEnvironmentPlugin
 from hpc_acceptance.variants import HardwareVariants
 
@@ -72,6 +72,20 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             self.skip(f'{self.current_partition.fullname}: {err}')
 
         return info
+
+    @property
+    def node_memory(self):
+        '''Bytes of memory of one node of the partition; skips the check
+        if the configuration does not say.'''
+        partition = self.current_partition
+        memory = partition.extras.get('memory_bytes')
+        self.skip_if(
+            not memory,
+            f'{partition.fullname} does not say how much memory its nodes '
+            f'have: set extras.memory_bytes (bytes of one node) in its '
+            f'configuration'
+        )
+        return memory
 
     @run_after('setup')
     def use_system_references(self):
@@ -129,6 +143,6 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         self.dependency_source = found.describe()
         if found.spack_spec:
             self.record_spack_spec(found.spack_env, found.spack_spec)
-            target = (isa.spack_target(self.isa) or
-                      self.current_partition.processor.arch)
-            self.isa_built = f'spack target={target}'
+
+        if found.spack_target:
+            self.isa_built = f'spack target={found.spack_target}'

@@ -56,9 +56,11 @@ class Resolution:
     detail: str = ''
     #: Why nothing was found, with what to install or set
     reason: str = ''
-    #: For ``spack``: the environment and the spec loaded from it
+    #: For ``spack``: the environment, the spec loaded from it and the
+    #: ``target=`` the spec asks for (``None``: whatever is installed)
     spack_env: Optional[str] = None
     spack_spec: Optional[str] = None
+    spack_target: Optional[str] = None
 
     @property
     def found(self):
@@ -78,6 +80,20 @@ def spack_environment(partition_extras):
     return os.path.normpath(os.path.join(PROJECT_DIR, env))
 
 
+def spack_resolution(spack_env, spec, executable, target=None):
+    '''``executable`` loaded with ``spack load`` of ``spec`` (built for
+    ``target`` when given) from the Spack environment ``spack_env``.'''
+    if target:
+        spec += f' target={target}'
+
+    return Resolution(
+        source='spack', executable=executable,
+        detail=f'{spack_env} ({spec})',
+        prerun_cmds=[f'eval "$(spack -e {spack_env} load --sh {spec})"'],
+        spack_env=spack_env, spack_spec=spec, spack_target=target
+    )
+
+
 def resolve(requirement, *, partition_name, partition_extras,
             in_tree_dir=None, isa='native', native_target=None,
             which=shutil.which):
@@ -95,15 +111,9 @@ def resolve(requirement, *, partition_name, partition_extras,
     extras = partition_extras or {}
     spack_env = spack_environment(extras)
     if spack_env and requirement.spack_spec and which('spack'):
-        spec = requirement.spack_spec
-        target = isa_variants.spack_target(isa) or native_target
-        if target:
-            spec += f' target={target}'
-
-        return Resolution(
-            source='spack', executable=exe, detail=f'{spack_env} ({spec})',
-            prerun_cmds=[f'eval "$(spack -e {spack_env} load --sh {spec})"'],
-            spack_env=spack_env, spack_spec=spec
+        return spack_resolution(
+            spack_env, requirement.spack_spec, exe,
+            target=isa_variants.spack_target(isa) or native_target
         )
 
     module = extras.get('modules', {}).get(exe)

@@ -10,6 +10,8 @@ import math
 import re
 from dataclasses import dataclass
 
+import reframe.utility.sanity as sn
+
 VALIDATION_PASSED = '# validation: passed'
 _BUILT_FOR = re.compile(r'^# built for: (?P<isa>\S+)$', re.MULTILINE)
 _VALIDATION_FAILED = re.compile(r'^# validation: FAILED\s*(?P<reason>.*)$')
@@ -64,6 +66,26 @@ def parse_figures(text, source='<output>'):
     return figures
 
 
+def validation(text):
+    '''The program's verdict on its own results, from its last line:
+    ``(True, '')``, ``(False, reason)``, or ``(None, '')`` when it printed
+    none (a truncated or crashed run).'''
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    last = lines[-1] if lines else ''
+    failed = _VALIDATION_FAILED.match(last)
+    if failed:
+        return False, failed['reason'] or 'no reason given'
+
+    return (True, '') if last == VALIDATION_PASSED else (None, '')
+
+
+@sn.deferrable
+def figure_value(path, name):
+    '''The value of figure ``name`` in the output file ``path``.'''
+    with open(path) as fp:
+        return parse_figures(fp.read(), path)[name].value
+
+
 def output_problems(text, expected, source='<output>'):
     '''Everything that makes ``text`` unusable as a result, as messages.
 
@@ -71,15 +93,12 @@ def output_problems(text, expected, source='<output>'):
     empty list means the program validated its results and printed every
     expected figure as a finite number in the expected unit.
     '''
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    last = lines[-1] if lines else ''
-    failed = _VALIDATION_FAILED.match(last)
-    if failed:
-        return [f'the program failed its own validation: '
-                f'{failed["reason"] or "no reason given"}']
+    validated, reason = validation(text)
+    if validated is False:
+        return [f'the program failed its own validation: {reason}']
 
     problems = []
-    if last != VALIDATION_PASSED:
+    if validated is None:
         problems.append(f'output does not end with {VALIDATION_PASSED!r} '
                         f'(truncated or crashed run?)')
 

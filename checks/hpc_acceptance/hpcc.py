@@ -110,15 +110,9 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     @run_after('setup')
     def size_problem(self):
         partition = self.current_partition
-        memory = partition.extras.get('memory_bytes')
-        self.skip_if(
-            not memory,
-            f'{partition.fullname} declares no extras.memory_bytes (memory '
-            f'of one node, in bytes): HPCC sizes HPL from it'
-        )
         try:
             self.problem_size = hpcc_input.problem_size(
-                memory * self.node_count(), self.memory_fraction,
+                self.node_memory * self.node_count(), self.memory_fraction,
                 self.block_size
             )
             p, q = hpcc_input.process_grid(self.num_tasks)
@@ -212,18 +206,6 @@ def _figure(path, figure):
     )
 
 
-def _first_error(stderr):
-    '''The first line of ``stderr`` that says something (Open MPI frames
-    its messages with lines of dashes).'''
-    try:
-        lines = _read(stderr).splitlines()
-    except FileNotFoundError:
-        return None
-
-    return next((line.strip() for line in lines
-                 if line.strip() and line.strip('-* ')), None)
-
-
 @sn.deferrable
 def _assert_hpcc_valid(output, stderr, exitcode, expected, num_processes):
     try:
@@ -233,9 +215,5 @@ def _assert_hpcc_valid(output, stderr, exitcode, expected, num_processes):
     except FileNotFoundError:
         problems = [f'hpcc wrote no {output}: it did not start']
 
-    if job_status.failed(exitcode):
-        error = _first_error(stderr)
-        problems.insert(0, f'exit status {exitcode}' +
-                        (f' ({error})' if error else ''))
-
+    problems = job_status.exit_problems(exitcode, stderr) + problems
     return sn.assert_true(not problems, msg='; '.join(problems))

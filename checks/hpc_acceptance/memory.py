@@ -9,18 +9,19 @@ programs and turns its ``name value unit`` lines into performance variables.
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.backends import getlauncher
-from reframe.core.builtins import (fixture, parameter, run_after, run_before,
+from reframe.core.builtins import (fixture, parameter, run_after,
                                    sanity_function, variable)
 
 from hpc_acceptance import figures, job_status, topology
 from hpc_acceptance.base import AcceptanceCheck
 from hpc_acceptance.builds import MemoryKernelsBuild
 from hpc_acceptance.dependency import Requirement
+from hpc_acceptance.openmp_process import OpenMPProcess
 from hpc_acceptance.types import PositiveInt
 
 
-class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
+class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+                        OpenMPProcess):
     '''Runs one program of ``src/memory`` with OpenMP in one process.'''
 
     #: The kernels, built from ``src/memory`` for this environment and every
@@ -74,17 +75,10 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
 
     @run_after('setup')
     def place_threads(self):
-        self.num_cpus_per_task = self.num_threads
-        self.env_vars['OMP_NUM_THREADS'] = str(self.num_threads)
-        self.env_vars['OMP_PLACES'] = ('threads' if self.threads_per_core > 1
-                                       else 'cores')
-        self.env_vars['OMP_PROC_BIND'] = 'spread'
-
-    @run_before('run')
-    def run_as_one_process(self):
-        # OpenMP places the threads; an MPI launcher would bind the single
-        # process to one core.
-        self.job.launcher = getlauncher('local')()
+        self.place_threads_with(
+            self.num_threads,
+            'threads' if self.threads_per_core > 1 else 'cores', 'spread'
+        )
 
     def working_sets(self):
         '''``{level: bytes}`` in total over all threads of this run.'''
@@ -109,7 +103,7 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     def set_perf_variables(self):
         self.perf_variables.update({
             name.replace('.', '_'): sn.make_performance_function(
-                _figure_value(self.stdout, name), unit
+                figures.figure_value(self.stdout, name), unit
             )
             for name, unit in self.expected_figures().items()
         })
@@ -122,14 +116,9 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck):
 
         problems = figures.output_problems(text, self.expected_figures(),
                                            path)
-        if job_status.failed(self.job.exitcode):
-            problems.insert(0, f'exit status {self.job.exitcode}')
+        problems = job_status.exit_problems(self.job.exitcode) + problems
 
         problems += self.built_isa_problems(text)
         return sn.assert_true(not problems, msg='; '.join(problems))
 
 
-@sn.deferrable
-def _figure_value(path, name):
-    with open(path) as fp:
-        return figures.parse_figures(fp.read(), path)[name].value

@@ -211,7 +211,7 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     def set_perf_variables(self):
         self.perf_variables.update({
             name: sn.make_performance_function(
-                _figure_value(self.stdout, name), unit
+                figures.figure_value(self.stdout, name), unit
             )
             for name, unit in self.expected_figures().items()
         })
@@ -238,19 +238,12 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
 
 
 @sn.deferrable
-def _figure_value(path, name):
-    with open(path) as fp:
-        return figures.parse_figures(fp.read(), path)[name].value
-
-
-@sn.deferrable
 def _assert_valid(path, expected, exitcode, **layout):
     with open(path) as fp:
         text = fp.read()
 
     problems = figures.output_problems(text, expected, path)
-    if job_status.failed(exitcode):
-        problems.insert(0, f'exit status {exitcode}')
+    problems = job_status.exit_problems(exitcode) + problems
 
     if not problems:
         try:

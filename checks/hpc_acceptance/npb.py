@@ -111,19 +111,13 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
 
     @run_after('setup')
     def require_memory(self):
-        partition = self.current_partition
-        node_memory = partition.extras.get('memory_bytes')
-        self.skip_if(
-            not node_memory,
-            f'{partition.fullname} does not say how much memory its nodes '
-            f'have: set extras.memory_bytes in its configuration'
-        )
         nodes = math.ceil(self.num_tasks / self.num_tasks_per_node)
         fit = npb_classes.memory_fit(
             self.benchmark, self.npb_class, self.num_procs,
-            nodes=nodes, node_memory=node_memory
+            nodes=nodes, node_memory=self.node_memory
         )
-        self.skip_if(not fit.fits, f'{partition.fullname}: {fit.reason}')
+        self.skip_if(not fit.fits,
+                     f'{self.current_partition.fullname}: {fit.reason}')
 
     @run_after('setup')
     def locate_binary(self):
@@ -164,7 +158,5 @@ def _assert_verified(path, exitcode, **asked):
         problems = npb_output.result_problems(fp.read(), source=path,
                                               **asked)
 
-    if job_status.failed(exitcode):
-        problems.insert(0, f'exit status {exitcode}')
-
+    problems = job_status.exit_problems(exitcode) + problems
     return sn.assert_true(not problems, msg='; '.join(problems))

@@ -93,11 +93,7 @@ def locate(benchmark, npb_class, *, npb_dir, partition_name,
 
     extras = partition_extras or {}
     spack_env = dependency.spack_environment(extras)
-    spack_load = Resolution(
-        source='spack', executable=exe, detail=f'{spack_env} ({spec})',
-        prerun_cmds=[f'eval "$(spack -e {spack_env} load --sh {spec})"'],
-        spack_env=spack_env, spack_spec=spec
-    )
+    spack_load = dependency.spack_resolution(spack_env, spec, exe)
     if spack_env and dry_run:
         return spack_load
 

@@ -19,8 +19,7 @@ import shlex
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.backends import getlauncher
-from reframe.core.builtins import (fixture, parameter, run_after, run_before,
+from reframe.core.builtins import (fixture, parameter, run_after,
                                    sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
@@ -28,10 +27,12 @@ from hpc_acceptance import job_status, stream_output, stream_sizing, topology
 from hpc_acceptance.base import AcceptanceCheck
 from hpc_acceptance.builds import StreamInTreeBuild
 from hpc_acceptance.dependency import Requirement
+from hpc_acceptance.openmp_process import OpenMPProcess
 from hpc_acceptance.types import PositiveInt
 
 
-class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
+class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+                      OpenMPProcess):
     '''STREAM copy, scale, add and triad on one node with OpenMP.'''
 
     #: The in-tree program, used where no McCalpin STREAM is available.
@@ -154,19 +155,11 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     @run_after('setup')
     def place_threads(self):
         places = self.places
-        self.num_cpus_per_task = len(places)
-        self.env_vars['OMP_NUM_THREADS'] = str(len(places))
         # Quoted: the shell would brace-expand {0,72},{1,73}.
-        self.env_vars['OMP_PLACES'] = shlex.quote(
-            stream_sizing.omp_places(places)
+        self.place_threads_with(
+            len(places), shlex.quote(stream_sizing.omp_places(places)),
+            self.binding
         )
-        self.env_vars['OMP_PROC_BIND'] = self.binding
-
-    @run_before('run')
-    def run_as_one_process(self):
-        # OpenMP places the threads; an MPI launcher would bind the single
-        # process to one core.
-        self.job.launcher = getlauncher('local')()
 
     @run_after('setup')
     def set_perf_variables(self):
@@ -236,11 +229,5 @@ def _assert_stream_valid(stdout, stderr, exitcode, threads, min_elements,
 
     problems += isa_problems
 
-    if job_status.failed(exitcode):
-        # The program's own message comes first; usage text follows it.
-        errors = [line.strip() for line in _read(stderr).splitlines()
-                  if line.strip()]
-        problems.insert(0, f'exit status {exitcode}' +
-                        (f' ({errors[0]})' if errors else ''))
-
+    problems = job_status.exit_problems(exitcode, stderr) + problems
     return sn.assert_true(not problems, msg='; '.join(problems))

@@ -145,15 +145,7 @@ def parse_in_tree(text, source='<output>'):
 
     rates = {name: fig.value for name, fig in values.items()
              if name in KERNELS and fig.unit == 'MB/s'}
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    last = lines[-1] if lines else ''
-    failed = re.match(r'# validation: FAILED\s*(.*)$', last)
-    if failed:
-        validated, failure = False, failed[1] or 'no reason given'
-    elif last == figures.VALIDATION_PASSED:
-        validated, failure = True, ''
-    else:
-        validated, failure = None, ''
+    validated, failure = figures.validation(text)
 
     elements = _IN_TREE_ELEMENTS.search(text)
     return StreamRun(
