@@ -296,12 +296,8 @@ void parse_options(int argc, char **argv, struct opt_spec *specs, int nspecs,
             if (strlen(specs[k].name) == nlen &&
                 strncmp(specs[k].name, name, nlen) == 0)
                 s = &specs[k];
-        if (!s) {
-            fprintf(stderr, "%s: option --%.*s: unknown option\n", g_prog,
-                    (int)nlen, name);
-            print_usage(stderr);
-            exit(EXIT_USAGE);
-        }
+        if (!s)
+            usage_error(NULL, "option --%.*s: unknown option", (int)nlen, name);
         if (!eq || eq[1] == '\0')
             usage_error(s->name, "missing value (use --%s=VALUE)", s->name);
         if (s->seen)
@@ -545,7 +541,7 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
     for (int t = 0; t < nthreads; t++)
         tbest[t] = DBL_MAX;
 
-    long iters = 1, runs = 0, total = 0;
+    long iters = 1, total = 0;
     int done = 0;
     double best = DBL_MAX;
     int team = 0;
@@ -566,7 +562,6 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
 #pragma omp single
                 {
                     double tmax = slowest(dt, nthreads);
-                    runs++;
                     total += iters;
                     if (tmax >= min_seconds || iters > LONG_MAX / 4096) {
                         done = 1;
@@ -596,7 +591,6 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
                     double tmax = slowest(dt, nthreads);
                     if (tmax < best)
                         best = tmax;
-                    runs++;
                     total += iters;
                 }
             }
@@ -610,7 +604,6 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
     free(dt);
     out->best = best;
     out->iters = iters;
-    out->runs = runs;
     out->total_iters = total;
     out->thread_best = tbest;
 }
@@ -625,7 +618,7 @@ void timing_free(struct timing *t)
 /* random numbers                                                      */
 /* ------------------------------------------------------------------ */
 
-uint64_t rng_next(uint64_t *state)
+static uint64_t rng_next(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;

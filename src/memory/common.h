@@ -135,7 +135,6 @@ typedef void (*kernel_fn)(void *ctx, int tid, long iters);
 struct timing {
     double best;          /* min over repetitions of max over threads [s] */
     long iters;           /* inner iterations per timed run               */
-    long runs;            /* kernel calls per thread, warm-up included    */
     long total_iters;     /* iterations per thread, warm-up included      */
     double *thread_best;  /* per-thread best time [s], nthreads entries  */
 };
@@ -145,9 +144,7 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
 void timing_free(struct timing *t);
 
 /* ---- misc ------------------------------------------------------------ */
-/* splitmix64 pseudo-random generator */
-uint64_t rng_next(uint64_t *state);
-/* uniform in [0, bound) (bound > 0) */
+/* splitmix64 pseudo-random numbers, uniform in [0, bound) (bound > 0) */
 uint64_t rng_below(uint64_t *state, uint64_t bound);
 
 /* Keeps the compiler from moving memory accesses across this point. */

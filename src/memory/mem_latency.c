@@ -23,8 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <omp.h>
-
 static const char usage[] =
     "usage: mem_latency --max=SIZE [--min=SIZE] [--steps-per-octave=N]\n"
     "                   [--sizes=LABEL:SIZE,...] [--line=BYTES] [--hops=N]\n"

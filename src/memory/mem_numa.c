@@ -202,7 +202,8 @@ int main(int argc, char **argv)
     int *order = calloc((size_t)nt, sizeof *order);
     double **block = calloc((size_t)nt, sizeof *block);
     long *passes = calloc((size_t)nt * 16, sizeof *passes);
-    if (!node || !target || !order || !block || !passes) {
+    int *own = calloc((size_t)nt, sizeof *own);
+    if (!node || !target || !order || !block || !passes || !own) {
         fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
         return EXIT_ALLOC;
     }
@@ -280,11 +281,6 @@ int main(int argc, char **argv)
     }
 
     /* --- local, then remote ---------------------------------------------- */
-    int *own = calloc((size_t)nt, sizeof *own);
-    if (!own) {
-        fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
-        return EXIT_ALLOC;
-    }
     for (int t = 0; t < nt; t++)
         own[t] = t;
     struct ctx c = {block, own, n, passes};
