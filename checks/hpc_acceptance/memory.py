@@ -85,6 +85,12 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
         return topology.level_working_sets(self.processor_info,
                                            self.num_threads)
 
+    def per_thread_working_sets(self):
+        '''``{level: bytes}`` of each thread, for programs in which every
+        thread works on its own data.'''
+        return {level: size // self.num_threads
+                for level, size in self.working_sets().items()}
+
     def program_options(self):
         '''Command-line options of :attr:`program` for this run.'''
         raise NotImplementedError

@@ -18,9 +18,7 @@ class MemoryDaxpyCheck(MemoryKernelCheck):
     program = 'mem_daxpy'
 
     def program_options(self):
-        per_thread = {level: size // self.num_threads
-                      for level, size in self.working_sets().items()}
-        return [topology.sizes_option(per_thread)]
+        return [topology.sizes_option(self.per_thread_working_sets())]
 
     def expected_figures(self):
         expected = {}

@@ -19,9 +19,7 @@ class MemoryGatherDotCheck(MemoryKernelCheck):
     program = 'mem_gatherdot'
 
     def program_options(self):
-        per_thread = {level: size // self.num_threads
-                      for level, size in self.working_sets().items()}
-        return [topology.sizes_option(per_thread)]
+        return [topology.sizes_option(self.per_thread_working_sets())]
 
     def expected_figures(self):
         return {f'time_per_iteration.{level}': 'ns'
