@@ -61,17 +61,9 @@ def load_all(directory=PUBLISHED_DIR):
 
 
 def _leaf_keys(figures):
+    '''``check.key...`` of every figure: the keys below each ``$index``
+    level (one level without an index).'''
     for check, entry in figures.items():
         depth = len(entry.get('$index', [None]))
-        yield from _walk(entry, [check], depth)
-
-
-def _walk(level, keys, depth):
-    for key, value in level.items():
-        if key == '$index':
-            continue
-
-        if depth == 0:
-            yield '.'.join(keys + [str(key)])
-        else:
-            yield from _walk(value, keys + [str(key)], depth - 1)
+        for keys in references.keys_at_depth(entry, depth):
+            yield '.'.join([check] + keys)

@@ -181,7 +181,7 @@ def _check_partition_keys(path, check, entry, partitions):
         return
 
     depth = index.index('$partition')
-    for keys in _keys_at_depth(entry, depth):
+    for keys in keys_at_depth(entry, depth):
         key = keys[-1]
         if not any(key == p or re.fullmatch(str(key), p)
                    for p in partitions):
@@ -191,7 +191,9 @@ def _check_partition_keys(path, check, entry, partitions):
             )
 
 
-def _keys_at_depth(entry, depth, prefix=()):
+def keys_at_depth(entry, depth, prefix=()):
+    '''The key paths of ``entry`` (a check's entry, ``$index`` left out)
+    that end ``depth`` levels below its top, as lists of strings.'''
     for key, value in entry.items():
         if key == '$index':
             continue
@@ -199,7 +201,7 @@ def _keys_at_depth(entry, depth, prefix=()):
         if depth == 0:
             yield list(prefix) + [str(key)]
         else:
-            yield from _keys_at_depth(value, depth - 1, prefix + (str(key),))
+            yield from keys_at_depth(value, depth - 1, prefix + (str(key),))
 
 
 def entry_for(path, check_entry, test):
