@@ -16,6 +16,12 @@ from conftest import PROJECT_DIR
 SELECT = ['-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
           '--exclude-tag=variant', '-S', 'repeats=1']
 
+# The widest tolerance: on this VM the "L3" working set (sized from the
+# 480 MiB L3 the guest reports) lands where the host's real last-level cache
+# ends, and its time per iteration jumps by half from one run to the next.
+# The test is about the bring-up procedure, not about this machine's noise.
+FLOOR = '1.0'
+
 
 def propose(tmp_path, *args):
     env = dict(os.environ, RFM_SQLITE_DB_FILE=str(tmp_path / 'results.db'))
@@ -34,13 +40,13 @@ def test_three_runs_give_a_reference_file_that_the_next_run_passes(
         assert done.returncode == 0, done.stdout[-2000:]
 
     (tmp_path / 'refs').mkdir()
-    dry = propose(tmp_path, '--floor', '0.5')
+    dry = propose(tmp_path, '--floor', FLOOR)
     assert dry.returncode == 0, dry.stderr
     assert dry.stdout.startswith('--- /dev/null\n+++ ')
     assert '+MemoryDaxpyCheck:' in dry.stdout
     assert not (tmp_path / 'refs' / 'local.yaml').exists()
 
-    wrote = propose(tmp_path, '--floor', '0.5', '--write')
+    wrote = propose(tmp_path, '--floor', FLOOR, '--write')
     assert wrote.returncode == 0, wrote.stderr
     data = yaml.safe_load((tmp_path / 'refs' / 'local.yaml').read_text())
     single = (data['MemoryDaxpyCheck']['local:default']['gnu']['native']
@@ -54,7 +60,7 @@ def test_three_runs_give_a_reference_file_that_the_next_run_passes(
     assert 'PASSED' in done.stdout
 
     # nothing new to propose: the file is unchanged, so no diff
-    again = propose(tmp_path, '--floor', '0.5', '--sessions', 'now-1d:now')
+    again = propose(tmp_path, '--floor', FLOOR, '--sessions', 'now-1d:now')
     assert again.returncode == 0
 
 
