@@ -30,7 +30,7 @@ from pathlib import Path
 
 from reframe.core.exceptions import ConfigError
 
-from hpc_acceptance import check_names, references
+from hpc_acceptance import check_names, npb_classes, references
 
 CONFIG_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = CONFIG_DIR.parent
@@ -100,9 +100,9 @@ _POST_UPGRADE = ['--session-extras=suite_mode=post-upgrade',
 # The embedded default runs NPB at class W: seconds per benchmark on a small
 # machine, where class C takes hours. (-S per check class: a bare
 # npb_class=W warns for every check without that variable.)
-_NPB_CLASS_W = [option for bench in ('Bt', 'Cg', 'Ep', 'Ft', 'Is', 'Lu',
-                                     'Mg', 'Sp')
-                for option in ('-S', f'Npb{bench}Check.npb_class=W')]
+_NPB_CLASS_W = [option for bench in npb_classes.BENCHMARKS
+                for option in ('-S',
+                               f'Npb{bench.capitalize()}Check.npb_class=W')]
 
 site_configuration = {
     'systems': [m.system for m in _modules],

@@ -49,7 +49,8 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: The benchmark, as in the binary's name. Set by each check.
     #:
     #: :type: :class:`str`
-    benchmark = variable(typ.Str[r'bt|cg|ep|ft|is|lu|mg|sp'], loggable=True)
+    benchmark = variable(typ.Str['|'.join(npb_classes.BENCHMARKS)],
+                         loggable=True)
 
     #: ISA: NPB comes from a build made once for the nodes' own target (a
     #: site's, or Spack's default target), so ``native`` only; the ISA
@@ -64,7 +65,8 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: :type: :class:`str`
     #: :values: ``S``, ``W``, ``A``, ``B``, ``C``, ``D``
     #: :default: ``'C'``
-    npb_class = variable(typ.Str[r'[SWABCD]'], value='C', loggable=True)
+    npb_class = variable(typ.Str[f'[{"".join(npb_classes.CLASSES)}]'],
+                         value='C', loggable=True)
 
     #: Directory with the site's own NPB binaries (``<bench>.<class>.x``);
     #: empty: the ``NPB_BIN_DIR`` environment variable, else the
