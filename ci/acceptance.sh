@@ -21,4 +21,4 @@ reframe_status=0
 RFM_REPORT_FILE=$report .venv/bin/reframe -C config/settings.py \
     --mode nightly -r "$@" || reframe_status=$?
 
-exec .venv/bin/python -m hpc_acceptance.verdict "$report" "$reframe_status"
+exec .venv/bin/hpc-acceptance verdict "$report" "$reframe_status"

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from reframe.core.exceptions import ConfigError
 
-from hpc_acceptance import check_names, npb_classes, references
+from hpc_acceptance.core import check_names, references
+from hpc_acceptance.npb import classes as npb_classes
 
 CONFIG_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = CONFIG_DIR.parent

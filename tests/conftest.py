@@ -13,6 +13,8 @@ PROJECT_DIR = TESTS_DIR.parent
 DATA_DIR = TESTS_DIR / 'fixtures' / 'data'
 CONFIG = PROJECT_DIR / 'config' / 'settings.py'
 REFRAME = Path(sys.executable).parent / 'reframe'
+#: The project's console entry point, installed next to reframe.
+HPC_ACCEPTANCE = Path(sys.executable).parent / 'hpc-acceptance'
 
 
 def load_topology(name):

@@ -3,12 +3,15 @@ and the latency/bandwidth component, one MPI process per core.
 
 The single-node check runs on every partition; the multi-node one on
 partitions whose scheduler can allocate several nodes to a job.
+
+The logic is in :mod:`hpc_acceptance.hpcc` (base check, input file, output,
+BLAS).
 '''
 
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from hpc_acceptance.hpcc import BATCH_SCHEDULERS, HpccBenchmark
+from hpc_acceptance.hpcc.check import BATCH_SCHEDULERS, HpccBenchmark
 
 
 @rfm.simple_test

@@ -3,12 +3,15 @@
 TACC's ``y(i) = y(i) + A(i,j)*x(j)``, column by column so that ``A`` and
 ``y`` stream and ``x(j)`` stays in a register. Each thread multiplies its
 own matrix, sized for the level under test.
+
+The logic is in :mod:`hpc_acceptance.memory` (base check, build) and
+:mod:`hpc_acceptance.core.topology` (sizes).
 '''
 
 import reframe as rfm
 
-from hpc_acceptance import topology
-from hpc_acceptance.memory import MemoryKernelCheck
+from hpc_acceptance.core import topology
+from hpc_acceptance.memory.check import MemoryKernelCheck
 
 
 @rfm.simple_test

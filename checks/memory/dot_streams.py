@@ -3,13 +3,16 @@
 TACC's prefetch kernel: the dot product's loop is bisected, trisected or
 quadrisected so that the hardware prefetcher sees 4, 6 or 8 streams instead
 of 2. The vectors are four times larger than the last-level caches.
+
+The logic is in :mod:`hpc_acceptance.memory` (base check, build) and
+:mod:`hpc_acceptance.core.topology` (sizes).
 '''
 
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from hpc_acceptance import topology
-from hpc_acceptance.memory import MemoryKernelCheck
+from hpc_acceptance.core import topology
+from hpc_acceptance.memory.check import MemoryKernelCheck
 
 
 @rfm.simple_test

@@ -4,12 +4,15 @@ TACC's ``s = s + x(i)*y(ind(i))`` with ``ind`` a random permutation, the
 access pattern of sparse matrix-vector products. With all cores each thread
 runs its own instance, like the paper's independent MPI tasks, so the
 per-thread time shows how the memory system shares out.
+
+The logic is in :mod:`hpc_acceptance.memory` (base check, build) and
+:mod:`hpc_acceptance.core.topology` (sizes).
 '''
 
 import reframe as rfm
 
-from hpc_acceptance import topology
-from hpc_acceptance.memory import MemoryKernelCheck
+from hpc_acceptance.core import topology
+from hpc_acceptance.memory.check import MemoryKernelCheck
 
 
 @rfm.simple_test

@@ -3,15 +3,18 @@
 A random cyclic pointer chase, one cache line per hop, swept from 4 KiB to
 beyond four times the last-level cache (TACC's latency kernel, Pleiades'
 Fig. 2). Each level's figure is taken in the middle of that level; see
-:mod:`hpc_acceptance.topology` for the sizing rule.
+:mod:`hpc_acceptance.core.topology` for the sizing rule.
+
+The logic is in :mod:`hpc_acceptance.memory` (base check, build) and
+:mod:`hpc_acceptance.core.topology` (sizes).
 '''
 
 import reframe as rfm
 from reframe.core.builtins import parameter, variable
 
-from hpc_acceptance import topology
-from hpc_acceptance.memory import MemoryKernelCheck
-from hpc_acceptance.types import PositiveInt
+from hpc_acceptance.core import topology
+from hpc_acceptance.core.types import PositiveInt
+from hpc_acceptance.memory.check import MemoryKernelCheck
 
 
 @rfm.simple_test

@@ -4,13 +4,16 @@ TACC's ``A(i,j) = time*A(i,j)`` kernel: every thread first touches its own
 block, then rescales either that block (local) or the block of a thread on
 another NUMA node (remote). On a node with one NUMA domain there is no
 remote memory: the check is skipped and says so.
+
+The logic is in :mod:`hpc_acceptance.memory` (base check, build) and
+:mod:`hpc_acceptance.core.topology` (sizes).
 '''
 
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after
 
-from hpc_acceptance import topology
-from hpc_acceptance.memory import MemoryKernelCheck
+from hpc_acceptance.core import topology
+from hpc_acceptance.memory.check import MemoryKernelCheck
 
 
 @rfm.simple_test

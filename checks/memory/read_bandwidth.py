@@ -2,12 +2,15 @@
 
 The kernel is TACC's ``s = s + a(i); t = t + b(i)`` (Figs. 7 and 8 of the
 Xeon/Opteron study, Pleiades' Fig. 3): two read streams, no stores.
+
+The logic is in :mod:`hpc_acceptance.memory` (base check, build) and
+:mod:`hpc_acceptance.core.topology` (sizes).
 '''
 
 import reframe as rfm
 
-from hpc_acceptance import topology
-from hpc_acceptance.memory import MemoryKernelCheck
+from hpc_acceptance.core import topology
+from hpc_acceptance.memory.check import MemoryKernelCheck
 
 
 @rfm.simple_test

@@ -5,12 +5,15 @@ Shan and Strohmaier's multi-pair benchmark: every rank communicates with
 pairs cross from socket 0 to socket 1; with every core of two (or
 ``num_nodes``) nodes busy, they cross from node to node and share the
 nodes' network adapters, which a single pair never shows.
+
+The logic is in :mod:`hpc_acceptance.network` (base check, build, rank
+report).
 '''
 
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from hpc_acceptance.network import NetworkPairsCheck
+from hpc_acceptance.network.check import NetworkPairsCheck
 
 
 @rfm.simple_test

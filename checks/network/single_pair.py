@@ -3,12 +3,15 @@
 Shan and Strohmaier's single-pair benchmarks, within a socket, across the
 sockets of a node and between two nodes. Their ratio PingPing / PingPong
 shows how well a link carries both directions at once (2 at best).
+
+The logic is in :mod:`hpc_acceptance.network` (base check, build, rank
+report).
 '''
 
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from hpc_acceptance.network import NetworkPairsCheck
+from hpc_acceptance.network.check import NetworkPairsCheck
 
 
 @rfm.simple_test

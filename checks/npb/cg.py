@@ -1,12 +1,15 @@
 '''NPB CG -- Conjugate gradient: smallest eigenvalue of a large sparse
 symmetric matrix (irregular memory access and communication).
+
+The logic is in :mod:`hpc_acceptance.npb` (base check, classes, binaries,
+output).
 '''
 
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from hpc_acceptance import npb_classes
-from hpc_acceptance.npb import NpbCheck
+from hpc_acceptance.npb import classes as npb_classes
+from hpc_acceptance.npb.check import NpbCheck
 
 
 @rfm.simple_test

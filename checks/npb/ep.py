@@ -1,12 +1,15 @@
 '''NPB EP -- Embarrassingly parallel: Gaussian pairs from a linear congruential
 generator, no communication until the final sums.
+
+The logic is in :mod:`hpc_acceptance.npb` (base check, classes, binaries,
+output).
 '''
 
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from hpc_acceptance import npb_classes
-from hpc_acceptance.npb import NpbCheck
+from hpc_acceptance.npb import classes as npb_classes
+from hpc_acceptance.npb.check import NpbCheck
 
 
 @rfm.simple_test

@@ -4,11 +4,14 @@ McCalpin's STREAM from the partition's Spack environment, a module or
 ``PATH``; elsewhere the in-tree program that follows STREAM's rules. The
 arrays are four times the last-level caches of the cores used, the threads
 one per core of the layout (one core, one socket, the whole node).
+
+The logic is in :mod:`hpc_acceptance.stream` (base check, sizing, output,
+build).
 '''
 
 import reframe as rfm
 
-from hpc_acceptance.stream import StreamBenchmark
+from hpc_acceptance.stream.check import StreamBenchmark
 
 
 @rfm.simple_test

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Read bandwidth of src/memory's mem_readbw versus likwid-bench (load_avx)
 # on the memory working set the memory checks use: 4 x the last-level
-# caches of the node (python -m hpc_acceptance.topology).
+# caches of the node (hpc-acceptance topology).
 #
 # Builds src/memory in a temporary directory, then runs mem_readbw and
 # likwid-bench alternately RUNS times each (default 3) with one thread per
@@ -11,7 +11,7 @@
 #              2 cannot run (likwid-bench missing, no cache information,
 #                no .venv, build or run failure).
 # Environment: RUNS, THRESHOLD, WORKING_SET_BYTES (overrides 4 x LLC),
-#              CC, CFLAGS (passed to make when set), PYTHON (default: the
+#              CC, CFLAGS (passed to make when set), HPC_ACCEPTANCE (default: the
 #              project's .venv made by ci/setup.sh).
 set -euo pipefail
 
@@ -27,10 +27,10 @@ if ! command -v likwid-bench >/dev/null 2>&1; then
 fi
 [ -f "$src/Makefile" ] || die "no $src/Makefile"
 
-# ---- sizes the memory checks use on this node (hpc_acceptance.topology) ----
-python=${PYTHON:-$here/../../.venv/bin/python}
-[ -x "$python" ] || die "no $python: run ci/setup.sh first (or set PYTHON to a Python with this project installed)"
-node=$("$python" -m hpc_acceptance.topology) || die "this node's topology gives no sizes"
+# ---- sizes the memory checks use on this node (hpc-acceptance topology) ----
+hpc_acceptance=${HPC_ACCEPTANCE:-$here/../../.venv/bin/hpc-acceptance}
+[ -x "$hpc_acceptance" ] || die "no $hpc_acceptance: run ci/setup.sh first (or set HPC_ACCEPTANCE to this project's hpc-acceptance command)"
+node=$("$hpc_acceptance" topology) || die "this node's topology gives no sizes"
 figure() { awk -v n="$1" '$1 == n { print $2 }' <<<"$node"; }
 ws=${WORKING_SET_BYTES:-$(figure memory_working_set)}
 cores=$(figure cores)

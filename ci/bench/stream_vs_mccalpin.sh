@@ -19,7 +19,7 @@
 #              run failure, failed validation).
 # Environment: RUNS (default 5), TOLERANCE, OMP_NUM_THREADS (default: all
 #              cores), OMP_PROC_BIND (default close), OMP_PLACES (default
-#              cores), CC, CFLAGS (passed to make when set), PYTHON
+#              cores), CC, CFLAGS (passed to make when set), HPC_ACCEPTANCE
 #              (default: the project's .venv made by ci/setup.sh).
 set -euo pipefail
 
@@ -35,10 +35,10 @@ mccalpin=$1
 [ -x "$mccalpin" ] || die "$mccalpin is not an executable file"
 [ -f "$src/Makefile" ] || die "no $src/Makefile"
 
-# ---- this node's sizes (hpc_acceptance.topology) ----
-python=${PYTHON:-$here/../../.venv/bin/python}
-[ -x "$python" ] || die "no $python: run ci/setup.sh first (or set PYTHON to a Python with this project installed)"
-node=$("$python" -m hpc_acceptance.topology) || die "this node's topology gives no sizes"
+# ---- this node's sizes (hpc-acceptance topology) ----
+hpc_acceptance=${HPC_ACCEPTANCE:-$here/../../.venv/bin/hpc-acceptance}
+[ -x "$hpc_acceptance" ] || die "no $hpc_acceptance: run ci/setup.sh first (or set HPC_ACCEPTANCE to this project's hpc-acceptance command)"
+node=$("$hpc_acceptance" topology) || die "this node's topology gives no sizes"
 figure() { awk -v n="$1" '$1 == n { print $2 }' <<<"$node"; }
 # STREAM's rule: each array at least 4 x the last-level caches
 min_bytes=$(figure memory_working_set)

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hpc_acceptance import blas, hpcc_input, hpcc_output
+from hpc_acceptance.hpcc import blas
+from hpc_acceptance.hpcc import input_file as hpcc_input
+from hpc_acceptance.hpcc import output as hpcc_output
 from report_cases import DEFAULT_VARIANTS, case_of, results
 
 # The default variants of the one-node check; -S names the class, so that

@@ -4,7 +4,7 @@
 import re
 from pathlib import Path
 
-from hpc_acceptance.results import variant_of
+from hpc_acceptance.tools.results import variant_of
 from report_cases import DEFAULT_VARIANTS, case_of, results
 
 

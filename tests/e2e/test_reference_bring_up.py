@@ -7,11 +7,10 @@ further run must pass against that file.
 
 import os
 import subprocess
-import sys
 
 import yaml
 
-from conftest import PROJECT_DIR
+from conftest import HPC_ACCEPTANCE, PROJECT_DIR
 
 SELECT = ['-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
           '--exclude-tag=variant', '-S', 'repeats=1']
@@ -26,7 +25,7 @@ FLOOR = '1.0'
 def propose(tmp_path, *args):
     env = dict(os.environ, RFM_SQLITE_DB_FILE=str(tmp_path / 'results.db'))
     return subprocess.run(
-        [sys.executable, '-m', 'hpc_acceptance.propose_references',
+        [HPC_ACCEPTANCE, 'propose-references',
          '--system', 'local', '--reference-dir', str(tmp_path / 'refs'),
          *args],
         cwd=PROJECT_DIR, env=env, text=True, capture_output=True

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from hpc_acceptance.results import variant_of
+from hpc_acceptance.tools.results import variant_of
 from conftest import DATA_DIR
 
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),

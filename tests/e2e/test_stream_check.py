@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from reframe.utility.cpuinfo import cpuinfo
 
-from hpc_acceptance import stream_output, stream_sizing
+from hpc_acceptance.stream import output as stream_output
+from hpc_acceptance.stream import sizing as stream_sizing
 from conftest import DATA_DIR
 from report_cases import DEFAULT_VARIANTS, case_of, results
 

@@ -5,7 +5,7 @@ import json
 import re
 from pathlib import Path
 
-from hpc_acceptance.results import variant_of
+from hpc_acceptance.tools.results import variant_of
 from report_cases import case_of, results, skip_reasons
 
 # -n matches the display name without spaces; repeated -n means "or"

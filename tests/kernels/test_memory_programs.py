@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from hpc_acceptance.figures import output_problems, parse_figures
+from hpc_acceptance.core.figures import output_problems, parse_figures
 from conftest import PROJECT_DIR
 
 SMALL = '--sizes=l1:16K,l2:256K,memory:16M'

@@ -7,8 +7,8 @@ import subprocess
 import pytest
 
 from conftest import PROJECT_DIR
-from hpc_acceptance.figures import output_problems, parse_figures
-from hpc_acceptance.placement import parse_rank_lines
+from hpc_acceptance.core.figures import output_problems, parse_figures
+from hpc_acceptance.network.rank_report import parse_rank_lines
 
 SUMMARY = {'latency': 'us', 'bandwidth': 'MB/s',
            'bandwidth_aggregate': 'MB/s', 'bandwidth_effective': 'MB/s'}

@@ -1,0 +1,203 @@
+'''The partition's Spack environment: built once, recorded with the results.
+
+A partition names its environment in the configuration
+(``extras: {'spack_env': 'spack-envs/<system>'}``, relative to the
+checkout). Every check uses :class:`SpackEnvironmentPlugin`, whose
+:class:`SpackEnvironmentBuild` fixture runs ``spack -e <env> install`` with
+ReFrame's Spack build system. The fixture has environment scope and is the
+same class for every check, so ReFrame runs it once per partition and
+programming environment, and Spack installs the environment into its own
+install tree once: later runs find everything installed and only rebuild
+the in-tree kernels when ``src/`` changed.
+
+What Spack resolved is kept in the output directories:
+
+- the fixture's: ``spack.lock`` (the whole concretized environment) and
+  ``spack-specs.txt`` (its specs with hashes and install status);
+- each check's: ``spack-spec.txt``, the concretized spec it loaded, also
+  in the loggable variable ``spack_spec`` (JSON report; perflog field
+  ``%(check_spack_spec)s``).
+
+Without an environment for the partition, or without ``spack`` on ``PATH``,
+the fixture does nothing and says why; the checks then take their binaries
+from modules, ``PATH`` or in-tree builds
+(:mod:`hpc_acceptance.core.dependency`).
+'''
+
+import os
+import shlex
+import shutil
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import (fixture, run_before, sanity_function,
+                                   variable)
+from reframe.core.exceptions import ReframeError
+
+from hpc_acceptance.core.dependency import spack_environment
+
+#: Copy of the environment's ``spack.lock``, in the fixture's output.
+LOCK_FILE = 'spack.lock'
+
+#: ``spack spec`` of the environment's roots, in the fixture's output.
+SPECS_FILE = 'spack-specs.txt'
+
+#: The concretized spec a check loaded, in the check's output.
+SPEC_RECORD_FILE = 'spack-spec.txt'
+
+#: ``spack find --format`` of :data:`SPEC_RECORD_FILE`: name, version,
+#: variants, platform-os-target and the full hash.
+SPEC_FORMAT = '{name}{@version}{variants} {arch=architecture} {/hash}'
+
+#: What the fixture's build prints when it has nothing to install.
+NO_ENVIRONMENT = 'no Spack environment for'
+
+
+class SpackEnvironmentError(ReframeError):
+    '''A partition's ``spack_env`` names no Spack environment, or Spack
+    recorded nothing; a ReFrame error, so the check fails with this message
+    alone.'''
+
+
+def environment_for(partition_name, partition_extras, which=shutil.which):
+    '''The Spack environment to install for a partition, or why there is
+    none to install.
+
+    :arg which: ``shutil.which``-like lookup (replaceable in tests).
+    :returns: ``(environment directory, None)`` or ``(None, reason)``, the
+        reason starting with :data:`NO_ENVIRONMENT`.
+    :raises SpackEnvironmentError: if ``extras.spack_env`` names a
+        directory without a ``spack.yaml``.
+    '''
+    env = spack_environment(partition_extras)
+    if env is None:
+        return None, (f'{NO_ENVIRONMENT} {partition_name}: the partition '
+                      f'names none (extras.spack_env)')
+
+    if not os.path.isfile(os.path.join(env, 'spack.yaml')):
+        raise SpackEnvironmentError(
+            f'{partition_name}: extras.spack_env names {env}, which has no '
+            f'spack.yaml'
+        )
+
+    if not which('spack'):
+        return None, (f'{NO_ENVIRONMENT} {partition_name}: "spack" is not '
+                      f'on PATH, so {env} is not installed')
+
+    return env, None
+
+
+def spec_record_cmd(env, spec):
+    '''Shell command that writes the concretized ``spec`` of ``env`` to
+    :data:`SPEC_RECORD_FILE` (Spack picks it the way ``spack load`` does).'''
+    return (f'spack -e {env} find --format {shlex.quote(SPEC_FORMAT)} '
+            f'{spec} > {SPEC_RECORD_FILE}')
+
+
+def read_spec_record(path):
+    '''The spec recorded by :func:`spec_record_cmd`, or ``None`` if
+    ``path`` does not exist.
+
+    :raises SpackEnvironmentError: if the file is empty (Spack matched
+        nothing).
+    '''
+    try:
+        with open(path) as fp:
+            lines = [line.strip() for line in fp if line.strip()]
+    except FileNotFoundError:
+        return None
+
+    if not lines:
+        raise SpackEnvironmentError(f'{path}: spack find matched no spec')
+
+    return '; '.join(lines)
+
+
+class SpackEnvironmentBuild(rfm.CompileOnlyRegressionTest):
+    '''Installs the partition's Spack environment and keeps ``spack.lock``
+    and the concretized specs; a no-op that says why when the partition has
+    no environment or ``spack`` is not on ``PATH``.'''
+
+    #: Extra options of ``spack install``, e.g. ``--fail-fast`` or
+    #: ``--jobs=16``.
+    #:
+    #: :type: :class:`List[str]`
+    #: :default: ``[]``
+    install_opts = variable(typ.List[str], value=[])
+
+    #: The environment installed, or why none was (starts with
+    #: :data:`NO_ENVIRONMENT`).
+    #:
+    #: :type: :class:`str`
+    spack_environment = variable(str, value='unresolved', loggable=True)
+
+    sourcesdir = None
+    # Built where the checks run: the same compilers, MPI and targets.
+    build_locally = False
+
+    @run_before('compile')
+    def choose_build(self):
+        partition = self.current_partition
+        env, reason = environment_for(partition.fullname, partition.extras)
+        if env is None:
+            self.spack_environment = reason
+            self.build_system = 'CustomBuild'
+            self.build_system.commands = [f'echo {shlex.quote(reason)}']
+            return
+
+        self.spack_environment = env
+        self.build_system = 'Spack'
+        self.build_system.environment = env
+        self.build_system.install_opts = self.install_opts
+        self.postbuild_cmds = [
+            f'cp {env}/spack.lock {LOCK_FILE}',
+            f'spack -e {env} spec --long --install-status > {SPECS_FILE}',
+        ]
+        self.keep_files = [LOCK_FILE, SPECS_FILE]
+
+    @sanity_function
+    def environment_recorded(self):
+        if self.spack_environment.startswith(NO_ENVIRONMENT):
+            return sn.assert_found(rf'^{NO_ENVIRONMENT} ', self.stdout)
+
+        return sn.all([
+            sn.assert_true(
+                os.path.getsize(os.path.join(self.stagedir, name)) > 0,
+                msg=f'{name} of {self.spack_environment} is empty'
+            )
+            for name in (LOCK_FILE, SPECS_FILE)
+        ])
+
+
+class SpackEnvironmentPlugin(rfm.RegressionTestPlugin):
+    '''Gives a check the partition's Spack environment, installed once by
+    :class:`SpackEnvironmentBuild`, and records the spec the check loads.'''
+
+    #: The partition's Spack environment, installed (or not, and why).
+    #:
+    #: :type: :class:`SpackEnvironmentBuild`
+    #: :scope: *environment*
+    spack_environment_build = fixture(SpackEnvironmentBuild,
+                                      scope='environment')
+
+    #: The concretized spec this check ran, or ``none`` when its binary
+    #: did not come from Spack.
+    #:
+    #: :type: :class:`str`
+    spack_spec = variable(str, value='none', loggable=True)
+
+    def record_spack_spec(self, env, spec):
+        '''Record the spec of ``env`` that the check loads with
+        ``spack -e <env> load <spec>``; call it from a setup hook.'''
+        self.prerun_cmds = self.prerun_cmds + [spec_record_cmd(env, spec)]
+        self.keep_files = self.keep_files + [SPEC_RECORD_FILE]
+
+    @run_before('sanity')
+    def read_spack_spec(self):
+        if SPEC_RECORD_FILE not in self.keep_files:
+            return
+
+        recorded = read_spec_record(os.path.join(self.stagedir,
+                                                 SPEC_RECORD_FILE))
+        self.spack_spec = recorded or 'none'

@@ -1,0 +1,255 @@
+'''Hardware variants every check runs in: ISA, Turbo and Hyper-Threading.
+
+Each is a test parameter whose first value is the default the nightly
+acceptance runs (``native``, ``as-configured``, ``as-configured``); the other
+values are variants a ``post-upgrade`` run adds. One variant is changed at a
+time, so a check has 1 + 4 + 2 + 2 cases rather than 5 x 3 x 3, and every
+non-default case carries the ``variant`` tag (nightly leaves them out).
+
+- ``isa``: what the benchmark is built for; the check proves it (see the
+  checks' sanity) and skips an ISA the CPU or the compiler cannot do.
+- ``turbo``: ``on``/``off`` are set through the partition's
+  ``extras.turbo_control`` (``'slurm'``: Slurm's ``--cpu-freq`` via the
+  partition resource ``cpu_freq``; or ``{'on': [commands], 'off':
+  [commands]}``) and verified in the job; where the state can be neither set
+  nor confirmed the variant is skipped with the reason.
+- ``smt``: ``on`` runs two hardware threads per core, ``off`` one, through
+  ReFrame's ``use_multithreading`` and the checks' layouts; skipped where SMT
+  is absent or disabled.
+
+Every check also measures the effective core clock before and after its
+benchmark (``core_clock``, GHz) and records the node's Turbo and SMT state.
+'''
+
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (fixture, parameter, run_after, run_before,
+                                   variable)
+from reframe.core.exceptions import SanityError
+
+from hpc_acceptance.core import figures, isa, job_status, node_state
+from hpc_acceptance.core.builds import ClockProbeBuild
+
+DEFAULTS = {'isa': 'native', 'turbo': 'as-configured',
+            'smt': 'as-configured'}
+
+_CLOCK_BEFORE = 'core_clock.before'
+_CLOCK_AFTER = 'core_clock.after'
+_NODE_STATE = 'node_state.txt'
+
+
+class HardwareVariants(rfm.RegressionTestPlugin):
+    #: Instruction set the benchmark is built for.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``native`` (the partition's own best), ``sse4.2``, ``avx``,
+    #:     ``avx2``, ``avx512``
+    isa = parameter(list(isa.VARIANTS), type=str, loggable=True)
+
+    #: Turbo state to run in.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``as-configured`` (leave the node as it is, record it),
+    #:     ``on``, ``off``
+    turbo = parameter(['as-configured', 'on', 'off'], type=str,
+                      loggable=True)
+
+    #: Hyper-Threading (SMT) use.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``as-configured`` (one thread per core, SMT left as it is),
+    #:     ``on`` (every hardware thread), ``off`` (one per core)
+    smt = parameter(['as-configured', 'on', 'off'], type=str, loggable=True)
+
+    #: Hardware threads per core the check's layout uses (1 or 2).
+    #:
+    #: :type: :class:`int`
+    threads_per_core = variable(int, value=1, loggable=True)
+
+    #: The ISA the binary that ran was built for: what an in-tree program
+    #: states (``# built for:`` in its output), or the Spack target.
+    #:
+    #: :type: :class:`str`
+    isa_built = variable(str, value='not stated', loggable=True)
+
+    #: Turbo and SMT state the job reported, e.g. ``turbo off
+    #: (intel_pstate/no_turbo=1); smt on (smt/active=1 ...)``.
+    #:
+    #: :type: :class:`str`
+    node_state = variable(str, value='not probed', loggable=True)
+
+    #: Builds the core-clock probe.
+    #:
+    #: :type: :class:`hpc_acceptance.core.builds.ClockProbeBuild`
+    #: :scope: *environment*
+    clock_probe = fixture(ClockProbeBuild, scope='environment')
+
+    @run_after('init')
+    def one_variant_at_a_time(self):
+        changed = [name for name, default in DEFAULTS.items()
+                   if getattr(self, name) != default]
+        # Dropped at load time, not reported: combinations are not generated
+        self.skip_if(len(changed) > 1, 'one variant at a time')
+        if changed:
+            self.tags = self.tags | {'variant'}
+
+    @run_after('setup')
+    def require_isa(self):
+        try:
+            isa.cpu_supports(self.current_partition.processor.info, self.isa)
+        except isa.UnsupportedIsa as err:
+            self.skip(f'isa={self.isa}: {err}')
+
+    @run_after('setup')
+    def set_turbo(self):
+        if self.turbo == 'as-configured':
+            return
+
+        part = self.current_partition
+        control = part.extras.get('turbo_control')
+        if part.scheduler.registered_name == 'local':
+            state = node_state.probe_here()['turbo']
+            self.skip_if(
+                state.value == 'unknown',
+                f'turbo={self.turbo}: {state.detail}: the state can be '
+                f'neither set nor confirmed'
+            )
+            self.skip_if(
+                control is None and state.value != self.turbo,
+                f'turbo={self.turbo}: turbo is {state.value} on '
+                f'{part.fullname} ({state.detail}) and the partition '
+                f'declares no way to change it (extras.turbo_control)'
+            )
+        else:
+            self.skip_if(
+                control is None,
+                f'turbo={self.turbo}: {part.fullname} declares no turbo '
+                f'control (extras.turbo_control): the state can be neither '
+                f'set nor confirmed'
+            )
+
+        if control == 'slurm':
+            # Slurm's highest frequency is the Turbo range; the one below
+            # it is the highest without Turbo.
+            freq = 'High' if self.turbo == 'on' else 'HighM1'
+            self.extra_resources['cpu_freq'] = {'freq': freq}
+        elif isinstance(control, dict) and control.get(self.turbo):
+            self.prerun_cmds = list(control[self.turbo]) + self.prerun_cmds
+
+    @run_after('setup')
+    def set_smt(self):
+        if self.smt == 'as-configured':
+            return
+
+        part = self.current_partition
+        per_core = part.processor.info.get('num_cpus_per_core') or 1
+        self.skip_if(
+            per_core < 2,
+            f'smt={self.smt}: SMT is absent or disabled on {part.fullname} '
+            f'(1 hardware thread per core): there is no second thread to '
+            f'use or leave idle'
+        )
+        self.use_multithreading = self.smt == 'on'
+        self.threads_per_core = per_core if self.smt == 'on' else 1
+
+    @run_before('run')
+    def probe_clock_and_state(self):
+        probe = os.path.join(self.clock_probe.isa_dir('native'), 'core_clock')
+        self.prerun_cmds = self.prerun_cmds + [
+            f'sh {node_state.SCRIPT} > {_NODE_STATE}',
+            f'{probe} > {_CLOCK_BEFORE}',
+        ]
+        # The probe runs after the benchmark: hand the benchmark's exit
+        # status on (the job's, which the checks' sanity reports).
+        self.postrun_cmds = [
+            f'benchmark_status=$?; {probe} > {_CLOCK_AFTER}; '
+            f'(exit $benchmark_status)'
+        ] + self.postrun_cmds
+
+    @run_after('setup')
+    def record_core_clock(self):
+        # Set before the check's own performance variables, which add to
+        # these: a check that measures the clock during its run replaces it.
+        before, after = (
+            figures.figure_value(os.path.join(self.stagedir, probe),
+                                 'core_clock')
+            for probe in (_CLOCK_BEFORE, _CLOCK_AFTER)
+        )
+        self.perf_variables['core_clock'] = sn.make_performance_function(
+            (before + after) / 2, 'GHz'
+        )
+
+    @run_before('run')
+    def launch_on_hardware_threads(self):
+        # Open MPI counts one slot per core unless told otherwise.
+        if (self.threads_per_core > 1 and
+                self.job.launcher.registered_name.startswith('mpirun')):
+            self.job.launcher.options += ['--use-hwthread-cpus']
+
+    @run_before('sanity')
+    def verify_variant(self):
+        # A job that failed is explained by the check's own sanity; one
+        # that ran must have run in the state its variant asked for. A dry
+        # run ran nothing, so there is no state to verify.
+        if self.is_dry_run() or job_status.failed(self.job.exitcode):
+            return
+
+        problems = self.variant_problems()
+        if problems:
+            raise SanityError('; '.join(problems))
+
+    def built_isa_problems(self, output):
+        '''Check the ISA an in-tree program's ``output`` says it was built
+        for against the variant; records it as :attr:`isa_built`.'''
+        self.isa_built = figures.built_for(output) or 'not stated'
+        if self.isa != 'native' and self.isa_built != self.isa:
+            return [f'asked for isa={self.isa}, the binary was built for '
+                    f'{self.isa_built}']
+
+        return []
+
+    def variant_problems(self):
+        '''What is wrong with the state the job ran in, as messages.'''
+        path = os.path.join(self.stagedir, _NODE_STATE)
+        try:
+            with open(path) as fp:
+                states = node_state.parse(fp.read(), path)
+        except (OSError, node_state.NodeStateError) as err:
+            return [f'node state: {err}']
+
+        self.node_state = '; '.join(f'{name} {s.value} ({s.detail})'
+                                    for name, s in states.items())
+
+        # On a remote partition this is the first look at the node.
+        self.skip_if(
+            self.turbo in ('on', 'off') and
+            states['turbo'].value == 'unknown',
+            f'turbo={self.turbo}: the node reports {states["turbo"].detail}: '
+            f'the state could be neither set nor confirmed'
+        )
+        problems = []
+        if self.turbo in ('on', 'off') and states['turbo'].value != self.turbo:
+            problems.append(
+                f'asked for turbo {self.turbo}, the node reports '
+                f'{states["turbo"].value} ({states["turbo"].detail}): the '
+                f'partition\'s turbo control did not take effect'
+            )
+
+        if self.smt == 'on' and states['smt'].value != 'on':
+            problems.append(f'asked for smt on, the node reports '
+                            f'{states["smt"].value} ({states["smt"].detail})')
+
+        for name in (_CLOCK_BEFORE, _CLOCK_AFTER):
+            try:
+                with open(os.path.join(self.stagedir, name)) as fp:
+                    text = fp.read()
+            except OSError as err:
+                problems.append(f'core clock probe: {err}')
+                continue
+
+            problems += [f'{name}: {p}' for p in figures.output_problems(
+                text, {'core_clock': 'GHz'}, name)]
+
+        return problems

@@ -1,0 +1,128 @@
+'''Build fixture and base class of the memory-kernel checks (``src/memory``).
+
+The kernels re-implement the memory benchmarks of the seed papers (TACC's
+Xeon/Opteron study and NASA's Pleiades evaluation): pointer-chase latency,
+read bandwidth, prefetch streams, gather and DAXPY per cache level, and NUMA
+local vs remote streaming. Each check in ``checks/memory/`` runs one of the
+programs and turns its ``name value unit`` lines into performance variables.
+'''
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (fixture, parameter, run_after,
+                                   sanity_function, variable)
+
+from hpc_acceptance.core import figures, job_status, topology
+from hpc_acceptance.core.check import AcceptanceCheck
+from hpc_acceptance.core.dependency import Requirement
+from hpc_acceptance.core.openmp_process import OpenMPProcess
+from hpc_acceptance.core.types import PositiveInt
+from hpc_acceptance.memory.build import MemoryKernelsBuild
+
+
+class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+                        OpenMPProcess):
+    '''Runs one program of ``src/memory`` with OpenMP in one process.'''
+
+    #: The kernels, built from ``src/memory`` for this environment and every
+    #: ISA variant.
+    #:
+    #: :type: :class:`MemoryKernelsBuild`
+    #: :scope: *environment*
+    kernels = fixture(MemoryKernelsBuild, scope='environment')
+
+    #: Thread layout: ``single`` (one thread on one core) or ``all_cores``
+    #: (every core, spread over the sockets; with ``smt=on`` every hardware
+    #: thread).
+    #:
+    #: :type: :class:`str`
+    threads = parameter(['single', 'all_cores'], loggable=True)
+
+    #: Timed repetitions; each figure is the best of them.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``5``
+    repeats = variable(PositiveInt, value=5, loggable=True)
+
+    #: Name of the program in ``src/memory`` this check runs.
+    #:
+    #: :type: :class:`str`
+    program = variable(str)
+
+    valid_systems = ['+compute']
+    valid_prog_environs = ['+openmp']
+    num_tasks = 1
+    tags = {'memory', 'nightly'}
+
+    @property
+    def num_threads(self):
+        if self.threads == 'single':
+            return 1
+
+        return topology.num_cores(self.processor_info) * self.threads_per_core
+
+    def in_tree_build(self):
+        return self.kernels
+
+    @run_after('init')
+    def set_requirement(self):
+        self.requirement = Requirement(
+            executable=self.program,
+            spack_spec='hpc-acceptance-kernels',
+            hint='the in-tree build of src/memory failed: see the '
+                 'MemoryKernelsBuild stage directory'
+        )
+
+    @run_after('setup')
+    def place_threads(self):
+        self.place_threads_with(
+            self.num_threads,
+            'threads' if self.threads_per_core > 1 else 'cores', 'spread'
+        )
+
+    def working_sets(self):
+        '''``{level: bytes}`` in total over all threads of this run.'''
+        return topology.level_working_sets(self.processor_info,
+                                           self.num_threads)
+
+    def per_thread_working_sets(self):
+        '''``{level: bytes}`` of each thread, for programs in which every
+        thread works on its own data.'''
+        return {level: size // self.num_threads
+                for level, size in self.working_sets().items()}
+
+    def program_options(self):
+        '''Command-line options of :attr:`program` for this run.'''
+        raise NotImplementedError
+
+    def expected_figures(self):
+        '''``{figure name: unit}`` this run must print.'''
+        raise NotImplementedError
+
+    @run_after('setup')
+    def set_program_options(self):
+        self.executable_opts = self.program_options() + [
+            f'--repeats={self.repeats}'
+        ]
+
+    @run_after('setup')
+    def set_perf_variables(self):
+        self.perf_variables.update({
+            name.replace('.', '_'): sn.make_performance_function(
+                figures.figure_value(self.stdout, name), unit
+            )
+            for name, unit in self.expected_figures().items()
+        })
+
+    @sanity_function
+    def output_is_valid(self):
+        path = self.stdout.evaluate()
+        with open(path) as fp:
+            text = fp.read()
+
+        problems = figures.output_problems(text, self.expected_figures(),
+                                           path)
+        problems = job_status.exit_problems(self.job.exitcode) + problems
+
+        problems += self.built_isa_problems(text)
+        return sn.assert_true(not problems, msg='; '.join(problems))

@@ -1,0 +1,244 @@
+'''Base class of the MPI communication checks (``src/network``).
+
+The kernel re-implements the synthetic benchmarks of Shan and Strohmaier's
+Cray X1E/XT3/SX8/AMD-IB comparison (their Table 2): single-pair PingPong
+and PingPing, and the multi-pair test in which every rank communicates with
+``rank XOR (np-1)`` at the same time, so the pairs compete for the node's
+network adapter, or for the link between the sockets. Message sizes are
+swept from 0 B to 4 MiB; the checks report the latency of an empty message,
+the bandwidth of the largest, and a b_eff-style effective bandwidth (the
+mean over the sweep, as in the HLRS b_eff benchmark used by HiPERiSM's
+bandwidth report).
+
+Placements (parameter ``placement``), always asked of the launcher and then
+verified from where the ranks report they ran:
+
+=================  =======================================  ==============
+placement          ranks                                    runs on
+=================  =======================================  ==============
+``same_socket``    2, on two cores of one socket            every partition
+``cross_socket``   2, one per socket of one node            two sockets
+``all_cores``      one per core of one node; socket 0's     every partition
+                   ranks pair with socket 1's
+``one_per_node``   2, one per node                          scheduler
+``all_per_node``   one per core on ``num_nodes`` nodes;     scheduler
+                   node i's ranks pair with node n-1-i's
+=================  =======================================  ==============
+
+Inter-node placements need a partition with a real scheduler: the local
+scheduler runs everything on the node ReFrame runs on, so they are skipped
+there and say why.
+
+With ``smt=on`` every rank is bound to a hardware thread instead of a core:
+``same_socket`` then measures the two threads of one core, ``all_cores``
+and ``all_per_node`` run a rank on every hardware thread.
+'''
+
+import math
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import (fixture, parameter, run_after, run_before,
+                                   sanity_function, variable)
+from reframe.core.exceptions import ReframeError
+
+from hpc_acceptance.core import figures, job_status, topology
+from hpc_acceptance.core.check import AcceptanceCheck
+from hpc_acceptance.core.dependency import Requirement
+from hpc_acceptance.core.rank_placement import PlacedRanks
+from hpc_acceptance.core.types import PositiveInt
+from hpc_acceptance.network import rank_report
+from hpc_acceptance.network.build import PROGRAM, NetworkKernelsBuild
+
+#: Placement -> launcher distribution (see
+#: :mod:`hpc_acceptance.core.rank_placement`).
+DISTRIBUTION = {
+    'same_socket': 'block',
+    'cross_socket': 'sockets',
+    'all_cores': 'block',
+    'one_per_node': 'one_per_node',
+    'all_per_node': 'block',
+}
+INTER_NODE = ('one_per_node', 'all_per_node')
+
+
+class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+                        PlacedRanks):
+    '''Runs ``net_pairs`` on pairs of ranks placed as ``placement`` says.
+
+    Each check sets :attr:`pairs` and defines the parameter ``placement``
+    with the placements (table above) it runs.
+    '''
+
+    #: ISA: ``native`` only; message passing does not depend on the
+    #: vector instructions the kernel was compiled for.
+    #:
+    #: :type: :class:`str`
+    isa = parameter(['native'], type=str, loggable=True)
+
+    #: The kernel, built from ``src/network`` for this environment.
+    #:
+    #: :type: :class:`NetworkKernelsBuild`
+    #: :scope: *environment*
+    kernels = fixture(NetworkKernelsBuild, scope='environment')
+
+    #: ``pingpong``: one rank sends, its partner replies (unidirectional);
+    #: ``pingping``: both ranks of a pair send at once (bidirectional).
+    #:
+    #: :type: :class:`str`
+    pattern = parameter(['pingpong', 'pingping'], loggable=True)
+
+    #: ``single``: one pair communicates; ``multi``: every rank does, with
+    #: its partner, at the same time. Set by each check.
+    #:
+    #: :type: :class:`str`
+    pairs = variable(typ.Str[r'single|multi'], loggable=True)
+
+    #: Timed runs per message size; each figure is the best of them.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``5``
+    repeats = variable(PositiveInt, value=5, loggable=True)
+
+    #: Nodes of the ``all_per_node`` placement, an even number: node i
+    #: pairs with node n-1-i. A variable, not flexible allocation: flexible
+    #: allocation queries the scheduler at setup (no ``--dry-run`` without
+    #: it) and would take every idle node for a test of pairs. Scale with
+    #: ``-S num_nodes=8``, or ``-n '%placement=all_per_node' -P
+    #: num_nodes=2,4,8`` for several sizes.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``2``
+    num_nodes = variable(PositiveInt, value=2, loggable=True)
+
+    #: Where each rank ran, ``r<rank>=<host>:<cpu> ...``, read from the
+    #: program's output after the run (recorded, not settable).
+    #:
+    #: :type: :class:`str`
+    rank_cpus = variable(str, value='', loggable=True)
+
+    valid_systems = ['+compute']
+    valid_prog_environs = ['+mpi']
+    tags = {'network', 'nightly'}
+
+    def in_tree_build(self):
+        return self.kernels
+
+    @run_after('init')
+    def set_requirement(self):
+        self.requirement = Requirement(
+            executable=PROGRAM,
+            spack_spec='hpc-acceptance-kernels',
+            hint='the in-tree build of src/network failed: see the '
+                 'NetworkKernelsBuild stage directory'
+        )
+
+    @run_after('setup')
+    def place_ranks(self):
+        partition = self.current_partition
+        info = self.processor_info
+        sockets = info.get('num_sockets') or 1
+        cores = topology.num_cores(info)
+        # every hardware thread with smt=on, else every core
+        slots = cores * self.threads_per_core
+        if self.placement in INTER_NODE:
+            self.skip_if(
+                partition.scheduler.registered_name == 'local',
+                f'{partition.fullname} uses the local scheduler, which runs '
+                f'on one node: {self.placement} needs a scheduler partition '
+                f'with two or more nodes'
+            )
+        elif self.placement == 'cross_socket':
+            self.skip_if(sockets < 2,
+                         f'{partition.fullname} has {sockets} socket: no '
+                         f'pair of ranks can cross sockets')
+        elif self.placement == 'same_socket':
+            self.skip_if(cores // sockets < 2,
+                         f'{partition.fullname} has one core per socket: no '
+                         f'two ranks fit on one socket')
+        elif self.placement == 'all_cores':
+            self.skip_if(cores < 2, f'{partition.fullname} has one core: '
+                                    f'no pair of ranks fits')
+
+        if self.placement == 'all_per_node' and self.num_nodes % 2:
+            raise ReframeError(f'num_nodes={self.num_nodes}: all_per_node '
+                               f'pairs node i with node n-1-i, so it needs '
+                               f'an even number of nodes')
+
+        self.num_tasks, self.num_tasks_per_node = {
+            'same_socket': (2, 2),
+            'cross_socket': (2, 2),
+            # pairs need an even count: an odd core out stays idle
+            'all_cores': (slots - slots % 2, slots - slots % 2),
+            'one_per_node': (2, 1),
+            'all_per_node': (self.num_nodes * slots, slots),
+        }[self.placement]
+        distribution = DISTRIBUTION[self.placement]
+        if self.threads_per_core > 1 and distribution == 'block':
+            distribution = 'block_threads'
+
+        self.place_with(distribution)
+
+    @run_after('setup')
+    def set_program_options(self):
+        self.executable_opts = [f'--pattern={self.pattern}',
+                                f'--pairs={self.pairs}',
+                                f'--repeats={self.repeats}']
+
+    def expected_figures(self):
+        '''``{figure name: unit}`` this check reports.'''
+        expected = {'latency': 'us', 'bandwidth': 'MB/s',
+                    'bandwidth_effective': 'MB/s'}
+        if self.pairs == 'multi':
+            expected['bandwidth_aggregate'] = 'MB/s'
+
+        return expected
+
+    @run_after('setup')
+    def set_perf_variables(self):
+        self.perf_variables.update({
+            name: sn.make_performance_function(
+                figures.figure_value(self.stdout, name), unit
+            )
+            for name, unit in self.expected_figures().items()
+        })
+
+    @run_before('sanity')
+    def record_rank_cpus(self):
+        try:
+            with open(os.path.join(self.stagedir, self.job.stdout)) as fp:
+                ranks = rank_report.parse_rank_lines(fp.read())
+        except (OSError, rank_report.RankReportError):
+            return  # the sanity check says what is wrong
+
+        self.rank_cpus = rank_report.summary(ranks)
+
+    @sanity_function
+    def output_is_valid(self):
+        return _assert_valid(
+            self.stdout, self.expected_figures(), self.job.exitcode,
+            layout=self.placement, info=self.processor_info,
+            num_tasks=self.num_tasks,
+            num_nodes=math.ceil(self.num_tasks / self.num_tasks_per_node),
+            per_thread=self.threads_per_core > 1
+        )
+
+
+@sn.deferrable
+def _assert_valid(path, expected, exitcode, **layout):
+    with open(path) as fp:
+        text = fp.read()
+
+    problems = figures.output_problems(text, expected, path)
+    problems = job_status.exit_problems(exitcode) + problems
+
+    if not problems:
+        try:
+            ranks = rank_report.parse_rank_lines(text, path)
+            problems = rank_report.layout_problems(ranks, **layout)
+        except rank_report.RankReportError as err:
+            problems = [str(err)]
+
+    return sn.assert_true(not problems, msg='; '.join(problems))

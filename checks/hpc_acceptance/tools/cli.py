@@ -1,0 +1,48 @@
+'''``hpc-acceptance``: the project's commands, one subcommand each.
+
+``hpc-acceptance SUBCOMMAND --help`` describes a subcommand; each is the
+``main`` of one module of :mod:`hpc_acceptance.tools`, which parses the
+rest of the command line itself.
+'''
+
+import sys
+
+from hpc_acceptance.tools import (compare_published, node_topology,
+                                  propose_references, verdict)
+
+#: Subcommand -> (its module, one-line description).
+SUBCOMMANDS = {
+    'propose-references': (propose_references,
+                           'reference values from recent runs, as a diff '
+                           'or written (--write)'),
+    'compare-published': (compare_published,
+                          'this system\'s figures next to the seed papers\''),
+    'verdict': (verdict,
+                'judge an acceptance run from ReFrame\'s JSON report'),
+    'topology': (node_topology,
+                 'the sizes this node\'s checks use'),
+}
+
+
+def usage():
+    lines = ['usage: hpc-acceptance SUBCOMMAND [ARGS...]', '',
+             'subcommands:']
+    width = max(map(len, SUBCOMMANDS))
+    lines += [f'  {name:<{width}}  {about}'
+              for name, (_, about) in SUBCOMMANDS.items()]
+    return '\n'.join(lines)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ('-h', '--help'):
+        print(usage(), file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+
+    name, rest = argv[0], argv[1:]
+    if name not in SUBCOMMANDS:
+        print(f'hpc-acceptance: unknown subcommand {name!r}\n\n{usage()}',
+              file=sys.stderr)
+        return 2
+
+    return SUBCOMMANDS[name][0].main(rest)

@@ -1,0 +1,36 @@
+'''``hpc-acceptance topology``: the figures this node's checks size
+themselves from, for scripts that measure at the same sizes (``ci/bench/``).
+
+Prints ``memory_working_set``, ``cores`` and ``sockets`` as
+``name value unit`` lines, computed by :mod:`hpc_acceptance.core.topology`
+from ReFrame's auto-detected processor description of this node.
+'''
+
+import argparse
+import sys
+
+from reframe.utility.cpuinfo import cpuinfo
+
+from hpc_acceptance.core.topology import (TopologyError, memory_working_set,
+                                          num_cores)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog='hpc-acceptance topology',
+        description=__doc__.split('\n\n')[0],
+    )
+    parser.parse_args(argv)
+    info = cpuinfo()
+    try:
+        figures = [('memory_working_set', memory_working_set(info), 'B'),
+                   ('cores', num_cores(info), 'cores'),
+                   ('sockets', info.get('num_sockets') or 1, 'sockets')]
+    except TopologyError as err:
+        print(f'this node: {err}', file=sys.stderr)
+        return 2
+
+    for name, value, unit in figures:
+        print(name, value, unit)
+
+    return 0

@@ -1,0 +1,68 @@
+'''Test cases of past runs: from ReFrame's results database or a JSON report.
+
+Both give ReFrame's test-case records (``display_name``, ``result``,
+``system``, ``partition``, ``environ``, ``perfvalues``, ...).
+'''
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+from hpc_acceptance.core.paths import PROJECT_DIR
+
+# The reframe next to this Python: the one of the project's environment.
+_REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
+_CONFIG = PROJECT_DIR / 'config' / 'settings.py'
+_PARAM = re.compile(r'%(?P<name>[A-Za-z_]\w*)=(?P<value>\S+)')
+
+
+class ResultsError(RuntimeError):
+    '''Past results cannot be read; the message says from where.'''
+
+
+def stored_testcases(query, reframe=_REFRAME, config=_CONFIG):
+    '''Test cases of the stored sessions selected by ``query`` (a period,
+    session UUID or filter, as ``--describe-stored-testcases`` takes).'''
+    done = subprocess.run(
+        [reframe, '-C', str(config), '--describe-stored-testcases', query],
+        capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise ResultsError(f'reframe could not read the results database: '
+                           f'{done.stderr.strip() or done.stdout.strip()}')
+
+    try:
+        return json.loads(done.stdout or '[]')
+    except json.JSONDecodeError as err:
+        raise ResultsError(f'unexpected output of reframe '
+                           f'--describe-stored-testcases: {err}') from None
+
+
+def report_testcases(path):
+    '''Test cases of the last run of a ReFrame JSON report.'''
+    try:
+        with open(path) as fp:
+            return json.load(fp)['runs'][-1]['testcases']
+    except (OSError, json.JSONDecodeError, KeyError, IndexError) as err:
+        raise ResultsError(f'cannot read the run report {path}: '
+                           f'{err}') from None
+
+
+def variant_of(display_name):
+    '''``(class name, {parameter: value})`` from a ReFrame display name.
+
+    Whole numbers come back as ``int``: ReFrame looks references up with
+    the parameter's own value, and the numeric parameters are integers.
+    '''
+    name = display_name.split()[0]
+    return name, {m['name']: int(m['value']) if m['value'].isdigit()
+                  else m['value'] for m in _PARAM.finditer(display_name)}
+
+
+def figures_of(case):
+    '''``{performance variable: (value, unit)}`` of a test case.'''
+    return {name.split(':')[-1]: (perf[0], perf[4])
+            for name, perf in (case.get('perfvalues') or {}).items()
+            if perf[0] is not None}

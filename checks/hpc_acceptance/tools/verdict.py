@@ -1,0 +1,99 @@
+'''Judge an acceptance run from ReFrame's JSON report.
+
+ReFrame exits 0 when no check matched and when every check skipped;
+sysadmins read green as "validated", so the acceptance run is judged here:
+
+- exit 0: at least one check passed and none failed;
+- exit 1: a check failed, aborted or could not run for a failed dependency;
+- exit 2: nothing was validated (no check selected, or all skipped);
+- exit 3: ReFrame failed before it ran anything, or the report is
+  unreadable.
+
+ReFrame writes no report when no test case ran; its own exit status tells
+that case (0) from a crash (non-zero).
+
+Usage: ``hpc-acceptance verdict REPORT.json REFRAME_EXIT_STATUS``
+'''
+
+import json
+import os
+import sys
+from collections import Counter
+
+_FAILED = {'fail', 'abort', 'fail_deps'}
+
+
+def tally(report):
+    '''Count the outcomes of the checks (fixtures left out) of the last run.
+
+    :returns: (Counter of results, list of "name: reason" failures)
+    '''
+    runs = report.get('runs') or []
+    if not runs:
+        return Counter(), []
+
+    results = Counter()
+    failures = []
+    for case in runs[-1]['testcases']:
+        if case.get('fixture'):
+            if case['result'] in _FAILED:
+                failures.append(f'{case["display_name"]} (fixture): '
+                                f'{case.get("fail_reason")}')
+
+            continue
+
+        results[case['result']] += 1
+        if case['result'] in _FAILED:
+            failures.append(f'{case["display_name"]}: '
+                            f'{case.get("fail_reason") or case["result"]}')
+
+    return results, failures
+
+
+def judge(report):
+    '''Return ``(exit status, message)`` for a parsed report.'''
+    results, failures = tally(report)
+    summary = ', '.join(f'{n} {result}' for result, n in
+                        sorted(results.items())) or 'no checks'
+    if failures:
+        return 1, (f'acceptance FAILED ({summary}):\n  ' +
+                   '\n  '.join(failures))
+
+    if results['pass'] == 0:
+        reason = ('no check was selected' if not results
+                  else 'every check was skipped')
+        return 2, (f'acceptance NOT VALIDATED: {reason} ({summary}); '
+                   f'see the skip reasons above')
+
+    return 0, f'acceptance passed ({summary})'
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 2 or not argv[1].isdigit():
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 3
+
+    path, reframe_status = argv[0], int(argv[1])
+    if not os.path.exists(path):
+        if reframe_status == 0:
+            print('acceptance NOT VALIDATED: no check was selected (ReFrame '
+                  'ran no test case and wrote no report)', file=sys.stderr)
+            return 2
+
+        print(f'acceptance NOT VALIDATED: ReFrame stopped with status '
+              f'{reframe_status} before writing {path}; see its output '
+              f'above', file=sys.stderr)
+        return 3
+
+    try:
+        with open(path) as fp:
+            report = json.load(fp)
+    except (OSError, json.JSONDecodeError) as err:
+        print(f'acceptance NOT VALIDATED: cannot read the run report '
+              f'{path}: {err}', file=sys.stderr)
+        return 3
+
+    status, message = judge(report)
+    print(message, file=sys.stderr if status else sys.stdout)
+    return status

@@ -1,0 +1,60 @@
+'''ISA variants: CPU support and compiler flags from archspec (isa).'''
+
+import pytest
+
+from hpc_acceptance.core import isa
+
+GCC12 = {'name': 'gcc', 'version': '12.2.0'}
+
+
+@pytest.mark.parametrize('variant', ['native', 'sse4.2', 'avx', 'avx2',
+                                     'avx512'])
+def test_an_avx512_cpu_runs_every_variant(variant):
+    isa.cpu_supports({'arch': 'icelake'}, variant)
+
+
+def test_a_cpu_without_avx512_is_refused_with_what_it_lacks():
+    with pytest.raises(isa.UnsupportedIsa,
+                       match=r'the CPU \(haswell\) cannot run avx512 code: '
+                             r'it lacks avx512bw, avx512cd'):
+        isa.cpu_supports({'arch': 'haswell'}, 'avx512')
+
+    isa.cpu_supports({'arch': 'haswell'}, 'avx2')
+
+
+def test_an_undescribed_processor_cannot_run_variants():
+    with pytest.raises(isa.UnsupportedIsa, match='set processor.arch'):
+        isa.cpu_supports({}, 'avx2')
+
+    isa.cpu_supports({}, 'native')
+
+
+@pytest.mark.parametrize('variant, flags', [
+    ('native', '-march=native'),
+    ('sse4.2', '-march=x86-64-v2 -mtune=generic'),
+    ('avx', '-march=sandybridge -mtune=sandybridge'),
+    ('avx2', '-march=x86-64-v3 -mtune=generic'),
+    ('avx512', '-march=x86-64-v4 -mtune=generic'),
+])
+def test_flags_come_from_archspec_for_the_compiler(variant, flags):
+    assert isa.build_flags(variant, GCC12) == flags
+
+
+def test_an_old_compiler_cannot_build_avx512():
+    with pytest.raises(isa.UnsupportedIsa,
+                       match='gcc 4.8.5 cannot build for avx512'):
+        isa.build_flags('avx512', {'name': 'gcc', 'version': '4.8.5'})
+
+
+def test_variants_need_a_declared_compiler():
+    with pytest.raises(isa.UnsupportedIsa, match='extras.compiler'):
+        isa.build_flags('avx2', None)
+
+    with pytest.raises(isa.UnsupportedIsa,
+                       match="archspec knows no flags of compiler 'mycc'"):
+        isa.build_flags('avx2', {'name': 'mycc', 'version': '1.0'})
+
+
+def test_spack_targets():
+    assert isa.spack_target('avx2') == 'x86_64_v3'
+    assert isa.spack_target('native') is None

@@ -1,0 +1,44 @@
+'''The ``hpc-acceptance`` command (hpc_acceptance.tools.cli), run as a
+sysadmin runs it: the console script pip installed.'''
+
+import subprocess
+
+from conftest import HPC_ACCEPTANCE
+from hpc_acceptance.tools import cli
+
+
+def run(*args):
+    return subprocess.run([HPC_ACCEPTANCE, *args], text=True,
+                          capture_output=True)
+
+
+def test_without_a_subcommand_it_lists_them_and_fails():
+    done = run()
+    assert done.returncode == 2
+    for name in cli.SUBCOMMANDS:
+        assert name in done.stderr
+
+
+def test_an_unknown_subcommand_is_named():
+    done = run('propose')
+    assert done.returncode == 2
+    assert "unknown subcommand 'propose'" in done.stderr
+
+
+def test_a_subcommand_parses_its_own_options():
+    done = run('propose-references', '--help')
+    assert done.returncode == 0
+    assert done.stdout.startswith('usage: hpc-acceptance propose-references')
+
+
+def test_topology_prints_this_node_s_figures():
+    done = run('topology')
+    assert done.returncode == 0, done.stderr
+    names = [line.split()[0] for line in done.stdout.splitlines()]
+    assert names == ['memory_working_set', 'cores', 'sockets']
+
+
+def test_verdict_without_a_report_is_not_validated(tmp_path):
+    done = run('verdict', str(tmp_path / 'none.json'), '0')
+    assert done.returncode == 2
+    assert 'no check was selected' in done.stderr

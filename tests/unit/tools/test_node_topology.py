@@ -1,0 +1,23 @@
+'''``hpc-acceptance topology`` (hpc_acceptance.tools.node_topology).'''
+
+from conftest import load_topology
+from hpc_acceptance.core import topology
+from hpc_acceptance.tools import node_topology
+
+TWO_SOCKETS = load_topology('two-socket-icelake-smt')
+
+
+def test_command_prints_the_sizes_the_checks_use(monkeypatch, capsys):
+    monkeypatch.setattr(node_topology, 'cpuinfo', lambda: TWO_SOCKETS)
+    assert node_topology.main([]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f'memory_working_set {topology.memory_working_set(TWO_SOCKETS)} B',
+        'cores 72 cores',
+        'sockets 2 sockets',
+    ]
+
+
+def test_command_without_caches_says_so(monkeypatch, capsys):
+    monkeypatch.setattr(node_topology, 'cpuinfo', lambda: {'num_cpus': 2})
+    assert node_topology.main([]) == 2
+    assert 'no processor topology with caches' in capsys.readouterr().err

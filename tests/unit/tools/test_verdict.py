@@ -1,0 +1,77 @@
+'''Judging an acceptance run from ReFrame's report
+(hpc_acceptance.tools.verdict).'''
+
+import json
+
+from hpc_acceptance.tools import verdict
+
+
+def report(*results, fixture_results=()):
+    cases = [{'display_name': f'Check{i}', 'result': r, 'fixture': False,
+              'fail_reason': 'sanity error' if r == 'fail' else None}
+             for i, r in enumerate(results)]
+    cases += [{'display_name': f'Build{i}', 'result': r, 'fixture': True,
+               'fail_reason': 'build error' if r == 'fail' else None}
+              for i, r in enumerate(fixture_results)]
+    return {'runs': [{'testcases': cases}]}
+
+
+def test_passed_checks_are_a_validation():
+    status, message = verdict.judge(report('pass', 'pass', 'skip',
+                                           fixture_results=['pass']))
+    assert status == 0
+    assert message == 'acceptance passed (2 pass, 1 skip)'
+
+
+def test_a_failure_fails_and_is_named():
+    status, message = verdict.judge(report('pass', 'fail'))
+    assert status == 1
+    assert 'Check1: sanity error' in message
+
+
+def test_a_failed_fixture_fails_the_run():
+    status, message = verdict.judge(report('fail_deps',
+                                           fixture_results=['fail']))
+    assert status == 1
+    assert 'Build0 (fixture): build error' in message
+
+
+def test_all_skipped_is_not_a_validation():
+    status, message = verdict.judge(report('skip', 'skip'))
+    assert status == 2
+    assert 'every check was skipped' in message
+
+
+def test_nothing_selected_is_not_a_validation():
+    status, message = verdict.judge({'runs': [{'testcases': []}]})
+    assert status == 2
+    assert 'no check was selected' in message
+
+
+def test_only_the_last_retry_counts():
+    first = report('fail')['runs'][0]
+    last = report('pass')['runs'][0]
+    assert verdict.judge({'runs': [first, last]})[0] == 0
+
+
+def test_no_report_after_a_clean_exit_means_nothing_ran(tmp_path, capsys):
+    assert verdict.main([str(tmp_path / 'none.json'), '0']) == 2
+    assert 'no check was selected' in capsys.readouterr().err
+
+
+def test_no_report_after_a_crash_is_reported(tmp_path, capsys):
+    assert verdict.main([str(tmp_path / 'none.json'), '1']) == 3
+    assert 'ReFrame stopped with status 1' in capsys.readouterr().err
+
+
+def test_broken_report_is_reported(tmp_path, capsys):
+    broken = tmp_path / 'broken.json'
+    broken.write_text('{"runs": [')
+    assert verdict.main([str(broken), '0']) == 3
+    assert 'cannot read the run report' in capsys.readouterr().err
+
+
+def test_main_reads_a_report_file(tmp_path):
+    path = tmp_path / 'report.json'
+    path.write_text(json.dumps(report('pass')))
+    assert verdict.main([str(path), '0']) == 0
