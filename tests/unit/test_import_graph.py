@@ -1,0 +1,124 @@
+'''The library's structure, drawn from its imports: families side by side
+above core, tools above the families, no arrows back up, no circles.'''
+
+import ast
+
+import pytest
+
+from conftest import PROJECT_DIR
+
+LIBRARY = PROJECT_DIR / 'checks' / 'hpc_acceptance'
+FAMILIES = ('memory', 'stream', 'hpcc', 'npb', 'network')
+#: Package -> the packages it may import from, besides itself.
+ALLOWED = {'core': set(),
+           **{family: {'core'} for family in FAMILIES},
+           'tools': {'core', *FAMILIES}}
+
+
+def module_name(path):
+    parts = path.relative_to(LIBRARY.parent).with_suffix('').parts
+    return '.'.join(parts[:-1] if parts[-1] == '__init__' else parts)
+
+
+def imported_modules(path):
+    '''The ``hpc_acceptance`` modules ``path`` imports, wherever in it.'''
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(f'{node.module}.{alias.name}'
+                         for alias in node.names)
+            names.add(node.module)
+
+    return {name for name in names
+            if name.split('.')[0] == 'hpc_acceptance'}
+
+
+def _graph():
+    modules = {module_name(path): path
+               for path in sorted(LIBRARY.rglob('*.py'))}
+    graph = {}
+    for name, path in modules.items():
+        # "from pkg import module" names a module; "from module import
+        # thing" names the module: keep what exists.
+        graph[name] = {imported for imported in imported_modules(path)
+                       if imported in modules and imported != name}
+
+    return graph
+
+
+GRAPH = _graph()
+
+
+def package_of(module):
+    parts = module.split('.')
+    return parts[1] if len(parts) > 1 else None
+
+
+def test_every_module_is_in_a_package_the_rules_know():
+    packages = {package_of(module) for module in GRAPH} - {None}
+    assert packages == set(ALLOWED)
+
+
+@pytest.mark.parametrize('module', sorted(GRAPH))
+def test_imports_run_down_the_layers(module):
+    package = package_of(module)
+    if package is None:
+        assert GRAPH[module] == set(), 'the top package imports nothing'
+        return
+
+    wrong = sorted(imported for imported in GRAPH[module]
+                   if package_of(imported) not in ALLOWED[package] |
+                   {package})
+    assert not wrong, f'{module} ({package}) must not import {wrong}'
+
+
+def test_there_are_no_circles():
+    done, path = set(), []
+
+    def visit(module):
+        if module in path:
+            circle = path[path.index(module):] + [module]
+            pytest.fail('import circle: ' + ' -> '.join(circle))
+
+        if module in done:
+            return
+
+        path.append(module)
+        for imported in sorted(GRAPH[module]):
+            visit(imported)
+
+        path.pop()
+        done.add(module)
+
+    for module in sorted(GRAPH):
+        visit(module)
+
+
+@pytest.mark.parametrize('module', sorted(GRAPH))
+def test_no_module_only_re_exports(module):
+    path = LIBRARY.parent.joinpath(*module.split('.'))
+    path = path / '__init__.py' if path.is_dir() else path.with_suffix('.py')
+    body = ast.parse(path.read_text()).body
+    if path.name == '__init__.py':
+        assert [type(node) for node in body] == [ast.Expr], \
+            f'{path}: a package\'s __init__ holds its docstring only'
+        return
+
+    assert ast.get_docstring(ast.Module(body, [])), f'{path}: no docstring'
+    assert any(not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr))
+               for node in body), f'{path} only imports'
+
+
+@pytest.mark.parametrize('family', FAMILIES)
+def test_each_check_names_the_package_of_its_logic(family):
+    checks = sorted((PROJECT_DIR / 'checks' / family).glob('*.py'))
+    assert checks
+    for path in checks:
+        tree = ast.parse(path.read_text())
+        assert f':mod:`hpc_acceptance.{family}`' in ast.get_docstring(tree), \
+            f'{path}: its docstring does not name hpc_acceptance.{family}'
+        used = {package_of(name) for name in imported_modules(path)}
+        assert used <= {family, 'core'}, \
+            f'{path} imports from {sorted(used - {family, "core"})}'
