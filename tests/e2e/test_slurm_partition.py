@@ -108,7 +108,11 @@ def test_memory_check_and_its_builds_run_as_batch_jobs(run_reframe, slurm,
     done = run_reframe(*OVERLAY, '-c', 'checks/memory',
                        '-n', 'MemoryDaxpyCheck%isa=native%turbo=.*'
                              '%smt=as-configured%threads=single',
-                       '-S', 'MemoryDaxpyCheck.repeats=1', '-r', env=slurm)
+                       '-S', 'MemoryDaxpyCheck.repeats=1', '-r',
+                       # the jobs read Turbo from an empty sysfs: no
+                       # cpufreq driver, whatever this host has
+                       env={**slurm,
+                            'NODE_STATE_SYSFS': str(tmp_path / 'no-sys')})
     assert done.returncode == 0, done.stdout[-3000:]
     found = cases(tmp_path)
     default = found['MemoryDaxpyCheck isa=native smt=as-configured '
@@ -129,9 +133,9 @@ def test_memory_check_and_its_builds_run_as_batch_jobs(run_reframe, slurm,
                      f'threads=single turbo={turbo}']
         assert case['result'] == 'skip'
 
-    assert ('turbo=on: the node reports no cpufreq driver (/sys/devices/'
-            'system/cpu/cpu0/cpufreq is missing): the state could be '
-            'neither set nor confirmed') in done.stdout
+    assert (f'turbo=on: the node reports no cpufreq driver ({tmp_path}/'
+            f'no-sys/devices/system/cpu/cpu0/cpufreq is missing): the state '
+            f'could be neither set nor confirmed') in done.stdout
 
     # the kernels were built by a job on the partition too
     [build] = stage.rglob('MemoryKernelsBuild_*/rfm_build.sh')

@@ -1,16 +1,19 @@
-'''Hardware variants through reframe on this machine: AVX-512 CPU, no
-cpufreq driver, no SMT.'''
+'''Hardware variants through reframe on this machine; what each variant
+should do is read from the host (tests/host.py).'''
 
 import json
 import re
 from pathlib import Path
 
+import host
+from conftest import DATA_DIR
 from hpc_acceptance.tools.results import variant_of
 from report_cases import case_of, results, skip_reasons
 
 # -n matches the display name without spaces; repeated -n means "or"
 DAXPY_SINGLE = ['-c', 'checks/memory', '-S', 'repeats=1']
 ALL_VARIANTS = ['-n', 'MemoryDaxpyCheck.*%threads=single']
+OLDER_CPU = DATA_DIR / 'variants' / 'local_older_cpu.py'
 TURBO_VARIANTS = ['-n', 'MemoryDaxpyCheck%isa=native.*%smt=as-configured'
                         '%threads=single']
 
@@ -26,22 +29,33 @@ def params(isa='native', turbo='as-configured', smt='as-configured'):
                          'threads': 'single'}.items()))
 
 
-def test_isa_variants_run_and_turbo_and_smt_say_why_not(run_reframe,
-                                                        tmp_path):
-    done = run_reframe(*DAXPY_SINGLE, *ALL_VARIANTS, '-r')
+def test_isa_variants_run_where_the_cpu_can_and_say_why_not_elsewhere(
+        run_reframe, tmp_path):
+    # Turbo is read from an empty sysfs: no cpufreq driver, whatever this
+    # host has (the next test gives Turbo a state)
+    done = run_reframe(*DAXPY_SINGLE, *ALL_VARIANTS, '-r',
+                       env={'NODE_STATE_SYSFS': str(tmp_path / 'no-sys')})
     assert done.returncode == 0, done.stdout[-3000:]
     found = cases(tmp_path)
     assert len(found) == 9
+    reasons = skip_reasons(done.stdout)
 
-    # every ISA runs, and the binary proves what it was built for
+    # the ISAs this CPU runs pass, and the binary proves what it was built
+    # for; the others skip naming what the CPU lacks
     for name in ('sse4.2', 'avx', 'avx2', 'avx512'):
         case = found[params(isa=name)]
-        assert case['result'] == 'pass'
-        assert case['isa_built'] == name
-        assert case['dependency_source'].endswith(f'/{name}')
+        if host.runs_isa(name):
+            assert case['result'] == 'pass', name
+            assert case['isa_built'] == name
+            assert case['dependency_source'].endswith(f'/{name}')
+        else:
+            assert case['result'] == 'skip', name
+            assert re.search(rf'isa={name}: the CPU \(\w+\) cannot run '
+                             rf'{name} code: it lacks ',
+                             reasons[case['display_name']]), name
 
     native = found[params()]
-    assert native['isa_built'] == 'avx512'
+    assert native['isa_built'] == host.native_isa()
     assert 'turbo unknown (no cpufreq driver' in native['node_state']
     clock = native['perfvalues']['local:default:core_clock']
     assert clock[4] == 'GHz' and 0.5 < clock[0] < 10
@@ -49,14 +63,47 @@ def test_isa_variants_run_and_turbo_and_smt_say_why_not(run_reframe,
     for turbo in ('on', 'off'):
         assert found[params(turbo=turbo)]['result'] == 'skip'
 
-    for smt in ('on', 'off'):
-        assert found[params(smt=smt)]['result'] == 'skip'
+    assert f'turbo=off: no cpufreq driver ({tmp_path}/no-sys/devices/' \
+           f'system/cpu/cpu0/cpufreq is missing): the state can be ' \
+           f'neither set nor confirmed' in done.stdout
 
-    assert ('turbo=off: no cpufreq driver (/sys/devices/system/cpu/cpu0/'
-            'cpufreq is missing): the state can be neither set nor '
-            'confirmed') in done.stdout
-    assert ('smt=on: SMT is absent or disabled on local:default (1 hardware '
-            'thread per core)') in done.stdout
+    # SMT variants run where the cores have a second thread
+    for smt in ('on', 'off'):
+        expected = 'pass' if host.threads_per_core() > 1 else 'skip'
+        assert found[params(smt=smt)]['result'] == expected, smt
+
+    if host.threads_per_core() == 1:
+        assert ('smt=on: SMT is absent or disabled on local:default (1 '
+                'hardware thread per core)') in done.stdout
+
+
+#: archspec name -> the ISA variants its CPUs run (CI guard: whatever the
+#: host, a processor described as older must skip the rest).
+OLDER_CPUS = {'haswell': {'sse4.2', 'avx', 'avx2'}, 'nehalem': {'sse4.2'}}
+
+
+def test_isa_variants_skip_what_an_older_cpu_lacks(run_reframe, tmp_path):
+    arch = 'haswell' if host.runs_isa('avx2') else 'nehalem'
+    done = run_reframe('-C', str(OLDER_CPU), *DAXPY_SINGLE,
+                       '-n', 'MemoryDaxpyCheck%isa=.*%turbo=as-configured'
+                             '%smt=as-configured%threads=single', '-r',
+                       env={'HPC_ACCEPTANCE_TEST_ARCH': arch})
+    assert done.returncode == 0, done.stdout[-3000:]
+    found = cases(tmp_path)
+    reasons = skip_reasons(done.stdout)
+    assert len(found) == 5
+    for name in ('sse4.2', 'avx', 'avx2', 'avx512'):
+        case = found[params(isa=name)]
+        if name in OLDER_CPUS[arch]:
+            assert case['result'] == 'pass', name
+            assert case['isa_built'] == name
+        else:
+            assert case['result'] == 'skip', name
+            assert reasons[case['display_name']].startswith(
+                f'isa={name}: the CPU ({arch}) cannot run {name} code: it '
+                f'lacks '), name
+
+    assert found[params()]['result'] == 'pass'
 
 
 def test_turbo_state_the_node_is_in_runs_the_other_says_why_not(
