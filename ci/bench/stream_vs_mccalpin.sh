@@ -11,12 +11,14 @@
 # This script never builds or fetches it. Its array size and repetitions are
 # compiled in: the script reads them from its output and runs stream_intree
 # (built from src/stream in a temporary directory) with the same ones. The
-# two programs run alternately RUNS times each; the best triad of each is
-# compared.
+# two programs run alternately RUNS times each; each kernel's median rate is
+# compared (ci/bench/compare_medians.awk), with the runs' spread.
 #
-# Exit status: 0 |1 - ratio| <= TOLERANCE (default 0.03), 1 outside it,
-#              2 cannot compare (no binary, arrays below 4 x LLC, build or
-#              run failure, failed validation).
+# Exit status: 0 all four kernels' medians within TOLERANCE (default 0.03),
+#              1 a kernel differs by more than TOLERANCE and more than the
+#              runs' spread, 2 inconclusive (spread larger than the
+#              difference) or cannot compare (no binary, arrays below
+#              4 x LLC, build or run failure, failed validation).
 # Environment: RUNS (default 5), TOLERANCE, OMP_NUM_THREADS (default: all
 #              cores), OMP_PROC_BIND (default close), OMP_PLACES (default
 #              cores), CC, CFLAGS (passed to make when set), HPC_ACCEPTANCE
@@ -77,36 +79,29 @@ counted=$(awk -F= '/^Number of Threads counted/ { gsub(/ /, "", $2); print $2; e
 echo "4 x last-level caches: $min_bytes bytes; arrays: $elements elements ($(( elements * 8 / 1048576 )) MiB each), ntimes $ntimes"
 echo "threads: $OMP_NUM_THREADS, OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES"
 
-mccalpin_triad() { awk '$1 == "Triad:" { print $2 }' "$tmp/mccalpin.out"; }
-
 run_intree() {
     "$tmp/stream_intree" --elements="$elements" --ntimes="$ntimes" >"$tmp/intree.out" \
         || die "stream_intree failed (status $?): $(tail -n 1 "$tmp/intree.out")"
     [ "$(tail -n 1 "$tmp/intree.out")" = "# validation: passed" ] \
         || die "stream_intree did not validate: $(tail -n 1 "$tmp/intree.out")"
-    awk '$1 == "triad" && $3 == "MB/s" { print $2 }' "$tmp/intree.out"
 }
 
-max() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 > b + 0) ? a : b }'; }
-best_mccalpin=0
-best_intree=0
+# "KERNEL SIDE MB/s" lines of one run of each program, four kernels each
+rates() {
+    awk '$1 ~ /^(Copy|Scale|Add|Triad):$/ { k = tolower($1); sub(/:/, "", k); print k, "peer", $2 }' "$tmp/mccalpin.out"
+    awk '$1 ~ /^(copy|scale|add|triad)$/ && $3 == "MB/s" { print $1, "ours", $2 }' "$tmp/intree.out"
+}
+
+: >"$tmp/rates"
 for (( i = 1; i <= runs; i++ )); do
     (( i == 1 )) || run_mccalpin
-    m=$(mccalpin_triad)
-    o=$(run_intree)
-    [ -n "$m" ] || die "no Triad line from $mccalpin"
-    [ -n "$o" ] || die "no triad line from stream_intree"
-    echo "run $i: McCalpin triad $m MB/s, stream_intree triad $o MB/s"
-    best_mccalpin=$(max "$best_mccalpin" "$m")
-    best_intree=$(max "$best_intree" "$o")
+    run_intree
+    rates >"$tmp/run"
+    [ "$(wc -l <"$tmp/run")" -eq 8 ] || die "run $i: expected 4 kernels from each program, got: $(tr '\n' ' ' <"$tmp/run")"
+    echo "run $i: $(awk '{ printf "%s %s %s  ", $1, $2, $3 }' "$tmp/run")"
+    cat "$tmp/run" >>"$tmp/rates"
 done
 
-ratio=$(awk -v o="$best_intree" -v m="$best_mccalpin" 'BEGIN { printf "%.4f", o / m }')
-echo "best McCalpin triad: $best_mccalpin MB/s"
-echo "best stream_intree triad: $best_intree MB/s"
-echo "ratio: $ratio (tolerance $tolerance)"
-if awk -v r="$ratio" -v t="$tolerance" 'BEGIN { d = r - 1; if (d < 0) d = -d; exit !(d > t + 0) }'; then
-    echo "FAIL: stream_intree's triad is more than $tolerance away from McCalpin's"
-    exit 1
-fi
-echo "PASS"
+echo "medians of $runs interleaved runs (MB/s); spread = (max - min) / median"
+awk -v tolerance="$tolerance" -v ours=stream_intree -v peer=McCalpin \
+    -f "$here/compare_medians.awk" "$tmp/rates"
