@@ -1,0 +1,55 @@
+'''Why checks skipped, read from ReFrame's console output.
+
+ReFrame's JSON report and results database record that a test case
+skipped but not why; only its console line says so::
+
+    [      SKIP ] ( 3/12) NpbCgCheck %num_procs=4 ... @local:default+gnu [why]
+
+``ci/acceptance.sh`` keeps that output in a log file beside the report.
+'''
+
+import re
+from collections import OrderedDict
+
+_SKIP_LINE = re.compile(
+    r'^\[\s*SKIP\s*\]\s*\(\s*\d+/\d+\)\s+(?P<name>\S+)(?P<params>.*?)'
+    r'\s+/[0-9a-f]+\s+@(?P<where>\S+)\s+\[(?P<reason>.*)\]\s*$'
+)
+# ReFrame colours its status words even when writing to a file.
+_COLOUR = re.compile(r'\x1b\[[0-9;]*m')
+
+
+def parse(text):
+    '''``[(test case, reason)]`` of every SKIP line in ``text``; the test
+    case as ``check %param=value ... @system:partition+environ``.'''
+    skipped = []
+    for line in _COLOUR.sub('', text).splitlines():
+        match = _SKIP_LINE.match(line)
+        if match:
+            case = ' '.join([match['name']] + match['params'].split() +
+                            [f'@{match["where"]}'])
+            skipped.append((case, match['reason']))
+
+    return skipped
+
+
+def read(path):
+    ''':func:`parse` of the file at ``path``; ``[]`` if there is none.'''
+    try:
+        with open(path, errors='replace') as fp:
+            return parse(fp.read())
+    except FileNotFoundError:
+        return []
+
+
+def by_reason(skipped):
+    '''``{reason: [check class, ...]}``, most frequent reason first; each
+    check class listed once per reason.'''
+    grouped = OrderedDict()
+    for case, reason in skipped:
+        checks = grouped.setdefault(reason, {})
+        name = case.split()[0]
+        checks[name] = checks.get(name, 0) + 1
+
+    return OrderedDict(sorted(grouped.items(),
+                              key=lambda item: -sum(item[1].values())))
