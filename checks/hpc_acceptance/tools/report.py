@@ -4,7 +4,8 @@
         [--log REFRAME_OUTPUT] [--runs 30] [--history 'now-365d:now']
         [--output DIR]
 
-Writes ``DIR/index.html`` (default ``var/reports/<session>/``) with one PNG
+Writes ``DIR/index.html`` (default ``<session>/`` in ``var/reports/``, or
+in the directory of ``--run-report``) with one PNG
 per figure beside it, and prints its path. The session's test cases come
 from ReFrame's results database (``--session``) or its JSON run report
 (``--run-report``); earlier runs of the same figures from the database.
@@ -145,7 +146,10 @@ def main(argv=None):
         print(f'report: {err}', file=sys.stderr)
         return 1
 
-    out_dir = args.output or str(REPORTS_DIR / session)
+    # Beside the run report it was made from: var/reports/ by default.
+    reports_dir = (os.path.dirname(os.path.abspath(args.run_report))
+                   if args.run_report else str(REPORTS_DIR))
+    out_dir = args.output or os.path.join(reports_dir, session)
     kept_log = os.path.join(out_dir, LOG_NAME)
     os.makedirs(out_dir, exist_ok=True)
     if args.log and os.path.abspath(args.log) != os.path.abspath(kept_log):
