@@ -58,13 +58,21 @@ def _verdict(page):
         ['family', 'passed', 'failed', 'skipped'],
         [[f, c['pass'], c['fail'], c['skip']]
          for f, c in page.families.items()], numeric=(1, 2, 3))
+    totals = {c: sum(f[c] for f in page.families.values())
+              for c in ('pass', 'fail', 'skip')}
     drifted = sum(t.verdict == 'drift' for t in page.trends)
+    regressed = sum(t.verdict == 'fail' for t in page.trends)
+    # the verdict's own words when nothing was validated say why
+    why = (f' ({page.message.split(": ", 1)[-1].split(" (")[0]})'
+           if page.status >= 2 else '')
     return (f'<h1>Acceptance run {_e(page.session)}</h1>'
             f'<p class="note">system {_e(page.system)}, '
             f'{_e(page.when)}</p>'
-            f'<div class="verdict {css}">{word}: {_e(page.message)}</div>'
-            f'<p>{drifted} figure(s) drifted out of their noise band.</p>'
-            + families)
+            f'<div class="verdict {css}">{word}{_e(why)}: '
+            f'{totals["pass"]} passed, {totals["fail"]} failed, '
+            f'{totals["skip"]} skipped; {regressed} figure(s) out of '
+            f'their reference band, {drifted} drifted out of their '
+            f'noise band</div>' + families)
 
 
 def _problems(page):
