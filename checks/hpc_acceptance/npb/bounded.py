@@ -34,7 +34,8 @@ def left_out(benchmark, partitions=None):
     if not dropped:
         return ''
 
-    return (f'NPB {benchmark.upper()}: {len(dropped)} process count(s) '
-            f'{dropped[0]}..{dropped[-1]} exceed the largest partition, '
-            f'{partition_limits.describe(partitions)} (set extras.max_nodes '
-            f'of a scheduler partition to allow more)')
+    # the same sentence for every benchmark, so a summary states it once
+    limit = partition_limits.max_ranks(partitions)
+    return (f'NPB: process counts above {limit} exceed the largest '
+            f'partition, {partition_limits.describe(partitions)} (set '
+            f'extras.max_nodes of a scheduler partition to allow more)')

@@ -15,6 +15,11 @@ _SKIP_LINE = re.compile(
     r'^\[\s*SKIP\s*\]\s*\(\s*\d+/\d+\)\s+(?P<name>\S+)(?P<params>.*?)'
     r'\s+/[0-9a-f]+\s+@(?P<where>\S+)\s+\[(?P<reason>.*)\]\s*$'
 )
+# An NPB binary (cg.W.x), Spack variant (names=cg) or make target in a
+# skip reason.
+_BENCH = r'(?:bt|cg|ep|ft|is|lu|mg|sp)'
+_NPB_NAME = re.compile(rf'\b{_BENCH}(?=\.[SWABCD]\.x\b)|'
+                       rf'(?<=names=){_BENCH}\b|(?<=make ){_BENCH}\b')
 # ReFrame colours its status words even when writing to a file.
 _COLOUR = re.compile(r'\x1b\[[0-9;]*m')
 
@@ -42,12 +47,21 @@ def read(path):
         return []
 
 
+def _shared(reason):
+    '''``reason`` without the NPB benchmark it names, so that the eight
+    benchmarks' "bt.W.x not found ..." make one reason.'''
+    return _NPB_NAME.sub('<benchmark>', reason)
+
+
 def by_reason(skipped):
-    '''``{reason: [check class, ...]}``, most frequent reason first; each
-    check class listed once per reason.'''
+    '''``{reason: {check class: test cases}}``, most frequent reason first.
+
+    Reasons that differ only in the NPB benchmark they name are one
+    reason, shown with ``<benchmark>`` in its place.
+    '''
     grouped = OrderedDict()
     for case, reason in skipped:
-        checks = grouped.setdefault(reason, {})
+        checks = grouped.setdefault(_shared(reason), {})
         name = case.split()[0]
         checks[name] = checks.get(name, 0) + 1
 

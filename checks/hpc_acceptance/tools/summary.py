@@ -32,7 +32,10 @@ def family_of(case):
 
 
 def _clip(text, width):
-    text = ' '.join(str(text).split())
+    '''``text`` on one line of at most ``width`` characters, its
+    indentation kept.'''
+    indent = text[:len(text) - len(text.lstrip())]
+    text = indent + ' '.join(str(text).split())
     return text if len(text) <= width else text[:width - 3] + '...'
 
 
@@ -85,7 +88,7 @@ def render(testcases, skipped, width=100):
     notes = left_out(testcases)
     groups = list(skips.by_reason(skipped).items())
     fail_room = min(len(failed), max(3, budget // 2))
-    skip_room = max(0, budget - fail_room - len(notes[:3]) - 2)
+    skip_room = max(0, budget - fail_room - len(notes[:5]) - 2)
     if failed:
         lines.append(f'failed ({len(failed)}):')
         lines += [_clip(f'  {case}: {reason}', width)
@@ -98,8 +101,8 @@ def render(testcases, skipped, width=100):
         lines.append(f'skipped, by reason ({len(skipped)}):')
         for reason, checks in groups[:skip_room]:
             count = sum(checks.values())
-            lines.append(_clip(f'  {count:>3} x {", ".join(checks)}: '
-                               f'{reason}', width))
+            lines.append(_clip(f'  {count:>3} x {reason} '
+                               f'({", ".join(checks)})', width))
 
         if len(groups) > skip_room:
             lines.append(f'  ... {len(groups) - skip_room} more reasons: '
@@ -107,7 +110,7 @@ def render(testcases, skipped, width=100):
 
     if notes:
         lines.append('not generated (no partition can hold them):')
-        lines += [_clip(f'  {note}', width) for note in notes[:3]]
+        lines += [_clip(f'  {note}', width) for note in notes[:5]]
 
     return lines[:MAX_LINES]
 

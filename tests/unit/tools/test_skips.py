@@ -29,3 +29,14 @@ def test_reasons_are_grouped_with_their_checks_most_frequent_first():
 
 def test_a_missing_log_means_no_reasons_known(tmp_path):
     assert skips.read(tmp_path / 'absent.log') == []
+
+
+def test_the_npb_benchmarks_missing_binaries_are_one_reason():
+    grouped = skips.by_reason(skips.read(CONSOLE))
+    missing = [r for r in grouped if r.startswith('<benchmark>.W.x')]
+    assert len(missing) == 1
+    assert grouped[missing[0]] == {'NpbCgCheck': 2, 'NpbEpCheck': 2}
+    assert 'names=<benchmark> classes=W' in missing[0]
+    assert 'make <benchmark> CLASS=W' in missing[0]
+    # "is" the word is not IS the benchmark
+    assert "'<benchmark>.W.x' is not on PATH" in missing[0]
