@@ -92,6 +92,9 @@ def test_sections_and_plots_render(tmp_path):
     assert found['broken'] == 0
     assert [s.split(' (')[0] for s in found['sections']] == SECTIONS
     assert 'FAILED' in dom and 'drifted' in dom
+    # the contents line links every section
+    for anchor in ('problems', 'trends', 'skips', 'binaries'):
+        assert f'href="#{anchor}"' in dom and f'id="{anchor}"' in dom
 
     shot = tmp_path / 'report.png'
     _run_chromium(chromium, tmp_path, '--window-size=1280,1400',

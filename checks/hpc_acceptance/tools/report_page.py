@@ -72,7 +72,21 @@ def _verdict(page):
             f'{totals["pass"]} passed, {totals["fail"]} failed, '
             f'{totals["skip"]} skipped; {regressed} figure(s) out of '
             f'their reference band, {drifted} drifted out of their '
-            f'noise band</div>' + families)
+            f'noise band</div>' + _contents(page) + families)
+
+
+def _contents(page):
+    '''Links to the sections further down: a long page of trends comes
+    between the verdict and the skips.'''
+    skipped = sum(sum(c.values()) for c in page.skips.values())
+    links = [('problems', f'failures and regressions '
+                          f'({len(page.failures)})'),
+             ('trends', f'trends ({len(page.trends)} figures)'),
+             ('skips', f'skipped ({skipped}, {len(page.skips)} '
+                       f'reasons)'),
+             ('binaries', 'where the binaries came from')]
+    return ('<p>' + ' &middot; '.join(f'<a href="#{anchor}">{_e(text)}</a>'
+                                      for anchor, text in links) + '</p>')
 
 
 def _problems(page):
@@ -86,7 +100,7 @@ def _problems(page):
              for t in page.trends if t.verdict == 'drift']
     body = (_table(['test case', 'what', 'reason'], rows) if rows
             else '<p class="pass">No failure, no regression, no drift.</p>')
-    return '<h2>Failures and regressions</h2>' + body
+    return '<h2 id="problems">Failures and regressions</h2>' + body
 
 
 def _trends(page, images):
@@ -99,8 +113,9 @@ def _trends(page, images):
         return (0 if 'fail' in verdicts else 1 if 'drift' in verdicts
                 else 2, describe_key(item[0]))
 
-    out = ['<h2>Trends (last runs of each figure; shaded: reference band, '
-           'or the noise band without a reference file)</h2>']
+    out = ['<h2 id="trends">Trends (last runs of each figure; shaded: '
+           'reference band, or the noise band without a reference '
+           'file)</h2>']
     if not by_check:
         out.append('<p class="note">No figures in this run.</p>')
 
@@ -120,7 +135,7 @@ def _skips(page):
     rows = [[sum(checks.values()),
              ', '.join(f'{c} ({n})' for c, n in checks.items()), reason]
             for reason, checks in page.skips.items()]
-    out = ['<h2>Skipped, by reason</h2>']
+    out = ['<h2 id="skips">Skipped, by reason</h2>']
     if page.skips_unknown:
         out.append('<p class="note">The reasons of this run\'s skips were '
                    'not recorded (no ReFrame console log beside the '
@@ -146,7 +161,7 @@ def _provenance(page):
                case.get('blas_library', ''))
         rows[row] = None
 
-    return ('<h2>Where the binaries came from</h2>' +
+    return ('<h2 id="binaries">Where the binaries came from</h2>' +
             _table(['check', 'partition+environ', 'dependency source',
                     'Spack spec', 'BLAS'], list(rows)))
 
