@@ -4,8 +4,18 @@
 # one check passed and none failed: a run that selected nothing or skipped
 # everything has validated nothing and fails.
 #
-# Extra arguments go to reframe (e.g. --system NAME, -n PATTERN, -S VAR=VAL).
+# ReFrame's own output (its performance table included) goes to a log file
+# beside the JSON report; the run ends with a short summary and the path of
+# the HTML report page. --full-output as the first argument shows ReFrame's
+# output as it runs, too. Other arguments go to reframe (e.g. --system NAME,
+# -n PATTERN, -S VAR=VAL).
 set -euo pipefail
+
+full_output=false
+if [[ ${1:-} == --full-output ]]; then
+    full_output=true
+    shift
+fi
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
@@ -17,8 +27,25 @@ mkdir -p "$(dirname "$report")"
 
 rm -f "$report"
 
+log=${report%.json}.log
+echo "acceptance: ReFrame's output goes to $log"
 reframe_status=0
-RFM_REPORT_FILE=$report .venv/bin/reframe -C config/settings.py \
-    --mode nightly -r "$@" || reframe_status=$?
+if $full_output; then
+    RFM_REPORT_FILE=$report .venv/bin/reframe -C config/settings.py \
+        --mode nightly -r "$@" 2>&1 | tee "$log" || reframe_status=$?
+else
+    RFM_REPORT_FILE=$report .venv/bin/reframe -C config/settings.py \
+        --mode nightly -r "$@" > "$log" 2>&1 || reframe_status=$?
+fi
+
+if [[ -f $report ]]; then
+    .venv/bin/hpc-acceptance summary "$report" --log "$log" || true
+    # A report page that cannot be written must not hide the verdict.
+    .venv/bin/hpc-acceptance report --run-report "$report" --log "$log" |
+        sed 's/^/acceptance: report page /' ||
+        echo "acceptance: the report page could not be written" >&2
+else
+    tail -n 20 "$log" >&2
+fi
 
 exec .venv/bin/hpc-acceptance verdict "$report" "$reframe_status"

@@ -13,7 +13,10 @@ report).
 import reframe as rfm
 from reframe.core.builtins import parameter
 
+from hpc_acceptance.network import bounded
 from hpc_acceptance.network.check import NetworkPairsCheck
+
+_PLACEMENTS = ['all_cores', 'all_per_node']
 
 
 @rfm.simple_test
@@ -26,5 +29,10 @@ class NetworkMultiPairCheck(NetworkPairsCheck):
     #: rank per core of ``num_nodes`` nodes.
     #:
     #: :type: :class:`str`
-    #: :values: ``all_cores``, ``all_per_node``
-    placement = parameter(['all_cores', 'all_per_node'], loggable=True)
+    #: :values: ``all_cores``, ``all_per_node``, those a configured
+    #:     partition holds (:mod:`hpc_acceptance.network.bounded`)
+    placement = parameter(bounded.placements(_PLACEMENTS),
+                          loggable=True)
+
+    variants_left_out = bounded.left_out('NetworkMultiPairCheck',
+                                         _PLACEMENTS)

@@ -11,7 +11,10 @@ report).
 import reframe as rfm
 from reframe.core.builtins import parameter
 
+from hpc_acceptance.network import bounded
 from hpc_acceptance.network.check import NetworkPairsCheck
+
+_PLACEMENTS = ['same_socket', 'cross_socket', 'one_per_node']
 
 
 @rfm.simple_test
@@ -24,6 +27,11 @@ class NetworkSinglePairCheck(NetworkPairsCheck):
     #: socket of a node, or one core on each of two nodes.
     #:
     #: :type: :class:`str`
-    #: :values: ``same_socket``, ``cross_socket``, ``one_per_node``
-    placement = parameter(['same_socket', 'cross_socket', 'one_per_node'],
+    #: :values: ``same_socket``, ``cross_socket``, ``one_per_node``, those
+    #:     a configured partition holds
+    #:     (:mod:`hpc_acceptance.network.bounded`)
+    placement = parameter(bounded.placements(_PLACEMENTS),
                           loggable=True)
+
+    variants_left_out = bounded.left_out('NetworkSinglePairCheck',
+                                         _PLACEMENTS)

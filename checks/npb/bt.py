@@ -8,7 +8,7 @@ output).
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from hpc_acceptance.npb import classes as npb_classes
+from hpc_acceptance.npb import bounded
 from hpc_acceptance.npb.check import NpbCheck
 
 
@@ -19,7 +19,10 @@ class NpbBtCheck(NpbCheck):
     benchmark = 'bt'
 
     #: Ranks: square counts (BT decomposes over a square grid of
-    #: processes) up to ``npb_classes.MAX_PROCESSES``.
+    #: processes) up to ``classes.MAX_PROCESSES``, bounded by
+    #: the partitions (:mod:`hpc_acceptance.npb.bounded`).
     #:
     #: :type: :class:`int`
-    num_procs = parameter(npb_classes.process_counts('bt'), loggable=True)
+    num_procs = parameter(bounded.process_counts('bt'), loggable=True)
+
+    variants_left_out = bounded.left_out('bt')

@@ -8,7 +8,7 @@ output).
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from hpc_acceptance.npb import classes as npb_classes
+from hpc_acceptance.npb import bounded
 from hpc_acceptance.npb.check import NpbCheck
 
 
@@ -18,8 +18,11 @@ class NpbEpCheck(NpbCheck):
 
     benchmark = 'ep'
 
-    #: Ranks: powers of two up to ``npb_classes.MAX_PROCESSES``; EP takes
+    #: Ranks: powers of two up to ``classes.MAX_PROCESSES``, bounded by
+    #: the partitions (:mod:`hpc_acceptance.npb.bounded`); EP takes
     #: any count, these line its figures up with the other benchmarks'.
     #:
     #: :type: :class:`int`
-    num_procs = parameter(npb_classes.process_counts('ep'), loggable=True)
+    num_procs = parameter(bounded.process_counts('ep'), loggable=True)
+
+    variants_left_out = bounded.left_out('ep')

@@ -8,7 +8,7 @@ output).
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from hpc_acceptance.npb import classes as npb_classes
+from hpc_acceptance.npb import bounded
 from hpc_acceptance.npb.check import NpbCheck
 
 
@@ -18,8 +18,11 @@ class NpbLuCheck(NpbCheck):
 
     benchmark = 'lu'
 
-    #: Ranks: powers of two up to ``npb_classes.MAX_PROCESSES`` (LU needs
+    #: Ranks: powers of two up to ``classes.MAX_PROCESSES``, bounded by
+    #: the partitions (:mod:`hpc_acceptance.npb.bounded`) (LU needs
     #: a process grid it can split evenly).
     #:
     #: :type: :class:`int`
-    num_procs = parameter(npb_classes.process_counts('lu'), loggable=True)
+    num_procs = parameter(bounded.process_counts('lu'), loggable=True)
+
+    variants_left_out = bounded.left_out('lu')

@@ -37,3 +37,25 @@ def test_a_passing_check_is_validated(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:]
     # nightly runs the default variants only
     assert 'acceptance passed (2 pass)' in done.stdout
+
+
+def test_the_run_ends_with_a_summary_and_a_report_page(tmp_path):
+    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', '-S', 'repeats=1')
+    assert done.returncode == 0, done.stdout[-3000:]
+    # ReFrame's per-test lines and performance table stay in the log
+    assert 'PERFORMANCE REPORT' not in done.stdout
+    summary = done.stdout[done.stdout.index('== acceptance summary'):]
+    assert len(summary.splitlines()) <= 40
+    assert 'memory             2       0       0' in summary
+
+    pages = list(tmp_path.glob('*/index.html'))
+    assert len(pages) == 1, done.stdout[-3000:]
+    assert f'acceptance: report page {pages[0]}' in done.stdout
+    page = pages[0].read_text()
+    assert 'PASSED' in page
+    # one trend per figure of the two variants, each with its plot
+    images = list(pages[0].parent.glob('trend-*.png'))
+    assert len(images) >= 2
+    assert page.count('<img ') == len(images)
+    log = tmp_path / 'report.log'
+    assert 'PERFORMANCE REPORT' in log.read_text()

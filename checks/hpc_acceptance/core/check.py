@@ -38,6 +38,13 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
     #: :type: :class:`str`
     reference_file = variable(str, value='none', loggable=True)
 
+    #: Variants of this check not generated because no configured
+    #: partition can hold them (:mod:`hpc_acceptance.core.partition_limits`),
+    #: in one sentence for the run's summary; empty if none.
+    #:
+    #: :type: :class:`str`
+    variants_left_out = variable(str, value='', loggable=True)
+
     #: The binary this check runs; ``None`` for checks that need none.
     #:
     #: :type: :class:`hpc_acceptance.core.dependency.Requirement` or ``None``

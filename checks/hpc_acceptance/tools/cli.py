@@ -8,7 +8,8 @@ rest of the command line itself.
 import sys
 
 from hpc_acceptance.tools import (compare_published, node_topology,
-                                  propose_references, verdict)
+                                  propose_references, report, summary,
+                                  verdict)
 
 #: Subcommand -> (its module, one-line description).
 SUBCOMMANDS = {
@@ -19,6 +20,11 @@ SUBCOMMANDS = {
                           'this system\'s figures next to the seed papers\''),
     'verdict': (verdict,
                 'judge an acceptance run from ReFrame\'s JSON report'),
+    'report': (report,
+               'write the HTML report page (trends, skips, provenance) of '
+               'a session'),
+    'summary': (summary,
+                'the short console summary of an acceptance run'),
     'topology': (node_topology,
                  'the sizes this node\'s checks use'),
 }

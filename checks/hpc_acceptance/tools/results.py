@@ -66,3 +66,22 @@ def figures_of(case):
     return {name.split(':')[-1]: (perf[0], perf[4])
             for name, perf in (case.get('perfvalues') or {}).items()
             if perf[0] is not None}
+
+
+def trend_key(case):
+    '''What makes runs of a figure comparable: ``(check, system:partition,
+    environ, ((parameter, value), ...))``.
+
+    Trends, reports and summaries group runs by this one function, so a
+    finer identity (sizes, ISA built, dependency source) changes here only.
+    '''
+    check, params = variant_of(case['display_name'])
+    return (check, f'{case["system"]}:{case["partition"]}', case['environ'],
+            tuple(sorted(params.items())))
+
+
+def describe_key(key):
+    '''``check %param=value ... @system:partition+environ``.'''
+    check, partition, environ, params = key
+    return ' '.join([check] + [f'%{p}={v}' for p, v in params] +
+                    [f'@{partition}+{environ}'])

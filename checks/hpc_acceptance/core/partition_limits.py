@@ -1,0 +1,80 @@
+'''How large a run the configured partitions can hold, read when the checks
+are loaded.
+
+ReFrame fixes a check's parameters when its class is defined, before any
+partition is chosen; the checks would otherwise list every size up to a
+fixed maximum and skip most of them on a small machine. When the checks are
+loaded by ReFrame its runtime is configured, so the current system's
+partitions (``--system`` or the one matching this host) are known:
+
+- a partition with the local scheduler is one node;
+- a scheduler partition holds ``extras.max_nodes`` nodes (a site sets how
+  many nodes its acceptance runs may take); without it, it is not bounded;
+- a node holds as many ranks as it has hardware threads
+  (``processor.num_cpus``); a partition without processor information is
+  not bounded.
+
+Outside ReFrame (no runtime, e.g. a unit test importing a check) nothing is
+bounded.
+'''
+
+from dataclasses import dataclass
+from typing import Optional
+
+import reframe.core.runtime as runtime
+from reframe.core.exceptions import ReframeFatalError
+
+
+@dataclass(frozen=True)
+class PartitionSize:
+    name: str
+    #: hardware threads of one node, ``None`` if unknown
+    node_cpus: Optional[int]
+    #: nodes a run may use, ``None`` if not bounded
+    nodes: Optional[int]
+    #: processor sockets of one node, ``None`` if unknown
+    sockets: Optional[int]
+    local: bool
+
+    @property
+    def max_ranks(self):
+        if self.node_cpus is None or self.nodes is None:
+            return None
+
+        return self.node_cpus * self.nodes
+
+
+def _size(partition):
+    info = partition.processor.info or {}
+    local = partition.scheduler.registered_name == 'local'
+    nodes = 1 if local else partition.extras.get('max_nodes')
+    return PartitionSize(partition.fullname, info.get('num_cpus'), nodes,
+                         info.get('num_sockets'), local)
+
+
+def configured(feature='compute'):
+    '''The sizes of the current system's partitions with ``feature``;
+    ``None`` outside a ReFrame run.'''
+    try:
+        system = runtime.runtime().system
+    except ReframeFatalError:
+        return None
+
+    return [_size(p) for p in system.partitions if feature in p.features]
+
+
+def max_ranks(partitions):
+    '''The most ranks any of ``partitions`` holds; ``None`` if unbounded
+    (not run by ReFrame, or a partition of unknown size).'''
+    if not partitions:
+        return None
+
+    sizes = [p.max_ranks for p in partitions]
+    return None if None in sizes else max(sizes)
+
+
+def describe(partitions):
+    '''``local:default (2 hardware threads x 1 node)`` for the notes.'''
+    return ', '.join(f'{p.name} ({p.node_cpus} hardware threads x '
+                     f'{p.nodes} node{"s" if p.nodes != 1 else ""})'
+                     for p in partitions)

@@ -1,0 +1,177 @@
+'''The static HTML of the report page: plain HTML and CSS, no JavaScript.
+
+Sections, in the order a sysadmin reads them: the verdict, failures and
+regressions with their reasons, the trends (checks with a failed or drifted
+figure first), skips grouped by reason, and where the binaries came from.
+'''
+
+import html
+from collections import OrderedDict
+
+from hpc_acceptance.tools.results import describe_key, trend_key
+
+_STYLE = '''
+body { font-family: DejaVu Sans, sans-serif; margin: 1.2em; color: #212121; }
+h1 { margin: 0 0 .3em 0; font-size: 1.4em; }
+h2 { border-bottom: 2px solid #90a4ae; margin-top: 1.4em; font-size: 1.15em; }
+h3 { font-size: .95em; margin: .9em 0 .3em 0; }
+.verdict { padding: .7em 1em; font-size: 1.3em; font-weight: bold;
+           color: white; border-radius: 4px; }
+.passed { background: #2e7d32; } .failed { background: #c62828; }
+.not-validated { background: #ef6c00; }
+table { border-collapse: collapse; font-size: .85em; margin: .4em 0; }
+td, th { border: 1px solid #cfd8dc; padding: .2em .5em; text-align: left;
+         vertical-align: top; }
+th { background: #eceff1; }
+td.num { text-align: right; }
+.fail { color: #c62828; font-weight: bold; }
+.drift { color: #ef6c00; font-weight: bold; }
+.pass { color: #2e7d32; }
+.grid { display: flex; flex-wrap: wrap; gap: 6px; }
+.grid img { border: 1px solid #cfd8dc; width: 300px; height: 158px; }
+.note { color: #546e7a; font-size: .85em; }
+'''
+
+_BANNER = {0: ('passed', 'PASSED'), 1: ('failed', 'FAILED'),
+           2: ('not-validated', 'NOT VALIDATED'),
+           3: ('not-validated', 'NOT VALIDATED')}
+
+
+def _e(text):
+    return html.escape(str(text))
+
+
+def _table(header, rows, numeric=()):
+    out = ['<table><tr>' + ''.join(f'<th>{_e(h)}</th>' for h in header) +
+           '</tr>']
+    for row in rows:
+        out.append('<tr>' + ''.join(
+            f'<td class="num">{_e(c)}</td>' if i in numeric
+            else f'<td>{_e(c)}</td>' for i, c in enumerate(row)) + '</tr>')
+
+    return '\n'.join(out + ['</table>'])
+
+
+def _verdict(page):
+    css, word = _BANNER[page.status]
+    families = _table(
+        ['family', 'passed', 'failed', 'skipped'],
+        [[f, c['pass'], c['fail'], c['skip']]
+         for f, c in page.families.items()], numeric=(1, 2, 3))
+    totals = {c: sum(f[c] for f in page.families.values())
+              for c in ('pass', 'fail', 'skip')}
+    drifted = sum(t.verdict == 'drift' for t in page.trends)
+    regressed = sum(t.verdict == 'fail' for t in page.trends)
+    # the verdict's own words when nothing was validated say why
+    why = (f' ({page.message.split(": ", 1)[-1].split(" (")[0]})'
+           if page.status >= 2 else '')
+    return (f'<h1>Acceptance run {_e(page.session)}</h1>'
+            f'<p class="note">system {_e(page.system)}, '
+            f'{_e(page.when)}</p>'
+            f'<div class="verdict {css}">{word}{_e(why)}: '
+            f'{totals["pass"]} passed, {totals["fail"]} failed, '
+            f'{totals["skip"]} skipped; {regressed} figure(s) out of '
+            f'their reference band, {drifted} drifted out of their '
+            f'noise band</div>' + _contents(page) + families)
+
+
+def _contents(page):
+    '''Links to the sections further down: a long page of trends comes
+    between the verdict and the skips.'''
+    skipped = sum(sum(c.values()) for c in page.skips.values())
+    links = [('problems', f'failures and regressions '
+                          f'({len(page.failures)})'),
+             ('trends', f'trends ({len(page.trends)} figures)'),
+             ('skips', f'skipped ({skipped}, {len(page.skips)} '
+                       f'reasons)'),
+             ('binaries', 'where the binaries came from')]
+    return ('<p>' + ' &middot; '.join(f'<a href="#{anchor}">{_e(text)}</a>'
+                                      for anchor, text in links) + '</p>')
+
+
+def _problems(page):
+    rows = [[case, 'failed', reason] for case, reason in page.failures]
+    rows += [[describe_key(t.key), f'{t.variable} regressed',
+              f'{t.current:.4g} {t.unit} outside the reference band']
+             for t in page.trends if t.verdict == 'fail']
+    rows += [[describe_key(t.key), f'{t.variable} drifted',
+              f'{t.current:.4g} {t.unit} outside the noise band '
+              f'{t.band[0]:.4g}..{t.band[1]:.4g} of earlier runs']
+             for t in page.trends if t.verdict == 'drift']
+    body = (_table(['test case', 'what', 'reason'], rows) if rows
+            else '<p class="pass">No failure, no regression, no drift.</p>')
+    return '<h2 id="problems">Failures and regressions</h2>' + body
+
+
+def _trends(page, images):
+    by_check = OrderedDict()
+    for trend in page.trends:
+        by_check.setdefault(trend.key, []).append(trend)
+
+    def worst(item):
+        verdicts = {t.verdict for t in item[1]}
+        return (0 if 'fail' in verdicts else 1 if 'drift' in verdicts
+                else 2, describe_key(item[0]))
+
+    out = ['<h2 id="trends">Trends (last runs of each figure; shaded: '
+           'reference band, or the noise band without a reference '
+           'file)</h2>']
+    if not by_check:
+        out.append('<p class="note">No figures in this run.</p>')
+
+    for key, trends in sorted(by_check.items(), key=worst):
+        out.append(f'<h3>{_e(describe_key(key))}</h3><div class="grid">')
+        for trend in trends:
+            out.append(f'<img src="{_e(images[id(trend)])}" alt="'
+                       f'{_e(trend.title)}: {trend.verdict}" '
+                       f'title="{_e(trend.title)}">')
+
+        out.append('</div>')
+
+    return '\n'.join(out)
+
+
+def _skips(page):
+    rows = [[sum(checks.values()),
+             ', '.join(f'{c} ({n})' for c, n in checks.items()), reason]
+            for reason, checks in page.skips.items()]
+    out = ['<h2 id="skips">Skipped, by reason</h2>']
+    if page.skips_unknown:
+        out.append('<p class="note">The reasons of this run\'s skips were '
+                   'not recorded (no ReFrame console log beside the '
+                   'report).</p>')
+
+    out.append(_table(['count', 'checks', 'reason'], rows, numeric=(0,))
+               if rows else '<p>Nothing skipped.</p>')
+    out += [f'<p class="note">Not generated: {_e(note)}</p>'
+            for note in page.left_out]
+    return '\n'.join(out)
+
+
+def _provenance(page):
+    rows = OrderedDict()
+    for case in page.testcases:
+        if case.get('fixture') or case['result'] == 'skip':
+            continue
+
+        check, partition, environ, _ = trend_key(case)
+        row = (check, f'{partition}+{environ}',
+               case.get('dependency_source', ''),
+               case.get('spack_spec', ''),
+               case.get('blas_library', ''))
+        rows[row] = None
+
+    return ('<h2 id="binaries">Where the binaries came from</h2>' +
+            _table(['check', 'partition+environ', 'dependency source',
+                    'Spack spec', 'BLAS'], list(rows)))
+
+
+def render(page, images):
+    '''The page's HTML; ``images`` maps ``id(trend)`` to its PNG's name.'''
+    return '\n'.join([
+        '<!DOCTYPE html><html><head><meta charset="utf-8">',
+        f'<title>Acceptance {_e(page.session)}</title>',
+        f'<style>{_STYLE}</style></head><body>',
+        _verdict(page), _problems(page), _trends(page, images),
+        _skips(page), _provenance(page), '</body></html>'
+    ])

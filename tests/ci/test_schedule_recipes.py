@@ -1,0 +1,131 @@
+'''The nightly-run recipes in ci/: systemd units, cron line, GitLab CI.'''
+
+import re
+import shutil
+import subprocess
+
+import jsonschema
+import pytest
+import yaml
+from conftest import PROJECT_DIR
+
+CI = PROJECT_DIR / 'ci'
+INSTALL_DIR = '/opt/hpc-acceptance'
+UNITS = ['hpc-acceptance-nightly.service', 'hpc-acceptance-nightly.timer']
+
+# The GitLab CI keywords the pipeline uses, with GitLab's types and value
+# sets (docs.gitlab.com/ee/ci/yaml); an unknown or misspelt key is an error.
+_STRINGS = {'type': 'array', 'items': {'type': 'string'}, 'minItems': 1}
+_JOB = {
+    'type': 'object',
+    'required': ['stage', 'script'],
+    'additionalProperties': False,
+    'properties': {
+        'stage': {'type': 'string'},
+        'tags': _STRINGS,
+        'rules': {'type': 'array', 'items': {
+            'type': 'object', 'additionalProperties': False,
+            'properties': {'if': {'type': 'string'},
+                           'when': {'enum': ['on_success', 'manual',
+                                             'always', 'never']}}}},
+        'timeout': {'type': 'string', 'pattern': r'^\d+\s*[hm]'},
+        'before_script': _STRINGS,
+        'script': _STRINGS,
+        'after_script': _STRINGS,
+        'artifacts': {
+            'type': 'object', 'additionalProperties': False,
+            'required': ['paths'],
+            'properties': {
+                'when': {'enum': ['on_success', 'on_failure', 'always']},
+                'expire_in': {'type': 'string'},
+                'paths': _STRINGS,
+                'reports': {'type': 'object', 'additionalProperties': False,
+                            'properties': {'junit': {'type': 'string'}}},
+            },
+        },
+    },
+}
+_PIPELINE = {
+    'type': 'object',
+    'required': ['stages'],
+    'properties': {
+        'stages': _STRINGS,
+        'variables': {'type': 'object',
+                      'additionalProperties': {'type': 'string'}},
+    },
+    'additionalProperties': _JOB,
+}
+
+
+def test_systemd_units_verify(tmp_path):
+    analyze = shutil.which('systemd-analyze')
+    if analyze is None:
+        pytest.skip('systemd-analyze is not installed (Debian: systemd)')
+
+    # the units name the install directory; verify them for this checkout
+    for unit in UNITS:
+        text = (CI / 'systemd' / unit).read_text()
+        (tmp_path / unit).write_text(text.replace(INSTALL_DIR,
+                                                  str(PROJECT_DIR)))
+
+    done = subprocess.run([analyze, 'verify',
+                           *(str(tmp_path / u) for u in UNITS)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ''
+
+
+def test_the_timer_fires_nightly_and_starts_the_service():
+    timer = (CI / 'systemd' / UNITS[1]).read_text()
+    assert f'Unit={UNITS[0]}\n' in timer
+    calendar = re.search(r'^OnCalendar=(.+)$', timer, re.MULTILINE)[1]
+    assert re.fullmatch(r'\*-\*-\* \d\d:\d\d:\d\d', calendar)
+    service = (CI / 'systemd' / UNITS[0]).read_text()
+    assert f'ExecStart={INSTALL_DIR}/ci/acceptance.sh\n' in service
+
+
+def _cron_field(field, low, high):
+    if field == '*':
+        return True
+
+    return all(part.isdigit() and low <= int(part) <= high
+               for part in field.split(','))
+
+
+def test_the_cron_line_is_a_valid_cron_d_entry():
+    lines = [line for line in
+             (CI / 'cron' / 'hpc-acceptance').read_text().splitlines()
+             if line.strip() and not line.startswith('#')]
+    entries = [line for line in lines if not re.match(r'^\w+=', line)]
+    assert len(entries) == 1
+    fields = entries[0].split(None, 6)
+    ranges = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
+    assert all(_cron_field(f, *r) for f, r in zip(fields, ranges)), fields
+    assert fields[5] == 'root'
+    assert fields[6].startswith(f'cd {INSTALL_DIR} && ci/acceptance.sh')
+
+
+def test_the_gitlab_pipeline_matches_the_schema_and_the_project():
+    pipeline = yaml.safe_load(
+        (CI / 'gitlab' / 'acceptance.gitlab-ci.yml').read_text())
+    jsonschema.validate(pipeline, _PIPELINE)
+    jobs = {k: v for k, v in pipeline.items()
+            if k not in _PIPELINE['properties']}
+    assert len(jobs) == 1
+    (job,) = jobs.values()
+    assert job['stage'] in pipeline['stages']
+    assert any('ci/acceptance.sh' in line for line in job['script'])
+    artifacts = job['artifacts']
+    assert artifacts['when'] == 'always'
+    # where config/settings.py writes them
+    assert artifacts['reports']['junit'] == 'var/reports/junit.xml'
+    assert {'var/reports/', 'var/results.db'} <= set(artifacts['paths'])
+
+
+def test_a_misspelt_pipeline_key_is_rejected():
+    pipeline = yaml.safe_load(
+        (CI / 'gitlab' / 'acceptance.gitlab-ci.yml').read_text())
+    pipeline['acceptance']['artefacts'] = pipeline['acceptance'].pop(
+        'artifacts')
+    with pytest.raises(jsonschema.ValidationError, match='artefacts'):
+        jsonschema.validate(pipeline, _PIPELINE)

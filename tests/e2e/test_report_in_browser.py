@@ -1,0 +1,109 @@
+'''The report page as a person sees it: Debian's chromium, headless.
+
+The page is written from a real nightly's report and console log, with
+earlier runs added so one figure drifted and one check failed. Chromium
+loads a copy of it with a probe script (the page itself has none) that
+reports broken images and the section headings, and takes a screenshot.
+'''
+
+import copy
+import json
+import re
+import shutil
+import subprocess
+
+import matplotlib.image
+import pytest
+from conftest import DATA_DIR
+
+from hpc_acceptance.tools import report, skips
+
+RUN = DATA_DIR / 'reframe_runs'
+SECTIONS = ['Failures and regressions', 'Trends', 'Skipped, by reason',
+            'Where the binaries came from']
+_PROBE = '''<script>
+window.addEventListener('load', () => {
+  const broken = [...document.images].filter(
+    i => !i.complete || i.naturalWidth === 0).length;
+  const heads = [...document.querySelectorAll('h2')].map(h => h.textContent);
+  const out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = JSON.stringify({images: document.images.length,
+                                    broken: broken, sections: heads});
+  document.body.appendChild(out);
+});
+</script>'''
+
+
+def _chromium():
+    found = shutil.which('chromium')
+    if found is None:
+        pytest.skip('chromium is not installed (ci/setup.sh installs it: '
+                    'apt-get install chromium)')
+
+    return found
+
+
+def _page(tmp_path):
+    report_data = json.loads((RUN / 'nightly-report.json').read_text())
+    cases = report_data['runs'][-1]['testcases']
+    measured = [c for c in cases if c.get('perfvalues')]
+    history = []
+    for night in range(3):
+        for case in measured:
+            old = copy.deepcopy(case)
+            old.update(session_uuid=f'night-{night}',
+                       job_completion_time_unix=night * 86400.0 + 1)
+            history.append(old)
+
+    # the first figure drops by half tonight: it drifted
+    first = next(iter(measured[0]['perfvalues'].values()))
+    first[0] *= 0.5
+    failed = copy.deepcopy(measured[-1])
+    failed.update(result='fail', fail_phase='sanity', perfvalues={},
+                  fail_reason='SanityError: the kernel reported no result')
+    cases = cases + [failed]
+    page = report.page_for('browser-test', cases, history,
+                           skips.read(RUN / 'nightly-console.log'),
+                           log_found=True, runs=30)
+    return page, report.write(page, tmp_path / 'page')
+
+
+def _run_chromium(chromium, tmp_path, *args):
+    done = subprocess.run(
+        [chromium, '--headless', '--no-sandbox', '--disable-gpu',
+         '--hide-scrollbars', f'--user-data-dir={tmp_path / "profile"}',
+         *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_sections_and_plots_render(tmp_path):
+    chromium = _chromium()
+    page, path = _page(tmp_path)
+    probe = tmp_path / 'page' / 'probe.html'
+    probe.write_text(open(path).read().replace('</body>',
+                                               _PROBE + '</body>'))
+    dom = _run_chromium(chromium, tmp_path, '--virtual-time-budget=10000',
+                        '--dump-dom', probe.as_uri())
+    found = json.loads(re.search(r'<pre id="probe">(.*?)</pre>', dom,
+                                 re.DOTALL)[1])
+    assert found['images'] == len(page.trends) > 0
+    assert found['broken'] == 0
+    assert [s.split(' (')[0] for s in found['sections']] == SECTIONS
+    assert 'FAILED' in dom and 'drifted' in dom
+    # the contents line links every section
+    for anchor in ('problems', 'trends', 'skips', 'binaries'):
+        assert f'href="#{anchor}"' in dom and f'id="{anchor}"' in dom
+
+    shot = tmp_path / 'report.png'
+    _run_chromium(chromium, tmp_path, '--window-size=1280,1400',
+                  f'--screenshot={shot}', f'file://{path}')
+    pixels = matplotlib.image.imread(shot)
+    assert pixels.shape[:2] == (1400, 1280)
+    colours = {tuple((p[:3] * 255).round().astype(int))
+               for p in pixels.reshape(-1, pixels.shape[-1])[::5]}
+    # the FAILED banner, the noise band and the drifted marker are on screen
+    for rgb in [(0xc6, 0x28, 0x28), (0xef, 0x6c, 0x00)]:
+        assert rgb in colours, rgb
+    assert len(colours) > 50

@@ -1,0 +1,57 @@
+'''The report page written from a real run report and console log.'''
+
+import json
+import re
+
+import matplotlib.image
+from conftest import DATA_DIR
+
+from hpc_acceptance.tools import report, skips
+
+RUN = DATA_DIR / 'reframe_runs'
+SECTIONS = ['Failures and regressions', 'Trends', 'Skipped, by reason',
+            'Where the binaries came from']
+
+
+def _page(tmp_path, history_runs=0):
+    cases = json.loads(
+        (RUN / 'nightly-report.json').read_text())['runs'][-1]['testcases']
+    history = []
+    for number in range(history_runs):
+        for case in cases:
+            old = dict(case, session_uuid=f'old-{number}',
+                       job_completion_time_unix=number + 1.0)
+            history.append(old)
+
+    page = report.page_for('the-session', cases, history,
+                           skips.read(RUN / 'nightly-console.log'),
+                           log_found=True, runs=30)
+    return page, report.write(page, tmp_path)
+
+
+def test_sections_come_in_reading_order(tmp_path):
+    page, path = _page(tmp_path)
+    text = open(path).read()
+    where = [text.index(s) for s in ['PASSED'] + SECTIONS]
+    assert where == sorted(where)
+    assert '<script' not in text
+
+
+def test_every_figure_has_a_plot_that_is_not_blank(tmp_path):
+    page, path = _page(tmp_path, history_runs=99)
+    text = open(path).read()
+    names = re.findall(r'<img src="([^"]+)"', text)
+    assert len(names) == len(page.trends) > 0
+    assert all(len(t.points) == 30 for t in page.trends)
+    for name in names:
+        pixels = matplotlib.image.imread(tmp_path / name)
+        # a band, points and text: many colours, not one flat fill
+        assert len({tuple(p) for p in pixels.reshape(-1, 4)[::7]}) > 20
+
+
+def test_skips_are_one_row_per_reason(tmp_path):
+    page, path = _page(tmp_path)
+    text = open(path).read()
+    for reason in page.skips:
+        cell = f'<td>{report.report_page._e(reason)}</td>'
+        assert text.count(cell) == 1
