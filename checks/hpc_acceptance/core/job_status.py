@@ -34,10 +34,10 @@ def ended_early(exitcode, stderr):
     return failed(exitcode) or bool(scheduler_problems(_read_lines(stderr)))
 
 
-def exit_problems(exitcode, stderr=None, nodes=()):
+def exit_problems(exitcode, stderr=None, jobid=None):
     '''What the scheduler said when it ended the job early (from
     ``stderr``, the path of the job's standard error, when given) and, for
-    a node failure, which of the job's ``nodes`` are down; then ``exit
+    a node failure, which nodes of job ``jobid`` are down; then ``exit
     status N`` if the job failed; ``[]`` for a job that ended well.
 
     With a failed exit status, the message ends with the first line of
@@ -48,7 +48,7 @@ def exit_problems(exitcode, stderr=None, nodes=()):
     problems = scheduler_problems(lines)
     if any('NODE FAILURE' in problem or 'Node failure' in problem
            for problem in problems):
-        problems += slurm_nodes.down_nodes(nodes)
+        problems += slurm_nodes.down_nodes(jobid)
 
     if not failed(exitcode):
         return problems
