@@ -12,12 +12,17 @@ import threading
 import time
 
 import pytest
+from reframe.utility.cpuinfo import cpuinfo
 
 import slurm_cluster
+from hpc_acceptance.core.topology import num_cores
 from conftest import DATA_DIR
 from report_cases import DEFAULT_VARIANTS, case_of, results
 
 NODES = 4
+#: Cores of one node: every node is this machine (the partition's processor
+#: is the embedded default's, detected the same way).
+NODE_CORES = num_cores(cpuinfo())
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),
            '--system', 'slurm-nodes']
 
@@ -74,7 +79,7 @@ def test_inter_node_checks_run_on_two_nodes(run_reframe, cluster,
         [hosts] = perflog_rank_hosts(perflogs, check)
         assert hosts == set(case['job_nodelist'])
 
-    assert multi['num_tasks'] == 2 * os.cpu_count()
+    assert multi['num_tasks'] == 2 * NODE_CORES
     # HPCC's own latency figures exist only with ranks to pair
     assert {'pingpong_latency_min', 'hpl'} <= {
         name.split(':')[-1] for name in hpcc['perfvalues']}
@@ -101,7 +106,7 @@ def test_npb_runs_on_ranks_of_two_nodes(run_reframe, cluster, tmp_path):
     bindir = (os.environ.get('NPB_TEST_BIN_DIR') or
               replaying_under_srun(tmp_path / 'bin', 'is.S.x'))
 
-    procs = 2 * os.cpu_count()
+    procs = 2 * NODE_CORES
     done = run_reframe(*OVERLAY, '-c', 'checks/npb', '-n', 'NpbIsCheck',
                        *DEFAULT_VARIANTS, '-E', f'num_procs=={procs}',
                        '-S', 'npb_class=S', '-S', f'npb_dir={bindir}', '-r',
@@ -111,7 +116,7 @@ def test_npb_runs_on_ranks_of_two_nodes(run_reframe, cluster, tmp_path):
                    num_procs=procs)
     assert case['result'] == 'pass'
     assert len(case['job_nodelist']) == 2, case['job_nodelist']
-    assert case['num_tasks_per_node'] == os.cpu_count()
+    assert case['num_tasks_per_node'] == NODE_CORES
 
 
 def _squeue(env, *args):
