@@ -12,10 +12,11 @@ cd "$project_dir"
 
 # Compilers with OpenMP, Open MPI, Debian's HPCC and Python's venv module.
 # For the tests: gdb corrupts a running benchmark's data to see its
-# validation fail; Slurm and munge make this machine a one-node cluster;
+# validation fail; Slurm and munge make this machine a one-node cluster,
+# and with iproute2's `ip netns` a cluster of nodes in network namespaces;
 # headless chromium opens the report page as a person would.
 packages=(gcc g++ gfortran make libopenmpi-dev openmpi-bin hpcc
-          python3 python3-venv gdb slurm-wlm munge chromium)
+          python3 python3-venv gdb slurm-wlm munge iproute2 chromium)
 
 missing_packages() {
     local pkg

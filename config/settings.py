@@ -164,6 +164,8 @@ site_configuration = {
                         'dependency=%(check_dependency_source)s|'
                         'spack=%(check_spack_spec)s|'
                         'reference=%(check_reference_file)s|'
+                        # where each MPI rank ran (network checks)
+                        'ranks=%(check_rank_cpus)s|'
                         '%(check_perfvalues)s|'
                         '%(check_result)s'
                     ),

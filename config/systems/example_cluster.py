@@ -7,7 +7,13 @@ nodes. What a site changes:
   ``modules_system`` (``lmod``, ``tmod4``, ... — ``nomod`` here so that the
   example loads on any machine);
 - the partition's ``access`` (account, QoS, ``--exclusive``), ``max_jobs``
-  and ``launcher``;
+  and ``launcher``. ``srun`` starts Open MPI ranks through Slurm's PMIx
+  plugin (``srun --mpi=list`` lists ``pmix``; ``MpiDefault=pmix`` in
+  ``slurm.conf``); ``--no-requeue`` makes a job lost to a failed node a
+  failed check naming the node instead of a silent rerun. Without Slurm
+  accounting (no ``sacct``), the scheduler is ``squeue``. This path was
+  run on a four-node test cluster: see the README, "Adding a site's
+  system";
 - ``processor``: the compute nodes' topology, which the checks size their
   working sets from. Generate it on a compute node with
   ``reframe --detect-host-topology=config/topology/<system>-<partition>.json``;
@@ -44,7 +50,8 @@ system = {
             'descr': 'Two-socket Xeon 8360Y nodes, whole nodes per job',
             'scheduler': 'slurm',
             'launcher': 'srun',
-            'access': ['--partition=compute', '--exclusive'],
+            'access': ['--partition=compute', '--exclusive',
+                       '--no-requeue'],
             'environs': ['gnu'],
             'max_jobs': 16,
             'time_limit': '30m',

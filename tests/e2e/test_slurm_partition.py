@@ -8,91 +8,26 @@ own view of the node, Turbo asked of Slurm's --cpu-freq.
 '''
 
 import json
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import time
 
 import pytest
 
+import slurm_cluster
 from hpc_acceptance.tools.results import variant_of
 from conftest import DATA_DIR
 
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),
            '--system', 'slurm-localhost']
-_DAEMONS = ('munged', 'slurmctld', 'slurmd')
-
-
-def _sbin(name):
-    return shutil.which(name) or shutil.which(name, path='/usr/sbin')
-
-
-def _start_munge():
-    if subprocess.run(['munge', '-n'], capture_output=True).returncode == 0:
-        return
-
-    os.makedirs('/run/munge', exist_ok=True)
-    shutil.chown('/run/munge', 'munge', 'munge')
-    os.chmod('/run/munge', 0o755)
-    subprocess.run(['runuser', '-u', 'munge', '--', _sbin('munged')],
-                   check=True)
-
-
-def _wait_idle(env, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        done = subprocess.run(['sinfo', '-h', '-o', '%t'], env=env,
-                              capture_output=True, text=True)
-        if done.stdout.strip() == 'idle':
-            return
-
-        time.sleep(0.5)
-
-    pytest.fail(f'the Slurm node did not become idle: {done.stdout} '
-                f'{done.stderr}')
 
 
 @pytest.fixture(scope='module')
 def slurm(tmp_path_factory):
     '''Environment (``SLURM_CONF``) of a running one-node Slurm cluster.'''
-    if os.geteuid() != 0:
-        pytest.skip('starting the Slurm daemons needs root')
-
-    missing = [d for d in _DAEMONS if not _sbin(d)]
-    if missing or not shutil.which('sbatch'):
-        pytest.skip(f'Slurm is not installed ({", ".join(missing)} missing): '
-                    f'ci/setup.sh installs slurm-wlm and munge on Debian')
-
-    root = tmp_path_factory.mktemp('slurm')
-    for name in ('state', 'spool'):
-        (root / name).mkdir()
-
-    node = subprocess.run([_sbin('slurmd'), '-C'], capture_output=True,
-                          text=True, check=True).stdout.splitlines()[0]
-    conf = root / 'slurm.conf'
-    conf.write_text((DATA_DIR / 'slurm' / 'slurm.conf.in').read_text()
-                    .replace('@ROOT@', str(root))
-                    .replace('@HOST@', socket.gethostname())
-                    .replace('@NODE@', node))
-    env = dict(os.environ, SLURM_CONF=str(conf))
-    _start_munge()
-    for daemon in ('slurmctld', 'slurmd'):
-        subprocess.run([_sbin(daemon), '-f', str(conf)], env=env, check=True)
-
     try:
-        _wait_idle(env)
-        yield {'SLURM_CONF': str(conf)}
-    finally:
-        subprocess.run(['scancel', '--user', 'root'], env=env)
-        for daemon in ('slurmd', 'slurmctld'):
-            pid = root / f'{daemon}.pid'
-            if pid.exists():
-                try:
-                    os.kill(int(pid.read_text()), signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
+        with slurm_cluster.one_node(tmp_path_factory.mktemp('slurm')) as env:
+            yield env
+    except slurm_cluster.ClusterUnavailable as err:
+        # raised while starting only: a test's failure does not reach here
+        pytest.skip(str(err))
 
 
 def cases(tmp_path):

@@ -190,10 +190,13 @@ class HardwareVariants(rfm.RegressionTestPlugin):
 
     @run_before('sanity')
     def verify_variant(self):
-        # A job that failed is explained by the check's own sanity; one
-        # that ran must have run in the state its variant asked for. A dry
-        # run ran nothing, so there is no state to verify.
-        if self.is_dry_run() or job_status.failed(self.job.exitcode):
+        # A job that failed, or that Slurm ended early (no exit status
+        # with ReFrame's squeue backend), is explained by the check's own
+        # sanity; one that ran must have run in the state its variant
+        # asked for. A dry run ran nothing, so there is no state to verify.
+        if self.is_dry_run() or job_status.ended_early(
+                self.job.exitcode,
+                os.path.join(self.stagedir, self.job.stderr)):
             return
 
         problems = self.variant_problems()

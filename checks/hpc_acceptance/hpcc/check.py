@@ -192,8 +192,8 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     @sanity_function
     def hpcc_is_valid(self):
         return _assert_hpcc_valid(self.output_file, self.stderr,
-                                  self.job.exitcode, self.expected_figures(),
-                                  self.num_tasks)
+                                  self.job.exitcode, self.job.jobid,
+                                  self.expected_figures(), self.num_tasks)
 
 
 def _read(path):
@@ -209,7 +209,7 @@ def _figure(path, figure):
 
 
 @sn.deferrable
-def _assert_hpcc_valid(output_file, stderr, exitcode, expected,
+def _assert_hpcc_valid(output_file, stderr, exitcode, jobid, expected,
                        num_processes):
     try:
         problems = output.problems(_read(output_file), expected,
@@ -218,5 +218,5 @@ def _assert_hpcc_valid(output_file, stderr, exitcode, expected,
     except FileNotFoundError:
         problems = [f'hpcc wrote no {output_file}: it did not start']
 
-    problems = job_status.exit_problems(exitcode, stderr) + problems
+    problems = job_status.exit_problems(exitcode, stderr, jobid) + problems
     return sn.assert_true(not problems, msg='; '.join(problems))

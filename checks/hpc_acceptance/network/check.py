@@ -219,6 +219,7 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     def output_is_valid(self):
         return _assert_valid(
             self.stdout, self.expected_figures(), self.job.exitcode,
+            self.stderr, self.job.jobid,
             layout=self.placement, info=self.processor_info,
             num_tasks=self.num_tasks,
             num_nodes=math.ceil(self.num_tasks / self.num_tasks_per_node),
@@ -227,12 +228,12 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
 
 
 @sn.deferrable
-def _assert_valid(path, expected, exitcode, **layout):
+def _assert_valid(path, expected, exitcode, stderr, jobid, **layout):
     with open(path) as fp:
         text = fp.read()
 
     problems = figures.output_problems(text, expected, path)
-    problems = job_status.exit_problems(exitcode) + problems
+    problems = job_status.exit_problems(exitcode, stderr, jobid) + problems
 
     if not problems:
         try:

@@ -142,7 +142,8 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
 
     @sanity_function
     def verified_as_asked(self):
-        return _assert_verified(self.stdout, self.job.exitcode,
+        return _assert_verified(self.stdout, self.job.exitcode, self.stderr,
+                                self.job.jobid,
                                 benchmark=self.benchmark,
                                 npb_class=self.npb_class,
                                 num_procs=self.num_procs)
@@ -155,10 +156,10 @@ def _summary_value(path, field):
 
 
 @sn.deferrable
-def _assert_verified(path, exitcode, **asked):
+def _assert_verified(path, exitcode, stderr, jobid, **asked):
     with open(path) as fp:
         problems = output.result_problems(fp.read(), source=path,
                                           **asked)
 
-    problems = job_status.exit_problems(exitcode) + problems
+    problems = job_status.exit_problems(exitcode, stderr, jobid) + problems
     return sn.assert_true(not problems, msg='; '.join(problems))
