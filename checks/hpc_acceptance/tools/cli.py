@@ -8,7 +8,7 @@ rest of the command line itself.
 import sys
 
 from hpc_acceptance.tools import (compare_published, node_topology,
-                                  propose_references, verdict)
+                                  post_upgrade, propose_references, verdict)
 
 #: Subcommand -> (its module, one-line description).
 SUBCOMMANDS = {
@@ -19,6 +19,9 @@ SUBCOMMANDS = {
                           'this system\'s figures next to the seed papers\''),
     'verdict': (verdict,
                 'judge an acceptance run from ReFrame\'s JSON report'),
+    'post-upgrade': (post_upgrade,
+                     'run the post-upgrade set and judge each figure '
+                     'against the stored baseline'),
     'topology': (node_topology,
                  'the sizes this node\'s checks use'),
 }
