@@ -42,6 +42,8 @@ DEFAULT_BASELINE = 'now-30d:now?suite_mode=="nightly"'
 ORDER = ('regressed', 'no baseline', 'improved', 'within noise')
 
 _FAILED = {'fail', 'abort', 'fail_deps'}
+_DEFAULT_PARAMETERS = {'%isa=native', '%turbo=as-configured',
+                       '%smt=as-configured'}
 _REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
 
 
@@ -59,9 +61,12 @@ def baseline_values(testcases):
     return values
 
 
-def judge(new_cases, baseline, confirm_cases=()):
+def judge(new_cases, baseline, confirm_cases=(), min_runs=3):
     '''One row per figure of ``new_cases`` (a dict each: check, figure,
     identity, baseline median, band, runs, value, change, verdict).
+
+    A figure with fewer than ``min_runs`` stored runs has ``no baseline``:
+    the spread of one or two runs says nothing about the noise.
 
     ``confirm_cases`` are the rerun of the suspects: a figure outside its
     band is ``regressed`` only if its rerun is too (or was not rerun).
@@ -86,13 +91,14 @@ def judge(new_cases, baseline, confirm_cases=()):
                    'change': None, 'rerun_value': None,
                    'verdict': 'no baseline'}
             rows.append(row)
-            stored = baseline.get((key, variable))
-            if not stored:
+            stored = baseline.get((key, variable), [])
+            row['baseline_runs'] = len(stored)
+            if len(stored) < min_runs:
                 continue
 
             median, width = noise.band(stored, noise.family_floor(key[0]))
-            row.update(baseline_runs=len(stored), baseline_median=median,
-                       band=width, change=noise.change(row['value'], median),
+            row.update(baseline_median=median, band=width,
+                       change=noise.change(row['value'], median),
                        verdict=noise.verdict(row['value'], median, width,
                                              unit))
             rerun = reruns.get((key, variable))
@@ -128,24 +134,31 @@ def exit_status(rows, failed):
     if failed or any(r['verdict'] == 'regressed' for r in rows):
         return 1
 
-    if not any(r['baseline_runs'] for r in rows):
+    if all(r['verdict'] == 'no baseline' for r in rows):
         return 2
 
     return 0
+
+
+def short_name(display_name):
+    '''The display name without the parameters at their defaults, so that
+    a line fits a terminal.'''
+    return ' '.join(word for word in display_name.split()
+                    if word not in _DEFAULT_PARAMETERS)
 
 
 def format_table(rows, failed):
     def num(value):
         return '-' if value is None else f'{value:.4g}'
 
-    lines = [f'{"verdict":<13} {"check / figure":<58} {"baseline":>9} '
+    lines = [f'{"verdict":<13} {"check / figure":<50} {"baseline":>9} '
              f'{"band":>6} {"new":>9} {"change":>7} unit']
     for r in rows:
         band = '-' if r['band'] is None else f'±{100 * r["band"]:.0f}%'
         change = ('-' if r['change'] is None
                   else f'{100 * r["change"]:+.1f}%')
-        name = f'{r["check"]} {r["figure"]}'
-        lines.append(f'{r["verdict"]:<13} {name:<58} '
+        name = f'{short_name(r["check"])} {r["figure"]}'
+        lines.append(f'{r["verdict"]:<13} {name:<50} '
                      f'{num(r["baseline_median"]):>9} {band:>6} '
                      f'{num(r["value"]):>9} {change:>7} {r["unit"]}')
 
@@ -174,6 +187,13 @@ def main(argv=None):
                                        '(default: next to the run report)')
     parser.add_argument('--report', help='judge this JSON run report '
                                          'instead of running ReFrame')
+    parser.add_argument('--output-dir',
+                        default=str(PROJECT_DIR / 'var' / 'reports'),
+                        help='where the run reports and the verdict go '
+                             '(default: %(default)s)')
+    parser.add_argument('--min-runs', type=int, default=3,
+                        help='stored runs a figure needs for a verdict '
+                             '(default: %(default)s)')
     parser.add_argument('--no-confirm', action='store_true',
                         help='no confirmation rerun of suspect checks')
     parser.add_argument('reframe_args', nargs='*',
@@ -187,10 +207,10 @@ def main(argv=None):
         return 3
 
     stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
-    report = args.report or str(PROJECT_DIR / 'var' / 'reports' /
-                                f'post-upgrade-{stamp}.json')
+    report = args.report or os.path.join(args.output_dir,
+                                         f'post-upgrade-{stamp}.json')
     if not args.report:
-        os.makedirs(os.path.dirname(report), exist_ok=True)
+        os.makedirs(args.output_dir, exist_ok=True)
         run_reframe(args.reframe_args, report)
 
     try:
@@ -199,7 +219,7 @@ def main(argv=None):
         print(f'post-upgrade NOT JUDGED: {err}', file=sys.stderr)
         return 3
 
-    rows = judge(new_cases, baseline)
+    rows = judge(new_cases, baseline, min_runs=args.min_runs)
     confirm_cases = []
     hashes = suspects(rows, new_cases)
     if hashes and not args.no_confirm and not args.report:
@@ -213,7 +233,7 @@ def main(argv=None):
         except ResultsError as err:
             print(f'post-upgrade: no confirmation: {err}', file=sys.stderr)
 
-        rows = judge(new_cases, baseline, confirm_cases)
+        rows = judge(new_cases, baseline, confirm_cases, args.min_runs)
 
     failed = failed_checks(new_cases, confirm_cases)
     status = exit_status(rows, failed)
