@@ -33,6 +33,9 @@ BUSY = 4
 #: Set in COMMAND's environment: the lock is held, do not take it again.
 HELD_VARIABLE = 'HPC_ACCEPTANCE_LOCK_HELD'
 
+#: Names another lock file (tests use their own).
+LOCK_VARIABLE = 'HPC_ACCEPTANCE_LOCK_FILE'
+
 DEFAULT_LOCK = Path(__file__).resolve().parents[3] / 'var' / 'run.lock'
 
 
@@ -110,8 +113,10 @@ def main(argv=None):
         prog='run_lock', description=__doc__.split('\n\n')[0])
     parser.add_argument('--wait', action='store_true',
                         help='wait for a running run instead of refusing')
-    parser.add_argument('--lock-file', default=str(DEFAULT_LOCK),
-                        help='the lock (default: %(default)s)')
+    parser.add_argument('--lock-file', default=os.environ.get(
+                            LOCK_VARIABLE, str(DEFAULT_LOCK)),
+                        help=f'the lock (default: ${LOCK_VARIABLE}, else '
+                             f'%(default)s)')
     parser.add_argument('command', nargs='+', help='the run, after --')
     args = parser.parse_args(argv)
 
