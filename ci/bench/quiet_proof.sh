@@ -121,8 +121,7 @@ while True:
     c)  build=$state/sse42/memory
         mkdir -p "$build" && cp src/memory/*.[ch] src/memory/Makefile "$build"
         make -s -C "$build" CFLAGS='-O3 -march=x86-64-v2' >/dev/null
-        PATH=$build:$PATH reframe_run fault-c -c checks/memory \
-            --tag=nightly --exclude-tag=variant
+        PATH=$build:$PATH reframe_run fault-c "${select[@]}"
         judge fault-c flag ;;
     d)  npb=(-c checks/npb -n NpbCgCheck --exclude-tag=variant -S)
         mkdir -p "$state/npb-refs"
