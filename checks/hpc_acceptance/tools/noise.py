@@ -16,8 +16,8 @@ halves STREAM and read bandwidth (-50 %), a CPU hog on the benchmark's core
 takes latency +22 % to +128 %. ``ci/bench/quiet_proof.sh`` measures them
 again on another machine.
 
-Direction comes from the unit: times (``s``, ``ms``, ``us``, ``ns``) are
-better lower, everything else (bandwidths, rates, % of peak) higher. Only
+Direction comes from the unit: times (``s``, ``ms``, ``us``, ``ns``) and
+latencies in ``cycles`` are better lower, everything else (bandwidths, rates, % of peak) higher. Only
 the worse side is a failure; a figure better than its band is reported as
 ``improved``.
 '''
@@ -39,7 +39,7 @@ FAMILY_FLOOR = {
 #: Band of a check of no family above.
 DEFAULT_FLOOR = 0.10
 
-_LOWER_IS_BETTER = {'s', 'ms', 'us', 'ns'}
+_LOWER_IS_BETTER = {'s', 'ms', 'us', 'ns', 'cycles'}
 
 
 def higher_is_better(unit):

@@ -10,6 +10,8 @@ def test_direction_comes_from_the_unit():
     assert noise.higher_is_better('MB/s') and noise.higher_is_better('%')
     assert not noise.higher_is_better('ns')
     assert not noise.higher_is_better('s')
+    # memory latency in core cycles
+    assert not noise.higher_is_better('cycles')
 
 
 def test_one_odd_run_does_not_widen_the_band():

@@ -62,6 +62,13 @@ def test_other_inputs_have_no_baseline_and_nothing_judged_exits_2():
     assert pu.exit_status(rows, []) == 2
 
 
+def test_too_few_stored_runs_are_no_baseline():
+    rows = pu.judge([case(17700)], pu.baseline_values(NIGHTLY[:2]))
+    assert verdicts(rows) == [('triad', 'no baseline')]
+    assert rows[0]['baseline_runs'] == 2
+    assert pu.exit_status(rows, []) == 2
+
+
 def test_failed_stored_runs_are_no_baseline():
     rows = pu.judge([case(100)], pu.baseline_values([case(36000, 'fail')]))
     assert verdicts(rows) == [('triad', 'no baseline')]
@@ -88,3 +95,9 @@ def test_latency_up_is_a_regression_and_regressions_come_first():
     table = pu.format_table(rows, [])
     assert table.splitlines()[1].startswith('regressed')
     assert '+128.2%' in table and '±15%' in table
+
+
+def test_default_parameters_are_left_out_of_the_table():
+    assert pu.short_name('MemoryDaxpyCheck %isa=native %turbo=as-configured '
+                         '%smt=as-configured %threads=single') == (
+        'MemoryDaxpyCheck %threads=single')
