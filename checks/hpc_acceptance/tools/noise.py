@@ -17,9 +17,9 @@ takes latency +22 % to +128 %. ``ci/bench/quiet_proof.sh`` measures them
 again on another machine.
 
 Direction comes from the unit: times (``s``, ``ms``, ``us``, ``ns``) and
-latencies in ``cycles`` are better lower, everything else (bandwidths, rates, % of peak) higher. Only
-the worse side is a failure; a figure better than its band is reported as
-``improved``.
+latencies in ``cycles`` are better lower, everything else (bandwidths,
+rates, % of peak) higher. Only the worse side is a failure; a figure better
+than its band is reported as ``improved``.
 '''
 
 import statistics
