@@ -19,6 +19,13 @@ fi
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
+
+# One run per checkout: a second one refuses, naming the running one
+# (HPC_ACCEPTANCE_WAIT=1: waits for it instead).
+if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
+    exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.run_lock \
+        ${HPC_ACCEPTANCE_WAIT:+--wait} -- "$0" "$@"
+fi
 ci/setup.sh
 
 # One JSON report per acceptance run, so the verdict reads this run's.

@@ -161,6 +161,7 @@ site_configuration = {
                         'reframe %(version)s|'
                         '%(check_info)s|'
                         'jobid=%(check_jobid)s|'
+                        'identity=%(check_identity)s|'
                         'dependency=%(check_dependency_source)s|'
                         'spack=%(check_spack_spec)s|'
                         'reference=%(check_reference_file)s|'

@@ -1,21 +1,27 @@
 '''ci/acceptance.sh: a run that validated nothing is not a success.'''
 
 import os
+import signal
 import subprocess
+import time
 
-from conftest import PROJECT_DIR
+from conftest import PROJECT_DIR, REFRAME
+
+
+def environment(tmp_path):
+    return dict(os.environ,
+                RFM_PREFIX=str(tmp_path / 'prefix'),
+                RFM_PERFLOG_DIR=str(tmp_path / 'perflogs'),
+                RFM_REPORT_FILE=str(tmp_path / 'report.json'),
+                RFM_REPORT_JUNIT=str(tmp_path / 'junit.xml'),
+                RFM_SQLITE_DB_FILE=str(tmp_path / 'results.db'),
+                RFM_COLORIZE='n',
+                HPC_ACCEPTANCE_LOCK_FILE=str(tmp_path / 'run.lock'))
 
 
 def acceptance(tmp_path, *args):
-    env = dict(os.environ,
-               RFM_PREFIX=str(tmp_path / 'prefix'),
-               RFM_PERFLOG_DIR=str(tmp_path / 'perflogs'),
-               RFM_REPORT_FILE=str(tmp_path / 'report.json'),
-               RFM_REPORT_JUNIT=str(tmp_path / 'junit.xml'),
-               RFM_SQLITE_DB_FILE=str(tmp_path / 'results.db'),
-               RFM_COLORIZE='n')
     return subprocess.run([str(PROJECT_DIR / 'ci' / 'acceptance.sh'), *args],
-                          env=env, text=True, timeout=1800,
+                          env=environment(tmp_path), text=True, timeout=1800,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
@@ -59,3 +65,58 @@ def test_the_run_ends_with_a_summary_and_a_report_page(tmp_path):
     assert page.count('<img ') == len(images)
     log = tmp_path / 'report.log'
     assert 'PERFORMANCE REPORT' in log.read_text()
+
+
+def start_acceptance(tmp_path, *args):
+    return subprocess.Popen(
+        [str(PROJECT_DIR / 'ci' / 'acceptance.sh'), *args],
+        env=environment(tmp_path), text=True, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT)
+
+
+def wait_for(path, proc):
+    for _ in range(1200):
+        if path.exists():
+            return
+
+        assert proc.poll() is None, proc.communicate()[0][-3000:]
+        time.sleep(0.1)
+
+    raise AssertionError(f'{path} never appeared')
+
+
+def test_a_second_run_refuses_naming_the_first(tmp_path):
+    first = start_acceptance(tmp_path, '-n', 'MemoryDaxpyCheck',
+                             '-S', 'repeats=1')
+    try:
+        wait_for(tmp_path / 'run.lock', first)
+        while 'pid' not in (tmp_path / 'run.lock').read_text():
+            time.sleep(0.1)
+
+        second = acceptance(tmp_path, '-n', 'NoSuchCheck')
+        assert second.returncode == 4
+        assert f'pid {first.pid}' in second.stdout
+        assert 'acceptance.sh -n MemoryDaxpyCheck' in second.stdout
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=600)
+
+
+def test_sigterm_mid_run_leaves_a_readable_database_and_no_lock(tmp_path):
+    run = start_acceptance(tmp_path, '-n', 'MemoryDaxpyCheck',
+                           '-S', 'repeats=1')
+    # ReFrame has started staging the checks
+    wait_for(tmp_path / 'prefix' / 'stage', run)
+    run.send_signal(signal.SIGTERM)
+    out, _ = run.communicate(timeout=600)
+    assert run.returncode != 0, out[-3000:]
+
+    listed = subprocess.run(
+        [str(REFRAME), '-C', str(PROJECT_DIR / 'config' / 'settings.py'),
+         '--list-stored-sessions'], env=environment(tmp_path), text=True,
+        capture_output=True)
+    assert listed.returncode == 0, listed.stderr
+
+    # the next run is not refused and works
+    done = acceptance(tmp_path, '-n', 'NoSuchCheck')
+    assert done.returncode == 2, done.stdout[-3000:]

@@ -48,10 +48,16 @@ def test_three_runs_give_a_reference_file_that_the_next_run_passes(
     wrote = propose(tmp_path, '--floor', FLOOR, '--write')
     assert wrote.returncode == 0, wrote.stderr
     data = yaml.safe_load((tmp_path / 'refs' / 'local.yaml').read_text())
-    single = (data['MemoryDaxpyCheck']['local:default']['gnu']['native']
-              ['as-configured']['as-configured']['single'])
+    entry = data['MemoryDaxpyCheck']
+    assert entry['$index'][-1] == 'identity'
+    by_identity = (entry['local:default']['gnu']['native']['as-configured']
+                   ['as-configured']['single'])
+    # three runs of the same inputs: one identity, one entry
+    (ident, single), = by_identity.items()
+    assert 'repeats=1' in ident and 'isa_built=' in ident
     value, lower, upper, unit = single['flops_l1']
-    assert (lower, unit) == (-upper, 'MFLOP/s') and upper >= 0.5
+    # a rate: only the lower side is bounded, at least the floor
+    assert (lower, upper, unit) == (-1.0, None, 'MFLOP/s')
 
     done = run_reframe(*SELECT, '-r',
                        env={'RFM_REFERENCE_PREFIX': str(tmp_path / 'refs')})
@@ -61,6 +67,13 @@ def test_three_runs_give_a_reference_file_that_the_next_run_passes(
     # nothing new to propose: the file is unchanged, so no diff
     again = propose(tmp_path, '--floor', FLOOR, '--sessions', 'now-1d:now')
     assert again.returncode == 0
+
+    # other inputs than the references': refused, naming the input
+    other = run_reframe(*SELECT[:-1], 'repeats=2', '-r',
+                        env={'RFM_REFERENCE_PREFIX': str(tmp_path / 'refs')})
+    assert other.returncode != 0
+    assert 'identity mismatch' in other.stdout
+    assert '--repeats=1' in other.stdout and '--repeats=2' in other.stdout
 
 
 def test_too_few_runs_are_reported_not_invented(run_reframe, tmp_path):

@@ -10,7 +10,10 @@
   (:mod:`hpc_acceptance.core.references`), recorded as ``reference_file``;
 - its processor topology, or a skip that says how to provide one;
 - the hardware variants, ISA, Turbo and Hyper-Threading
-  (:mod:`hpc_acceptance.core.variants`).
+  (:mod:`hpc_acceptance.core.variants`);
+- its :attr:`~AcceptanceCheck.identity`: every input that changes its
+  figures (:mod:`hpc_acceptance.core.identity`), which reference entries
+  are keyed by.
 
 The recorded values are loggable: they appear in the perflog and the JSON
 report.
@@ -19,7 +22,7 @@ report.
 import reframe.core.runtime as runtime
 from reframe.core.builtins import run_after, run_before, variable
 
-from hpc_acceptance.core import dependency, references, topology
+from hpc_acceptance.core import dependency, identity, references, topology
 from hpc_acceptance.core.spack import SpackEnvironmentPlugin
 from hpc_acceptance.core.variants import HardwareVariants
 
@@ -44,6 +47,20 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
     #:
     #: :type: :class:`str`
     variants_left_out = variable(str, value='', loggable=True)
+
+    #: What produced this run's figures: the family's
+    #: :attr:`identity_fields`, the ISA the binary was built for and the
+    #: kind of dependency source, as ``name=value;...``
+    #: (:mod:`hpc_acceptance.core.identity`). Set before the run (the
+    #: built ISA as ``?`` until the program says) and again after it.
+    #:
+    #: :type: :class:`str`
+    identity = variable(str, value='', loggable=True)
+
+    #: Attributes of the check whose values change its figures (problem
+    #: class, sizes, ranks, threads, binding, ...): the family's part of
+    #: :attr:`identity`, declared once per family.
+    identity_fields = ()
 
     #: The binary this check runs; ``None`` for checks that need none.
     #:
@@ -106,10 +123,35 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         self.require_reference = True
         self.reference_file = path
 
+    def identity_inputs(self, *, after_run):
+        '''``{field: value}`` of this run's :attr:`identity`.'''
+        built = self.isa_built
+        if not after_run and built == 'not stated':
+            built = identity.UNKNOWN
+
+        inputs = {name: getattr(self, name) for name in self.identity_fields}
+        inputs.update(isa_built=built,
+                      dependency=identity.dependency_kind(
+                          self.dependency_source))
+        return inputs
+
     @run_before('run')
     def check_reference_entry(self):
         '''Fail before the benchmark runs if the system's reference file has
-        no entry for this variant or one that does not fit the check.'''
+        no entry for this variant and its inputs, or one that does not fit
+        the check.'''
+        self.identity = identity.render(self.identity_inputs(after_run=False))
+        self._check_reference_entry()
+
+    @run_before('performance')
+    def check_reference_identity(self):
+        '''Once the program said what it was built for: fail with the
+        inputs that differ if no reference entry has this identity (ReFrame
+        itself would only say that no reference was found).'''
+        self.identity = identity.render(self.identity_inputs(after_run=True))
+        self._check_reference_entry()
+
+    def _check_reference_entry(self):
         if self.reference_file == 'none':
             return
 

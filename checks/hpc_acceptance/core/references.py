@@ -26,6 +26,7 @@ import re
 import yaml
 from reframe.core.exceptions import ReframeError
 
+from hpc_acceptance.core import identity
 from hpc_acceptance.core.paths import REFERENCE_DIR
 
 
@@ -225,6 +226,12 @@ def entry_for(path, check_entry, test):
             )
 
         keys = [k for k in data if k != '$index']
+        if subkey == 'identity':
+            match = _identity_key(path, where, keys, value)
+            where.append('identity')
+            data = data[match]
+            continue
+
         match = value if value in keys else next(
             (k for k in keys if isinstance(k, str) and
              isinstance(value, str) and re.fullmatch(k, value)), None
@@ -239,6 +246,25 @@ def entry_for(path, check_entry, test):
         data = data[match]
 
     return '.'.join(where), data
+
+
+def _identity_key(path, where, keys, value):
+    '''The entry whose identity a run of identity ``value`` may be
+    compared with; else an error that names every differing input.'''
+    for key in keys:
+        if identity.matches(key, value):
+            return key
+
+    found = '; '.join(
+        f'[{", ".join(identity.differences(key, value))}]' for key in keys
+    ) or 'no entries'
+    raise ReferenceFileError(
+        f'{path}: {".".join(where)}: identity mismatch: the references were '
+        f'measured with other inputs than this run ({found}); this run: '
+        f'{value!r}. Propose references for these inputs '
+        f'(hpc-acceptance propose-references) or run with the inputs of '
+        f'the references'
+    )
 
 
 def _index_value(test, subkey):

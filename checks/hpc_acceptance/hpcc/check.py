@@ -81,6 +81,12 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
         debian_package='hpcc',
     )
 
+    #: The inputs that change the figures (see :mod:`.core.identity`):
+    #: HPL's N, NB and P x Q, and the ranks (``memory_fraction`` acts
+    #: through N).
+    identity_fields = ('problem_size', 'block_size', 'process_grid',
+                       'num_tasks', 'num_tasks_per_node')
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+mpi']
     keep_files = [input_file.INPUT_FILE, input_file.OUTPUT_FILE,

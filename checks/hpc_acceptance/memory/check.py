@@ -49,6 +49,11 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: :type: :class:`str`
     program = variable(str)
 
+    #: The inputs that change the figures (see :mod:`.core.identity`):
+    #: thread count and binding, working-set sizes and repetitions, all in
+    #: the program's options.
+    identity_fields = ('num_cpus_per_task', 'executable_opts')
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+openmp']
     num_tasks = 1

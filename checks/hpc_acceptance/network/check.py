@@ -119,6 +119,12 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: :type: :class:`str`
     rank_cpus = variable(str, value='', loggable=True)
 
+    #: The inputs that change the figures (see :mod:`.core.identity`):
+    #: ranks, their spread over nodes and the repetitions. The message
+    #: sizes (0 B to 4 MiB) are fixed in the program and named by each
+    #: figure.
+    identity_fields = ('num_tasks', 'num_tasks_per_node', 'repeats')
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+mpi']
     tags = {'network', 'nightly'}

@@ -83,6 +83,11 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: :default: ``False``
     oversubscribe = variable(typ.Bool, value=False, loggable=True)
 
+    #: The inputs that change the figures (see :mod:`.core.identity`):
+    #: problem class, ranks and their spread over nodes.
+    identity_fields = ('npb_class', 'num_tasks', 'num_tasks_per_node',
+                       'oversubscribe')
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+mpi']
     tags = {'npb', 'nightly'}

@@ -92,6 +92,11 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck,
         in_tree_executable='stream_intree',
     )
 
+    #: The inputs that change the figures (see :mod:`.core.identity`):
+    #: which STREAM, its array size and repetitions, threads and binding.
+    identity_fields = ('implementation', 'array_elements', 'ntimes',
+                       'num_cpus_per_task', 'binding')
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+openmp']
     num_tasks = 1

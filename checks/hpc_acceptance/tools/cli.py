@@ -8,8 +8,8 @@ rest of the command line itself.
 import sys
 
 from hpc_acceptance.tools import (compare_published, node_topology,
-                                  propose_references, report, summary,
-                                  verdict)
+                                  post_upgrade, propose_references,
+                                  report, summary, verdict)
 
 #: Subcommand -> (its module, one-line description).
 SUBCOMMANDS = {
@@ -25,6 +25,9 @@ SUBCOMMANDS = {
                'a session'),
     'summary': (summary,
                 'the short console summary of an acceptance run'),
+    'post-upgrade': (post_upgrade,
+                     'run the post-upgrade set and judge each figure '
+                     'against the stored baseline'),
     'topology': (node_topology,
                  'the sizes this node\'s checks use'),
 }

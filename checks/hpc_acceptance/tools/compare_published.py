@@ -16,19 +16,21 @@ import sys
 from hpc_acceptance.core.references import ReferenceFileError
 from hpc_acceptance.tools import published
 from hpc_acceptance.tools.results import (ResultsError, figures_of,
-                                          report_testcases, stored_testcases,
-                                          variant_of)
+                                          identity_of, report_testcases,
+                                          stored_testcases, variant_of)
 
 
 def latest_runs(testcases):
-    '''``{(check, params): case}``, the newest passed run of each variant.'''
+    '''``{(check, params, identity): case}``, the newest passed run of each
+    variant and identity: runs with other inputs (NPB class, sizes, ranks)
+    are other figures, each compared on its own.'''
     latest = {}
     for case in testcases:
         if case.get('fixture') or case.get('result') != 'pass':
             continue
 
         check, params = variant_of(case['display_name'])
-        key = (check, tuple(sorted(params.items())))
+        key = (check, tuple(sorted(params.items())), identity_of(case))
         when = case.get('job_completion_time_unix') or 0
         if key not in latest or when >= (
                 latest[key].get('job_completion_time_unix') or 0):
@@ -55,7 +57,7 @@ def compare(testcases, systems):
     '''Rows ``(system, check variant, variable, published, ours, unit,
     ratio, source)`` for every comparable figure.'''
     rows = []
-    for (check, params), case in sorted(latest_runs(testcases).items()):
+    for (check, params, _), case in sorted(latest_runs(testcases).items()):
         figures = figures_of(case)
         for name, pub in sorted(systems.items()):
             entry = pub['figures'].get(check)

@@ -2,15 +2,21 @@
 results database.
 
     hpc-acceptance propose-references --system NAME \\
-        [--sessions 'now-30d:now'] [--floor 0.05] [--min-runs 3] [--write]
+        [--sessions 'now-30d:now'] [--floor F] [--min-runs 3] [--write]
 
-For every check, partition, environment and variant that passed in the
-selected sessions, and for each of its performance variables:
+For every check, partition, environment, variant and identity (the inputs
+that produced the figures, :mod:`hpc_acceptance.core.identity`) that
+passed in the selected sessions, and for each of its performance variables:
 
 - value = the median of the stored values;
-- tolerance = twice the largest relative deviation from the median seen in
-  those runs, but at least ``--floor`` (5 % by default), applied to both
-  sides: ``[median, -tolerance, +tolerance, unit]``.
+- tolerance = the band of :mod:`hpc_acceptance.tools.noise`: 4 robust
+  standard deviations (from the median absolute deviation), at least the
+  family's minimum band (or ``--floor``), on the worse side only:
+  ``[median, -tolerance, null, unit]`` for bandwidths and rates,
+  ``[median, null, +tolerance, unit]`` for times.
+
+Runs of two identities (NPB class W and C, HPL at two memory fractions)
+get two entries, keyed by the identity as the last ``$index`` level.
 
 Entries need ``--min-runs`` values (3 by default); fewer are listed and left
 out. Entries of the current file that the sessions do not cover are kept.
@@ -22,56 +28,62 @@ then run this command.
 import argparse
 import difflib
 import os
-import statistics
 import sys
 
 import yaml
 
 from hpc_acceptance.core import references
-from hpc_acceptance.tools.results import (ResultsError, figures_of,
-                                          stored_testcases, variant_of)
+from hpc_acceptance.tools import noise
+from hpc_acceptance.tools.atomic_file import write_atomically
+from hpc_acceptance.tools.results import (ResultsError, figure_key,
+                                          figures_of, stored_testcases)
 
 
 def collect(testcases, system):
-    '''Values of every performance variable per check variant.
+    '''Values of every performance variable per check variant and identity.
 
-    :returns: ``{(check, partition, environ, params): {variable:
-        (values, unit)}}`` where ``params`` is a tuple of ``(name, value)``.
+    Runs stored before checks recorded their identity are left out: their
+    inputs (NPB class, sizes, ranks) are unknown, so their figures cannot be
+    told apart.
+
+    :returns: ``({(check, partition, environ, params, identity): {variable:
+        (values, unit)}}, notes)`` where ``params`` is a tuple of ``(name,
+        value)``.
     '''
-    collected = {}
+    collected, without_identity = {}, 0
     for case in testcases:
         if (case.get('fixture') or case.get('result') != 'pass' or
                 case.get('system') != system):
             continue
 
-        check, params = variant_of(case['display_name'])
-        partition = f'{system}:{case["partition"]}'
-        key = (check, partition, case['environ'], tuple(params.items()))
+        key = figure_key(case)
+        if not key[-1]:
+            without_identity += 1
+            continue
+
         figures = collected.setdefault(key, {})
         for variable, (value, unit) in figures_of(case).items():
             values, _ = figures.setdefault(variable, ([], unit))
             values.append(float(value))
 
-    return collected
-
-
-def tolerance(values, floor):
-    '''Twice the widest relative deviation from the median, >= ``floor``.'''
-    median = statistics.median(values)
-    if median == 0:
-        return floor
-
-    widest = max(abs(v - median) for v in values) / abs(median)
-    return round(max(floor, 2 * widest), 3)
+    notes = [f'{without_identity} run(s) stored without an identity (before '
+             f'checks recorded their inputs): left out'] * bool(
+                 without_identity)
+    return collected, notes
 
 
 def propose(collected, *, floor, min_runs):
-    '''Reference data for ``collected``, plus notes on what was left out.'''
+    '''Reference data for ``collected``, plus notes on what was left out.
+
+    ``floor`` (a fraction, or ``None`` for the family's minimum band of
+    :mod:`.noise`) is the narrowest band a figure gets.
+    '''
     proposed, notes = {}, []
-    for (check, partition, environ, params), figures in sorted(
+    for (check, partition, environ, params, ident), figures in sorted(
             collected.items()):
         where = '.'.join([check, partition, environ] +
-                         [str(v) for _, v in params])
+                         [str(v) for _, v in params] + [ident])
+        least = noise.family_floor(check) if floor is None else floor
         refs = {}
         for variable, (values, unit) in sorted(figures.items()):
             if len(values) < min_runs:
@@ -79,25 +91,21 @@ def propose(collected, *, floor, min_runs):
                              f'need {min_runs}: left out')
                 continue
 
-            tol = tolerance(values, floor)
-            # a lower bound below zero would be meaningless
-            refs[variable] = [statistics.median(values), -min(tol, 1.0), tol,
-                              unit]
+            median, width = noise.band(values, least)
+            refs[variable] = [median, *noise.tolerances(width, unit), unit]
 
         if not refs:
             continue
 
         entry = proposed.setdefault(check, {
-            '$index': ['$partition', '$environ'] + [p for p, _ in params]
+            '$index': ['$partition', '$environ'] +
+                      [p for p, _ in params] + ['identity']
         })
         level = entry.setdefault(partition, {}).setdefault(environ, {})
-        for _, value in params[:-1]:
+        for _, value in params:
             level = level.setdefault(value, {})
 
-        if params:
-            level[params[-1][1]] = refs
-        else:
-            entry[partition][environ] = refs
+        level[ident] = refs
 
     return proposed, notes
 
@@ -126,9 +134,10 @@ def main(argv=None):
                              "session UUID or a filter, as ReFrame's "
                              "--describe-stored-testcases takes "
                              "(default: %(default)s)")
-    parser.add_argument('--floor', type=float, default=0.05,
-                        help='smallest tolerance, as a fraction '
-                             '(default: %(default)s)')
+    parser.add_argument('--floor', type=float, default=None,
+                        help='smallest tolerance, as a fraction (default: '
+                             'the family\'s minimum band, see '
+                             'hpc_acceptance.tools.noise)')
     parser.add_argument('--min-runs', type=int, default=3,
                         help='runs a figure needs to get a reference '
                              '(default: %(default)s)')
@@ -140,7 +149,7 @@ def main(argv=None):
                         help='write the file instead of only showing the '
                              'diff')
     args = parser.parse_args(argv)
-    if not 0 <= args.floor <= 1:
+    if args.floor is not None and not 0 <= args.floor <= 1:
         parser.error(f'--floor {args.floor}: must be a fraction in [0, 1]')
 
     try:
@@ -149,8 +158,10 @@ def main(argv=None):
         print(f'propose_references: {err}', file=sys.stderr)
         return 1
 
-    proposed, notes = propose(collect(testcases, args.system),
-                              floor=args.floor, min_runs=args.min_runs)
+    collected, notes = collect(testcases, args.system)
+    proposed, more_notes = propose(collected, floor=args.floor,
+                                   min_runs=args.min_runs)
+    notes += more_notes
     for note in notes:
         print(f'note: {note}', file=sys.stderr)
 
@@ -170,8 +181,7 @@ def main(argv=None):
         fromfile=path if current else '/dev/null', tofile=path
     ))
     if args.write:
-        with open(path, 'w') as fp:
-            fp.write(new)
+        write_atomically(path, new)
 
         print(f'wrote {path}', file=sys.stderr)
 

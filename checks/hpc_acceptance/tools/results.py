@@ -61,6 +61,22 @@ def variant_of(display_name):
                   else m['value'] for m in _PARAM.finditer(display_name)}
 
 
+def identity_of(case):
+    '''The identity of a test case (:mod:`hpc_acceptance.core.identity`):
+    the inputs that produced its figures, ``''`` for runs stored before
+    checks recorded one.'''
+    return case.get('identity') or ''
+
+
+def figure_key(case):
+    '''``(check, partition, environ, params, identity)`` of a test case:
+    two runs with the same key measured the same thing. ``params`` is a
+    tuple of ``(name, value)``.'''
+    check, params = variant_of(case['display_name'])
+    return (check, f'{case["system"]}:{case["partition"]}', case['environ'],
+            tuple(params.items()), identity_of(case))
+
+
 def figures_of(case):
     '''``{performance variable: (value, unit)}`` of a test case.'''
     return {name.split(':')[-1]: (perf[0], perf[4])

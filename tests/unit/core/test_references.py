@@ -189,3 +189,52 @@ def test_entry_for_tells_numbers_from_strings_as_reframe_does(tmp_path):
     with pytest.raises(ReferenceFileError,
                        match=r"no entry for streams=2 \(entries: '2'\)"):
         references.entry_for(path, references.load(path)['DotCheck'], test)
+
+
+BY_IDENTITY = '''
+NpbCgCheck:
+  $index: [$partition, identity]
+  'cluster:compute':
+    'dependency=npb_dir;isa_built=not stated;npb_class=W;num_tasks=2':
+      time: [1.5, null, 0.1, s]
+'''
+
+
+class FakeNpb:
+    identity = 'dependency=npb_dir;isa_built=?;npb_class=W;num_tasks=2'
+
+    class current_partition:
+        fullname = 'cluster:compute'
+
+
+def test_an_identity_index_finds_the_entry_of_the_same_inputs(tmp_path):
+    data = references.load(write(tmp_path, BY_IDENTITY))
+    # before the run the built ISA is not known yet ('?'): not compared
+    where, entry = references.entry_for('f.yaml', data['NpbCgCheck'],
+                                        FakeNpb())
+    assert where == 'FakeNpb.cluster:compute.identity'
+    assert entry['time'][0] == 1.5
+
+
+def test_a_smaller_class_against_class_c_references_is_refused(tmp_path):
+    # fault (d) of issue 15: a run of another class must not pass as
+    # "faster"; the message names both classes
+    data = references.load(write(tmp_path, BY_IDENTITY))
+    test = FakeNpb()
+    test.identity = test.identity.replace('npb_class=W', 'npb_class=C')
+    with pytest.raises(ReferenceFileError,
+                       match=r'identity mismatch: .*npb_class: reference '
+                             r'W, this run C'):
+        references.entry_for('f.yaml', data['NpbCgCheck'], test)
+
+
+def test_a_build_for_another_isa_is_refused_once_known(tmp_path):
+    # fault (c): kernels built for sse4.2 presented as native; the built
+    # ISA is known after the run, when the entry is looked up again
+    text = BY_IDENTITY.replace('not stated', 'avx2')
+    data = references.load(write(tmp_path, text))
+    test = FakeNpb()
+    test.identity = test.identity.replace('isa_built=?', 'isa_built=sse4.2')
+    with pytest.raises(ReferenceFileError,
+                       match=r'isa_built: reference avx2, this run sse4\.2'):
+        references.entry_for('f.yaml', data['NpbCgCheck'], test)

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from hpc_acceptance.tools import propose_references as pr
-from hpc_acceptance.tools import results
+from hpc_acceptance.tools import atomic_file, results
 from conftest import DATA_DIR
 
 CASES = json.loads((DATA_DIR / 'results' /
@@ -23,58 +23,111 @@ def test_variant_comes_from_the_display_name():
                                         {'threads': 'single', 'streams': 4})
 
 
-def test_collect_groups_passed_checks_by_variant():
-    collected = pr.collect(CASES, 'local')
+ID = 'dependency=in-tree;isa_built=avx2;num_cpus_per_task=1'
+
+# The stored runs as checks record them now, with their identity.
+WITH_ID = [dict(case, identity=ID) for case in CASES]
+
+
+def test_collect_groups_passed_checks_by_variant_and_identity():
+    collected, notes = pr.collect(WITH_ID, 'local')
     key = ('MemoryDotStreamsCheck', 'local:default', 'gnu',
-           (('threads', 'all_cores'), ('streams', 8)))
+           (('threads', 'all_cores'), ('streams', 8)), ID)
     values, unit = collected[key]['bandwidth']
     assert unit == 'MB/s' and len(values) == 1
+    assert not notes
     assert not any(k[0] == 'MemoryKernelsBuild' for k in collected)
     # the NUMA check was skipped on this machine: nothing to propose
     assert not any(k[0] == 'MemoryNumaCheck' for k in collected)
-    assert pr.collect(CASES, 'other-system') == {}
+    assert pr.collect(WITH_ID, 'other-system') == ({}, [])
 
 
-@pytest.mark.parametrize('values, floor, expected', [
-    ([100, 100, 100], 0.05, 0.05),          # no spread: the floor
-    ([90, 100, 104], 0.05, 0.2),            # 10 % below: twice that
-    ([100, 101, 99], 0.0, 0.02),
-])
-def test_tolerance_is_twice_the_widest_deviation_with_a_floor(values, floor,
-                                                              expected):
-    assert pr.tolerance(values, floor) == pytest.approx(expected)
+def test_runs_stored_without_identity_are_left_out_and_said_so():
+    collected, notes = pr.collect(CASES, 'local')
+    assert collected == {}
+    assert len(notes) == 1 and 'without an identity' in notes[0]
+
+
+def npb_runs(npb_class, times):
+    return [{'display_name': 'NpbCgCheck %num_procs=2', 'result': 'pass',
+             'system': 'local', 'partition': 'default', 'environ': 'gnu',
+             'identity': f'npb_class={npb_class};num_tasks=2',
+             'perfvalues': {'local:default:time': [t, 0, None, None, 's',
+                                                   'pass']}}
+            for t in times]
+
+
+def test_two_classes_give_two_entries_never_one_median():
+    runs = npb_runs('W', [1.0, 1.1, 1.0]) + npb_runs('C', [60, 61, 59])
+    proposed, _ = pr.propose(pr.collect(runs, 'local')[0], floor=None,
+                             min_runs=3)
+    entry = proposed['NpbCgCheck']
+    assert entry['$index'] == ['$partition', '$environ', 'num_procs',
+                               'identity']
+    by_identity = entry['local:default']['gnu'][2]
+    assert by_identity['npb_class=W;num_tasks=2']['time'][0] == 1.0
+    assert by_identity['npb_class=C;num_tasks=2']['time'][0] == 60
 
 
 def test_propose_uses_the_median_and_needs_enough_runs():
-    collected = {('C', 'sys:p', 'gnu', (('threads', 'single'),)): {
+    collected = {('C', 'sys:p', 'gnu', (('threads', 'single'),), 'n=1'): {
         'bw': ([90.0, 100.0, 104.0], 'MB/s'),
         'lat': ([1.0], 'ns'),
     }}
     proposed, notes = pr.propose(collected, floor=0.05, min_runs=3)
+    # MAD 4 -> 4 x 1.4826 x 4 / 100 = 0.237; only the worse side bounded
     assert proposed == {'C': {
-        '$index': ['$partition', '$environ', 'threads'],
-        'sys:p': {'gnu': {'single': {'bw': [100.0, -0.2, 0.2, 'MB/s']}}},
+        '$index': ['$partition', '$environ', 'threads', 'identity'],
+        'sys:p': {'gnu': {'single': {'n=1': {
+            'bw': [100.0, -0.237, None, 'MB/s']}}}},
     }}
-    assert notes == ['C.sys:p.gnu.single.lat: 1 run(s), need 3: left out']
+    assert notes == ['C.sys:p.gnu.single.n=1.lat: 1 run(s), need 3: left '
+                     'out']
+
+
+def test_times_are_bounded_above_and_the_family_floor_applies():
+    collected = {('StreamCheck', 'sys:p', 'gnu', (), 'n=1'): {
+        't': ([2.0, 2.0, 2.0], 's')}}
+    proposed, _ = pr.propose(collected, floor=None, min_runs=3)
+    assert proposed['StreamCheck']['sys:p']['gnu']['n=1']['t'] == [
+        2.0, None, 0.25, 's']
 
 
 def test_proposal_from_real_sessions_renders_as_a_valid_file(tmp_path):
-    proposed, _ = pr.propose(pr.collect(CASES, 'local'), floor=0.05,
+    proposed, _ = pr.propose(pr.collect(WITH_ID, 'local')[0], floor=None,
                              min_runs=1)
     path = tmp_path / 'local.yaml'
     path.write_text(pr.render(proposed))
     from hpc_acceptance.core import references
     data = references.load(str(path))
-    entry = data['MemoryLatencyCheck']['local:default']['gnu']['single']
+    entry = data['MemoryLatencyCheck']['local:default']['gnu']['single'][ID]
     assert entry['latency_l1'][3] == 'ns'
-    assert entry['latency_l1'][1] == -0.05
+    # latency: lower is better, only the upper side is bounded
+    assert entry['latency_l1'][1] is None
+    assert entry['latency_l1'][2] == 0.15
 
 
-def test_lower_tolerance_never_goes_below_zero():
-    collected = {('C', 'sys:p', 'gnu', ()): {
-        'bw': ([10.0, 30.0, 30.0], 'MB/s')}}
+def test_lower_tolerance_never_goes_below_minus_one():
+    collected = {('C', 'sys:p', 'gnu', (), 'n=1'): {
+        'bw': ([10.0, 20.0, 30.0, 40.0, 90.0], 'MB/s')}}
     proposed, _ = pr.propose(collected, floor=0.05, min_runs=3)
-    assert proposed['C']['sys:p']['gnu']['bw'] == [30.0, -1.0, 1.333, 'MB/s']
+    assert proposed['C']['sys:p']['gnu']['n=1']['bw'][1] == -1.0
+
+
+def test_a_written_file_is_replaced_whole_or_not_at_all(tmp_path,
+                                                        monkeypatch):
+    path = tmp_path / 'local.yaml'
+    path.write_text('old: {}\n')
+
+    def killed(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic_file.os, 'replace', killed)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_file.write_atomically(str(path), 'new: {}\n')
+
+    assert path.read_text() == 'old: {}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ['local.yaml']
 
 
 def test_merge_keeps_checks_the_sessions_do_not_cover():

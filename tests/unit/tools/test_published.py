@@ -66,7 +66,19 @@ def test_only_the_newest_run_of_a_variant_counts():
     newer = dict(older, job_completion_time_unix=2)
     failed = dict(older, job_completion_time_unix=3, result='fail')
     latest = compare_published.latest_runs([older, newer, failed])
-    assert latest == {('C', (('threads', 'single'),)): newer}
+    assert latest == {('C', (('threads', 'single'),), ''): newer}
+
+
+def test_runs_of_other_inputs_are_compared_apart():
+    class_w = {'display_name': 'C %threads=single', 'result': 'pass',
+               'job_completion_time_unix': 2, 'perfvalues': {},
+               'identity': 'npb_class=W'}
+    class_c = dict(class_w, job_completion_time_unix=1,
+                   identity='npb_class=C')
+    latest = compare_published.latest_runs([class_w, class_c])
+    assert len(latest) == 2
+    assert {c['identity'] for c in latest.values()} == {'npb_class=W',
+                                                        'npb_class=C'}
 
 
 def test_published_entries_name_checks_of_the_suite():

@@ -1,0 +1,44 @@
+'''Figure identity: the inputs that produced a figure
+(hpc_acceptance.core.identity).'''
+
+import pytest
+
+from hpc_acceptance.core import identity
+
+
+def test_render_sorts_fields_and_joins_lists():
+    text = identity.render({'npb_class': 'C', 'num_tasks': 4,
+                            'executable_opts': ['--l1=32768', '--repeats=5']})
+    assert text == ('executable_opts=--l1=32768 --repeats=5;npb_class=C;'
+                    'num_tasks=4')
+    assert identity.parse(text) == {
+        'executable_opts': '--l1=32768 --repeats=5', 'npb_class': 'C',
+        'num_tasks': '4'}
+
+
+def test_a_value_with_the_separator_is_refused():
+    with pytest.raises(identity.IdentityError, match='binding'):
+        identity.render({'binding': 'close;spread'})
+
+
+def test_an_unparsable_identity_is_quoted():
+    with pytest.raises(identity.IdentityError, match="'npb_class'"):
+        identity.parse('npb_class')
+
+
+def test_differences_name_each_input_and_both_values():
+    assert identity.differences('npb_class=W;num_tasks=2',
+                                'npb_class=C;num_tasks=2') == [
+        'npb_class: reference W, this run C']
+    assert identity.differences('a=1', 'a=1;b=2') == [
+        'b: reference (absent), this run 2']
+
+
+def test_a_field_not_known_yet_is_not_compared():
+    assert identity.matches('isa_built=avx2;n=1', 'isa_built=?;n=1')
+    assert not identity.matches('isa_built=avx2;n=1', 'isa_built=sse4.2;n=1')
+
+
+def test_dependency_kind_drops_the_checkout_specific_path():
+    assert identity.dependency_kind('in-tree:/x/var/stage/build') == 'in-tree'
+    assert identity.dependency_kind('spack:/env (stream@5.10)') == 'spack'

@@ -1,0 +1,49 @@
+'''The noise model: bands, direction, verdicts (hpc_acceptance.tools.noise).
+'''
+
+import pytest
+
+from hpc_acceptance.tools import noise
+
+
+def test_direction_comes_from_the_unit():
+    assert noise.higher_is_better('MB/s') and noise.higher_is_better('%')
+    assert not noise.higher_is_better('ns')
+    assert not noise.higher_is_better('s')
+    # memory latency in core cycles
+    assert not noise.higher_is_better('cycles')
+
+
+def test_one_odd_run_does_not_widen_the_band():
+    # the median absolute deviation ignores the outlier
+    median, width = noise.band([100, 101, 99, 100, 60], floor=0.01)
+    assert median == 100
+    assert width == pytest.approx(4 * 1.4826 * 1 / 100, abs=1e-3)
+
+
+def test_the_family_floor_is_the_narrowest_band():
+    assert noise.band([36.6, 36.9, 35.7], noise.family_floor('StreamCheck')
+                      ) == (36.6, 0.25)
+    assert noise.family_floor('MemoryLatencyCheck') == 0.15
+    assert noise.family_floor('SomethingElse') == noise.DEFAULT_FLOOR
+
+
+@pytest.mark.parametrize('value, expected', [
+    (17.7, 'regressed'),      # STREAM triad beside the memory hog, issue 15
+    (32.0, 'within noise'),   # a quiet night that failed at +-5 % there
+    (50.0, 'improved'),
+])
+def test_bandwidth_verdicts(value, expected):
+    assert noise.verdict(value, 36.6, 0.25, 'GB/s') == expected
+
+
+def test_latency_is_better_lower():
+    # 151 ns against 124: the CPU hog on the benchmark's core, issue 15
+    assert noise.verdict(151, 124, 0.15, 'ns') == 'regressed'
+    assert noise.verdict(100, 124, 0.15, 'ns') == 'improved'
+
+
+def test_only_the_worse_side_is_bounded():
+    assert noise.tolerances(0.2, 'MB/s') == (-0.2, None)
+    assert noise.tolerances(0.2, 'ns') == (None, 0.2)
+    assert noise.tolerances(1.5, 'MB/s') == (-1.0, None)
