@@ -8,7 +8,7 @@ figure first), skips grouped by reason, and where the binaries came from.
 import html
 from collections import OrderedDict
 
-from hpc_acceptance.tools.results import describe_key, trend_key
+from hpc_acceptance.tools.results import describe_key, figure_key
 
 _STYLE = '''
 body { font-family: DejaVu Sans, sans-serif; margin: 1.2em; color: #212121; }
@@ -154,7 +154,7 @@ def _provenance(page):
         if case.get('fixture') or case['result'] == 'skip':
             continue
 
-        check, partition, environ, _ = trend_key(case)
+        check, partition, environ, *_ = figure_key(case)
         row = (check, f'{partition}+{environ}',
                case.get('dependency_source', ''),
                case.get('spack_spec', ''),

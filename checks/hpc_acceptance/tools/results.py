@@ -71,7 +71,11 @@ def identity_of(case):
 def figure_key(case):
     '''``(check, partition, environ, params, identity)`` of a test case:
     two runs with the same key measured the same thing. ``params`` is a
-    tuple of ``(name, value)``.'''
+    tuple of ``(name, value)`` in the display name's order.
+
+    References, baselines, trends and reports group runs by this one
+    function.
+    '''
     check, params = variant_of(case['display_name'])
     return (check, f'{case["system"]}:{case["partition"]}', case['environ'],
             tuple(params.items()), identity_of(case))
@@ -84,20 +88,9 @@ def figures_of(case):
             if perf[0] is not None}
 
 
-def trend_key(case):
-    '''What makes runs of a figure comparable: ``(check, system:partition,
-    environ, ((parameter, value), ...))``.
-
-    Trends, reports and summaries group runs by this one function, so a
-    finer identity (sizes, ISA built, dependency source) changes here only.
-    '''
-    check, params = variant_of(case['display_name'])
-    return (check, f'{case["system"]}:{case["partition"]}', case['environ'],
-            tuple(sorted(params.items())))
-
-
 def describe_key(key):
-    '''``check %param=value ... @system:partition+environ``.'''
-    check, partition, environ, params = key
+    '''``check %param=value ... @system:partition+environ`` of a
+    :func:`figure_key` (the identity is shown where the figures are).'''
+    check, partition, environ, params, _ = key
     return ' '.join([check] + [f'%{p}={v}' for p, v in params] +
                     [f'@{partition}+{environ}'])

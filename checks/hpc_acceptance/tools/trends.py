@@ -2,28 +2,26 @@
 
 For each figure (performance variable) of each test case of a session: the
 values of the last ``runs`` stored runs of the same
-:func:`~hpc_acceptance.tools.results.trend_key` up to and including this
+:func:`~hpc_acceptance.tools.results.figure_key` (same inputs, same
+identity) up to and including this
 session, the band it is judged against and its verdict:
 
 - with a reference file: the reference band, ``ref * (1 + lower)`` to
   ``ref * (1 + upper)``, and ReFrame's own pass/fail;
-- without one: the noise band of the earlier runs, their median +-
-  :func:`~hpc_acceptance.tools.propose_references.tolerance` (what
-  ``propose-references`` would set), and ``drift`` when the value leaves it.
+- without one: the noise band of the earlier runs, their median +- the
+  band of :func:`hpc_acceptance.tools.noise.band` with the family's
+  minimum (what ``propose-references`` and ``post-upgrade`` use), and
+  ``drift`` when the value leaves it.
 '''
 
-import statistics
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from hpc_acceptance.tools.propose_references import tolerance
-from hpc_acceptance.tools.results import describe_key, trend_key
+from hpc_acceptance.tools import noise
+from hpc_acceptance.tools.results import describe_key, figure_key
 
 #: Runs a trend shows by default.
 DEFAULT_RUNS = 30
-
-#: Smallest noise band, as for proposed references.
-NOISE_FLOOR = 0.05
 
 
 @dataclass
@@ -70,7 +68,7 @@ def history_by_key(history, session_uuid, until):
                 or not _perf(case) or _when(case) > until):
             continue
 
-        sessions = by_key.setdefault(trend_key(case), {})
+        sessions = by_key.setdefault(figure_key(case), {})
         sessions[case.get('session_uuid')] = case
 
     return {key: sorted(sessions.values(), key=_when)
@@ -85,10 +83,9 @@ def _reference_band(value_ref, lower, upper):
             None if upper is None else value_ref * (1 + upper))
 
 
-def _noise_band(values):
-    median = statistics.median(values)
-    tol = tolerance(values, NOISE_FLOOR) * abs(median)
-    return median - tol, median + tol
+def _noise_band(check, values):
+    median, width = noise.band(values, noise.family_floor(check))
+    return median - width * abs(median), median + width * abs(median)
 
 
 def _outside(value, band):
@@ -107,7 +104,7 @@ def build(current, history, runs=DEFAULT_RUNS):
         if case.get('fixture'):
             continue
 
-        key = trend_key(case)
+        key = figure_key(case)
         before = earlier.get(key, [])[-(runs - 1):] if runs > 1 else []
         for variable, perf in sorted(_perf(case).items()):
             value, ref, lower, upper, unit, result = perf
@@ -121,7 +118,7 @@ def build(current, history, runs=DEFAULT_RUNS):
                 trend.verdict = 'fail' if result == 'fail' else 'pass'
             else:
                 earlier_values = [v for _, v in past] or [float(value)]
-                trend.band = _noise_band(earlier_values)
+                trend.band = _noise_band(key[0], earlier_values)
                 trend.verdict = ('drift' if past and
                                  _outside(float(value), trend.band)
                                  else 'pass')

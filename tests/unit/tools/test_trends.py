@@ -1,7 +1,7 @@
 '''Trends: runs of the same figure, their band and this run's verdict.'''
 
 from hpc_acceptance.tools import trends
-from hpc_acceptance.tools.results import trend_key
+from hpc_acceptance.tools.results import figure_key
 
 
 def _case(session, when, value, ref=(0, None, None), result='pass',
@@ -13,10 +13,12 @@ def _case(session, when, value, ref=(0, None, None), result='pass',
                                                    result]}}
 
 
-def test_the_key_is_check_partition_environ_and_parameters():
+def test_the_key_is_check_partition_environ_parameters_and_identity():
     case = _case('s', 1, 1.0)
-    assert trend_key(case) == ('MemoryDaxpyCheck', 'local:default', 'gnu',
-                               (('isa', 'native'), ('threads', 'single')))
+    assert figure_key(case) == ('MemoryDaxpyCheck', 'local:default', 'gnu',
+                                (('isa', 'native'), ('threads', 'single')),
+                                '')
+    assert figure_key(dict(case, identity='repeats=5')) != figure_key(case)
 
 
 def test_one_run_is_a_trend_of_one_point_in_a_floor_wide_band():
