@@ -94,10 +94,20 @@ def _problems(page):
     rows += [[describe_key(t.key), f'{t.variable} regressed',
               f'{t.current:.4g} {t.unit} outside the reference band']
              for t in page.trends if t.verdict == 'fail']
-    rows += [[describe_key(t.key), f'{t.variable} drifted',
-              f'{t.current:.4g} {t.unit} outside the noise band '
-              f'{t.band[0]:.4g}..{t.band[1]:.4g} of earlier runs']
-             for t in page.trends if t.verdict == 'drift']
+    # one row per test case: a loaded node drifts in many figures at once
+    drifted = OrderedDict()
+    for trend in page.trends:
+        if trend.verdict == 'drift':
+            drifted.setdefault(trend.key, []).append(trend)
+
+    for key, trends in drifted.items():
+        first = trends[0]
+        rows.append([describe_key(key),
+                     'drifted: ' + ', '.join(t.variable for t in trends),
+                     f'{len(trends)} figure(s) outside the noise band of '
+                     f'earlier runs, e.g. {first.variable} '
+                     f'{first.current:.4g} {first.unit} against '
+                     f'{first.band[0]:.4g}..{first.band[1]:.4g}'])
     body = (_table(['test case', 'what', 'reason'], rows) if rows
             else '<p class="pass">No failure, no regression, no drift.</p>')
     return '<h2 id="problems">Failures and regressions</h2>' + body
