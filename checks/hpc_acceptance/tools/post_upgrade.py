@@ -21,6 +21,8 @@ not be read.
 '''
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -29,7 +31,8 @@ import time
 from collections import defaultdict
 
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools import noise
+from hpc_acceptance.tools import noise, summary
+from hpc_acceptance.tools import report as report_page_command
 from hpc_acceptance.tools.atomic_file import write_atomically
 from hpc_acceptance.tools.results import (ResultsError, figure_key,
                                           figures_of, report_testcases,
@@ -167,11 +170,35 @@ def format_table(rows, failed):
 
 
 def run_reframe(args, report, extra=()):
-    '''Run the post-upgrade set; return ReFrame's exit status.'''
+    '''Run the post-upgrade set, its output into the log beside
+    ``report``; return ReFrame's exit status.'''
     env = dict(os.environ, RFM_REPORT_FILE=report)
     command = [_REFRAME, '-C', str(PROJECT_DIR / 'config' / 'settings.py'),
                '--mode', 'post-upgrade', '-r', *args, *extra]
-    return subprocess.run(command, env=env).returncode
+    log = log_of(report)
+    print(f'post-upgrade: ReFrame\'s output goes to {log}', file=sys.stderr)
+    with open(log, 'w') as out:
+        return subprocess.run(command, env=env, stdout=out,
+                              stderr=subprocess.STDOUT).returncode
+
+
+def log_of(report):
+    return report[:-len('.json')] + '.log'
+
+
+def show_run(report):
+    '''The console summary and the report page of the run, as after an
+    acceptance run; neither may hide the verdict that follows.'''
+    log = log_of(report)
+    log_args = ['--log', log] if os.path.exists(log) else []
+    summary.main([report, *log_args])
+    page = io.StringIO()
+    with contextlib.redirect_stdout(page):
+        written = report_page_command.main(['--run-report', report,
+                                            *log_args])
+
+    if written == 0:
+        print(f'post-upgrade: report page {page.getvalue().strip()}')
 
 
 def main(argv=None):
@@ -237,6 +264,7 @@ def main(argv=None):
 
     failed = failed_checks(new_cases, confirm_cases)
     status = exit_status(rows, failed)
+    show_run(report)
     print(format_table(rows, failed))
     path = args.json or report.replace('.json', '-verdict.json')
     write_atomically(path, json.dumps(
