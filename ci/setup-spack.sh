@@ -95,7 +95,7 @@ clone_at() {
     local url=$1 commit=$2 dest=$3
     [[ -d $dest/.git ]] && return
     git init -q "$dest" &&
-        timeout 300 git -C "$dest" fetch -q --depth 1 "$url" "$commit" &&
+        timeout 120 git -C "$dest" fetch -q --depth 1 "$url" "$commit" &&
         git -C "$dest" checkout -q FETCH_HEAD
 }
 
@@ -162,9 +162,10 @@ register_externals() {
 # concretize again when one of them changed.
 concretize() {
     local key
+    # Sorted: `spack external find` rewrites packages.yaml in its own order.
     key=$(cat "$environment"/spack.yaml "$environment"/../common.yaml \
           "${SPACK_USER_CONFIG_PATH:-$HOME/.spack}"/packages.yaml \
-          2>/dev/null | sha256sum | cut -c1-16)
+          2>/dev/null | sort | sha256sum | cut -c1-16)
     if [[ -f $environment/spack.lock &&
           -f $spack_dir/.concretized-$key ]]; then
         return

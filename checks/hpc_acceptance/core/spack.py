@@ -64,8 +64,12 @@ SPEC_FORMAT = '{name}{@version}{variants} {arch=architecture} {/hash}'
 #: Spack's install output, in the fixture's output.
 INSTALL_LOG = 'spack-install.log'
 
-#: Spack's build log of a package, in its stage or its prefix's ``.spack/``.
+#: Spack's build log of a package, in its build stage.
 BUILD_LOG = 'spack-build-out.txt'
+
+#: The build log Spack keeps, compressed, in an installed prefix's
+#: ``.spack/``.
+INSTALLED_BUILD_LOG = 'spack-build-out.txt.gz'
 
 #: What the fixture's build prints when it has nothing to install.
 NO_ENVIRONMENT = 'no Spack environment for'

@@ -24,7 +24,7 @@ import subprocess
 
 from hpc_acceptance.core import dependency
 from hpc_acceptance.core.dependency import Requirement, Resolution
-from hpc_acceptance.core.spack import BUILD_LOG
+from hpc_acceptance.core.spack import INSTALLED_BUILD_LOG
 
 #: Environment variable naming a directory of NPB binaries.
 BIN_DIR_VARIABLE = 'NPB_BIN_DIR'
@@ -109,7 +109,7 @@ def locate(benchmark, npb_class, *, npb_dir, partition_name,
             # errors (SpackEnvironmentPlugin.require_installed).
             return spack_load
 
-        logs = ', '.join(os.path.join(prefix, '.spack', BUILD_LOG)
+        logs = ', '.join(os.path.join(prefix, '.spack', INSTALLED_BUILD_LOG)
                          for prefix in prefixes)
         return Resolution(source=None, failure=(
             f'{exe} missing: npb is installed in the Spack environment '

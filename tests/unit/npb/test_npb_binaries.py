@@ -83,7 +83,7 @@ def test_installed_npb_without_the_binary_is_a_failure(tmp_path):
         f"{ENV_DIR} of partition 'c:p', but {tmp_path}/bin has no cg.C.x: "
         f"a benchmark that failed to compile (NPB's make suite exits 0 all "
         f"the same); see the build log "
-        f"{tmp_path}/.spack/spack-build-out.txt")
+        f"{tmp_path}/.spack/spack-build-out.txt.gz")
 
 
 def test_spack_environment_without_npb_loads_it_to_fail_with_spack():
