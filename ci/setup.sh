@@ -3,20 +3,24 @@
 #  1. the system packages the embedded default system needs (Debian, as root;
 #     otherwise the exact commands are printed), and
 #  2. the project's Python environment .venv/ with the pinned ReFrame and this
-#     checkout's check machinery (pip install -e).
+#     checkout's check machinery (pip install -e), and
+#  3. a Spack with spack-envs/local installed (ci/setup-spack.sh), or a
+#     message saying why there is none.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
 
-# Compilers with OpenMP, Open MPI, Debian's HPCC and Python's venv module.
+# Compilers with OpenMP, Open MPI, Debian's HPCC and Python's venv module;
+# OpenBLAS is HPCC's BLAS when Spack builds HPCC (an external).
 # For the tests: gdb corrupts a running benchmark's data to see its
 # validation fail; Slurm and munge make this machine a one-node cluster,
 # and with iproute2's `ip netns` a cluster of nodes in network namespaces;
 # headless chromium opens the report page as a person would.
 packages=(gcc g++ gfortran make libopenmpi-dev openmpi-bin hpcc
-          python3 python3-venv gdb slurm-wlm munge iproute2 chromium)
+          libopenblas-dev python3 python3-venv gdb slurm-wlm munge iproute2
+          chromium)
 
 missing_packages() {
     local pkg
@@ -69,4 +73,5 @@ install_python_env() {
 
 install_system_packages
 install_python_env
+ci/setup-spack.sh
 echo "setup: done ($(.venv/bin/reframe --version | head -1), $(.venv/bin/python --version))"

@@ -4,8 +4,14 @@ It matches any host name, runs jobs on this node one at a time (concurrent
 benchmarks would skew each other) and detects the processor topology that
 checks size themselves from each time ReFrame starts. Debian's GNU compilers
 and Open MPI provide the ``gnu`` environment (``ci/setup.sh`` installs them).
+
+The partition uses the Spack environment ``ci/setup-spack.sh`` installed
+exactly when that script recorded one (``<Spack directory>/setup.json``;
+the directory is ``.spack/`` or ``HPC_ACCEPTANCE_SPACK_DIR``), never merely
+because some ``spack`` is on ``PATH``.
 '''
 
+import json
 import os
 import subprocess
 
@@ -37,6 +43,31 @@ def _open_mpi_as_root():
             ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']]
 
 
+def _prepared_spack():
+    '''The record of ``ci/setup-spack.sh``, or ``None`` without one.'''
+    project_dir = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    spack_dir = os.environ.get('HPC_ACCEPTANCE_SPACK_DIR',
+                               os.path.join(project_dir, '.spack'))
+    try:
+        with open(os.path.join(spack_dir, 'setup.json')) as fp:
+            return json.load(fp)
+    except FileNotFoundError:
+        return None
+
+
+def _spack_extras(prepared):
+    if prepared is None:
+        return {}
+
+    # The checks look for spack on ReFrame's own PATH and run it in their
+    # job scripts, which inherit this process's environment.
+    os.environ.update(prepared['env_vars'])
+    os.environ['PATH'] = f"{prepared['spack_bin']}:{os.environ['PATH']}"
+    return {'spack_env': prepared['environment'],
+            'spack_install_opts': prepared['install_opts']}
+
+
 system = {
     'name': 'local',
     'descr': 'Embedded default: the node ReFrame runs on',
@@ -58,6 +89,7 @@ system = {
             'extras': {
                 # Checks refuse working sets that do not fit in this.
                 'memory_bytes': _memory_bytes(),
+                **_spack_extras(_prepared_spack()),
             },
         }
     ]

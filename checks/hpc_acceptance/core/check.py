@@ -23,7 +23,8 @@ import reframe.core.runtime as runtime
 from reframe.core.builtins import run_after, run_before, variable
 
 from hpc_acceptance.core import dependency, identity, references, topology
-from hpc_acceptance.core.spack import SpackEnvironmentPlugin
+from hpc_acceptance.core.spack import (SpackEnvironmentError,
+                                       SpackEnvironmentPlugin)
 from hpc_acceptance.core.variants import HardwareVariants
 
 
@@ -185,7 +186,15 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
     def use_binary(self, found):
         '''Run the binary of a
         :class:`~hpc_acceptance.core.dependency.Resolution` and record where
-        it came from; skip with its reason if none.'''
+        it came from; skip with its reason if none, fail with its failure
+        (a package of the partition's Spack environment that did not
+        install, or installed without the binary).'''
+        if found.failure:
+            raise SpackEnvironmentError(found.failure)
+
+        if found.source == 'spack':
+            self.require_installed(found.spack_env, found.spack_spec)
+
         self.skip_if(not found.found, found.reason)
         self.executable = found.executable
         self.prerun_cmds = found.prerun_cmds + self.prerun_cmds

@@ -56,6 +56,9 @@ class Resolution:
     detail: str = ''
     #: Why nothing was found, with what to install or set
     reason: str = ''
+    #: Why the check must fail rather than skip: the partition's Spack
+    #: environment should provide the binary and does not
+    failure: str = ''
     #: For ``spack``: the environment, the spec loaded from it and the
     #: ``target=`` the spec asks for (``None``: whatever is installed)
     spack_env: Optional[str] = None

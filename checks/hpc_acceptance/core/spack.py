@@ -10,10 +10,18 @@ programming environment, and Spack installs the environment into its own
 install tree once: later runs find everything installed and only rebuild
 the in-tree kernels when ``src/`` changed.
 
+Packages succeed or fail one by one: Spack goes on past a package that
+fails (unless ``--fail-fast``), and the fixture passes whatever Spack's
+exit status, keeping Spack's
+output in ``spack-install.log``. A check whose package is not installed
+fails (never skips) with Spack's errors about that package and the build
+log they name; every other check runs from its own installed package.
+
 What Spack resolved is kept in the output directories:
 
-- the fixture's: ``spack.lock`` (the whole concretized environment) and
-  ``spack-specs.txt`` (its specs with hashes and install status);
+- the fixture's: ``spack.lock`` (the whole concretized environment),
+  ``spack-specs.txt`` (its specs with hashes and install status) and
+  ``spack-install.log`` (Spack's install output);
 - each check's: ``spack-spec.txt``, the concretized spec it loaded, also
   in the loggable variable ``spack_spec`` (JSON report; perflog field
   ``%(check_spack_spec)s``).
@@ -24,9 +32,12 @@ from modules, ``PATH`` or in-tree builds
 (:mod:`hpc_acceptance.core.dependency`).
 '''
 
+import functools
 import os
+import re
 import shlex
 import shutil
+import subprocess
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -49,6 +60,16 @@ SPEC_RECORD_FILE = 'spack-spec.txt'
 #: ``spack find --format`` of :data:`SPEC_RECORD_FILE`: name, version,
 #: variants, platform-os-target and the full hash.
 SPEC_FORMAT = '{name}{@version}{variants} {arch=architecture} {/hash}'
+
+#: Spack's install output, in the fixture's output.
+INSTALL_LOG = 'spack-install.log'
+
+#: Spack's build log of a package, in its build stage.
+BUILD_LOG = 'spack-build-out.txt'
+
+#: The build log Spack keeps, compressed, in an installed prefix's
+#: ``.spack/``.
+INSTALLED_BUILD_LOG = 'spack-build-out.txt.gz'
 
 #: What the fixture's build prints when it has nothing to install.
 NO_ENVIRONMENT = 'no Spack environment for'
@@ -86,6 +107,68 @@ def environment_for(partition_name, partition_extras, which=shutil.which):
                       f'on PATH, so {env} is not installed')
 
     return env, None
+
+
+@functools.lru_cache(maxsize=None)
+def installed_prefixes(env, spec):
+    '''Prefixes of the installed specs of ``env`` that match ``spec``:
+    empty when none is installed, ``None`` when Spack could not be asked
+    (then nothing is concluded). Asked of Spack once per run.'''
+    try:
+        done = subprocess.run(
+            ['spack', '-e', env, 'find', '--format', '{prefix}',
+             *shlex.split(spec)],
+            capture_output=True, text=True
+        )
+    except OSError:
+        return None
+
+    if done.returncode != 0:
+        return () if 'No package matches' in done.stderr else None
+
+    return tuple(line.strip() for line in done.stdout.splitlines()
+                 if line.strip())
+
+
+def install_errors(log_text, package):
+    '''Spack's lines about ``package`` failing in an install log: its
+    errors, the dependency it waited for, and the build logs named.'''
+    failed = {package}
+    skipped = re.findall(
+        rf'Skipping build of {re.escape(package)}-\S+ since '
+        rf'(\S+?)-[^-\s]+-[^-\s]+ failed', log_text
+    )
+    failed.update(skipped)
+    lines = []
+    for line in log_text.splitlines():
+        line = line.strip()
+        mentions = any(re.search(rf'\b{re.escape(name)}[-@]', line)
+                       for name in failed)
+        if not mentions:
+            continue
+
+        if line.startswith('==> Error') or line.startswith('==> Warning: '
+                                                           'Skipping'):
+            lines.append(line[len('==> '):])
+        elif line.endswith(BUILD_LOG):
+            lines.append(f'build log: {line}')
+
+    return lines
+
+
+def not_installed_message(env, spec, log_path):
+    '''Why ``spec`` cannot run from ``env``: Spack's errors about its
+    package from the install log at ``log_path``.'''
+    package = shlex.split(spec)[0].split('@')[0]
+    try:
+        with open(log_path) as fp:
+            errors = install_errors(fp.read(), package)
+    except FileNotFoundError:
+        errors = []
+
+    said = '; '.join(errors) or f'no error about {package} in it'
+    return (f'spack: "{spec}" is not installed in {env}; Spack\'s install '
+            f'({log_path}): {said}')
 
 
 def spec_record_cmd(env, spec):
@@ -147,14 +230,20 @@ class SpackEnvironmentBuild(rfm.CompileOnlyRegressionTest):
             return
 
         self.spack_environment = env
-        self.build_system = 'Spack'
-        self.build_system.environment = env
-        self.build_system.install_opts = self.install_opts
-        self.postbuild_cmds = [
+        opts = (partition.extras.get('spack_install_opts', []) +
+                self.install_opts)
+        install = ' '.join(['spack', '-e', env, 'install',
+                            *map(shlex.quote, opts)])
+        self.build_system = 'CustomBuild'
+        # Spack's exit status is not the fixture's: the checks fail one by
+        # one for the packages that did not install.
+        self.build_system.commands = [
+            f'{install} > {INSTALL_LOG} 2>&1 || '
+            f'echo "spack install failed for some packages: {INSTALL_LOG}"',
             f'cp {env}/spack.lock {LOCK_FILE}',
             f'spack -e {env} spec --long --install-status > {SPECS_FILE}',
         ]
-        self.keep_files = [LOCK_FILE, SPECS_FILE]
+        self.keep_files = [LOCK_FILE, SPECS_FILE, INSTALL_LOG]
 
     @sanity_function
     def environment_recorded(self):
@@ -186,6 +275,16 @@ class SpackEnvironmentPlugin(rfm.RegressionTestPlugin):
     #:
     #: :type: :class:`str`
     spack_spec = variable(str, value='none', loggable=True)
+
+    def require_installed(self, env, spec):
+        '''Fail, with Spack's errors, if ``spec`` of ``env`` is not
+        installed; call it from a setup hook before loading it.'''
+        if self.is_dry_run() or installed_prefixes(env, spec) != ():
+            return
+
+        log = os.path.join(self.spack_environment_build.stagedir,
+                           INSTALL_LOG)
+        raise SpackEnvironmentError(not_installed_message(env, spec, log))
 
     def record_spack_spec(self, env, spec):
         '''Record the spec of ``env`` that the check loads with

@@ -8,7 +8,9 @@ exact file it needs, in this order:
    binary must be there (the site said where its build is);
 2. the partition's Spack environment (``extras.spack_env``) with ``spack``
    on ``PATH``: an installed ``npb implementation=mpi`` whose ``bin/`` has
-   the binary;
+   the binary. An installed npb without it is a failure, not a skip: a
+   benchmark failed to compile (``make suite`` exits 0 all the same); npb
+   not installed at all fails the check with Spack's install errors;
 3. a module mapped to the binary in ``extras.modules``, or the binary on
    ``PATH`` (:func:`hpc_acceptance.core.dependency.resolve`).
 
@@ -22,6 +24,7 @@ import subprocess
 
 from hpc_acceptance.core import dependency
 from hpc_acceptance.core.dependency import Requirement, Resolution
+from hpc_acceptance.core.spack import INSTALLED_BUILD_LOG
 
 #: Environment variable naming a directory of NPB binaries.
 BIN_DIR_VARIABLE = 'NPB_BIN_DIR'
@@ -99,18 +102,22 @@ def locate(benchmark, npb_class, *, npb_dir, partition_name,
 
     if spack_env and which('spack'):
         prefixes = spack_prefixes(spack_env)
-        for prefix in prefixes:
-            if os.path.isfile(os.path.join(prefix, 'bin', exe)):
-                return spack_load
+        if not prefixes or any(
+                os.path.isfile(os.path.join(prefix, 'bin', exe))
+                for prefix in prefixes):
+            # Not installed at all: the check fails with Spack's install
+            # errors (SpackEnvironmentPlugin.require_installed).
+            return spack_load
 
-        found = (f'its npb installations ({", ".join(prefixes)}) have no '
-                 f'bin/{exe}' if prefixes else
-                 'it has no npb implementation=mpi installed')
-        return Resolution(source=None, reason=(
-            f'{exe} not found: the Spack environment {spack_env} of '
-            f'partition {partition_name!r} was searched and {found}. To '
-            f'provide it: add "{spec}" to that environment and install it, '
-            f'or {_build_hint(benchmark, npb_class)}'
+        logs = ', '.join(os.path.join(prefix, '.spack', INSTALLED_BUILD_LOG)
+                         for prefix in prefixes)
+        return Resolution(source=None, failure=(
+            f'{exe} missing: npb is installed in the Spack environment '
+            f'{spack_env} of partition {partition_name!r}, but '
+            f'{" and ".join(p + "/bin" for p in prefixes)} '
+            f'{"has" if len(prefixes) == 1 else "have"} no {exe}: a '
+            f'benchmark that failed to compile (NPB\'s make suite exits 0 '
+            f'all the same); see the build log {logs}'
         ))
 
     requirement = Requirement(executable=exe, spack_spec=spec,

@@ -73,20 +73,25 @@ def test_spack_environment_with_the_binary(tmp_path):
         ENV_DIR, 'npb implementation=mpi names=cg classes=C')
 
 
-def test_spack_environment_with_npb_of_other_classes(tmp_path):
+def test_installed_npb_without_the_binary_is_a_failure(tmp_path):
+    # a benchmark that failed to compile: make suite exits 0 all the same
     found = find(extras=CLUSTER, which=which_from({'spack': '/bin/spack'}),
                  prefixes=(str(tmp_path),))
     assert not found.found
-    assert (f"the Spack environment {ENV_DIR} of partition 'c:p' was "
-            f"searched and its npb installations ({tmp_path}) have no "
-            f"bin/cg.C.x") in found.reason
-    assert ('add "npb implementation=mpi names=cg classes=C" to that '
-            'environment') in found.reason
+    assert found.failure == (
+        f"cg.C.x missing: npb is installed in the Spack environment "
+        f"{ENV_DIR} of partition 'c:p', but {tmp_path}/bin has no cg.C.x: "
+        f"a benchmark that failed to compile (NPB's make suite exits 0 all "
+        f"the same); see the build log "
+        f"{tmp_path}/.spack/spack-build-out.txt.gz")
 
 
-def test_spack_environment_without_npb():
+def test_spack_environment_without_npb_loads_it_to_fail_with_spack():
+    # not installed at all: the check's require_installed fails it with
+    # Spack's install errors
     found = find(extras=CLUSTER, which=which_from({'spack': '/bin/spack'}))
-    assert 'it has no npb implementation=mpi installed' in found.reason
+    assert (found.source, found.failure) == ('spack', '')
+    assert found.spack_spec == 'npb implementation=mpi names=cg classes=C'
 
 
 def test_dry_run_takes_the_configured_spack_environment():
