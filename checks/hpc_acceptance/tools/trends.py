@@ -11,7 +11,7 @@ session, the band it is judged against and its verdict:
 - without one: the noise band of the earlier runs, their median +- the
   band of :func:`hpc_acceptance.tools.noise.band` with the family's
   minimum (what ``propose-references`` and ``post-upgrade`` use), and
-  ``drift`` when the value leaves it.
+  ``drift`` when the value leaves it (from 3 earlier runs on).
 '''
 
 from dataclasses import dataclass, field
@@ -22,6 +22,11 @@ from hpc_acceptance.tools.results import describe_key, figure_key
 
 #: Runs a trend shows by default.
 DEFAULT_RUNS = 30
+
+#: Earlier runs a noise band needs before a value can drift out of it, as
+#: ``post-upgrade --min-runs``: the band of one or two runs is their noise
+#: of a moment, and called most figures drifted on a busy night.
+MIN_RUNS_FOR_DRIFT = 3
 
 
 @dataclass
@@ -119,8 +124,8 @@ def build(current, history, runs=DEFAULT_RUNS):
             else:
                 earlier_values = [v for _, v in past] or [float(value)]
                 trend.band = _noise_band(key[0], earlier_values)
-                trend.verdict = ('drift' if past and
-                                 _outside(float(value), trend.band)
+                trend.verdict = ('drift' if len(past) >= MIN_RUNS_FOR_DRIFT
+                                 and _outside(float(value), trend.band)
                                  else 'pass')
 
             trends.append(trend)

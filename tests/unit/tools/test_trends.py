@@ -52,6 +52,12 @@ def test_a_value_out_of_the_noise_of_earlier_runs_drifted():
     assert steady.verdict == 'pass'
 
 
+def test_two_earlier_runs_are_too_few_to_drift_from():
+    history = [_case(f's{i}', i, v) for i, v in enumerate([100, 101])]
+    (trend,) = trends.build([_case('now', 10, 50.0)], history)
+    assert trend.verdict == 'pass'
+
+
 def test_a_reference_gives_the_band_and_reframe_the_verdict():
     (trend,) = trends.build(
         [_case('now', 10, 80.0, ref=(100.0, -0.1, 0.2), result='fail')], [])
