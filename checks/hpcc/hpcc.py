@@ -11,7 +11,11 @@ BLAS).
 import reframe as rfm
 from reframe.core.builtins import parameter
 
+from hpc_acceptance.hpcc import bounded
 from hpc_acceptance.hpcc.check import BATCH_SCHEDULERS, HpccBenchmark
+
+#: Node counts of multi-node HPCC, where the partitions hold them.
+NODE_COUNTS = (2, 4)
 
 
 @rfm.simple_test
@@ -26,11 +30,16 @@ class HpccMultiNodeCheck(HpccBenchmark):
     '''HPCC across nodes: HPL, PTRANS, MPI RandomAccess and MPI FFT over
     the interconnect.'''
 
-    #: Nodes of the run; ``-P num_nodes=2,8,16`` chooses others.
+    #: Nodes of the run, up to ``extras.max_nodes`` of the scheduler
+    #: partitions (:mod:`hpc_acceptance.hpcc.bounded`); ``-P
+    #: num_nodes=2,8,16`` chooses others.
     #:
     #: :type: :class:`int`
     #: :values: ``2, 4``
-    num_nodes = parameter([2, 4], type=int, loggable=True)
+    num_nodes = parameter(bounded.node_counts(NODE_COUNTS), type=int,
+                          loggable=True)
+
+    variants_left_out = bounded.left_out('HpccMultiNodeCheck', NODE_COUNTS)
 
     valid_systems = [f'+compute %scheduler={name}'
                      for name in BATCH_SCHEDULERS]
