@@ -96,16 +96,33 @@ class Forwarder:
         if self.child is None:
             sys.exit(128 + signum)
 
-        self.child.send_signal(signum)
+        # To the whole group: a shell dies of SIGTERM at once, leaving the
+        # ReFrame it runs in the foreground to go on without the lock.
+        try:
+            os.killpg(self.child.pid, signum)
+        except ProcessLookupError:
+            pass
 
     def run(self, command, env):
         '''Run ``command``; its exit status, 128 + signal if one ended
-        it.'''
+        it. Returns only when every process of the run has ended.'''
         # In a process group of its own, so that Ctrl-C reaches it once,
         # from here, rather than twice (from the terminal and from here).
         self.child = subprocess.Popen(command, env=env, process_group=0)
         status = self.child.wait()
+        while _group_alive(self.child.pid):
+            time.sleep(0.2)
+
         return 128 - status if status < 0 else status
+
+
+def _group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+
+    return True
 
 
 def main(argv=None):
