@@ -30,11 +30,11 @@ import sys
 import time
 from collections import defaultdict
 
-from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.tools import noise, summary
 from hpc_acceptance.tools import report as report_page_command
 from hpc_acceptance.tools.atomic_file import write_atomically
-from hpc_acceptance.tools.results import (ResultsError, figure_key,
+from hpc_acceptance.tools.results import (CONFIG, FAILED_RESULTS, REFRAME,
+                                          ResultsError, figure_key,
                                           figures_of, report_testcases,
                                           stored_testcases)
 
@@ -44,10 +44,8 @@ DEFAULT_BASELINE = 'now-30d:now?suite_mode=="nightly"'
 #: Order of the verdicts in the table: what needs attention first.
 ORDER = ('regressed', 'no baseline', 'improved', 'within noise')
 
-_FAILED = {'fail', 'abort', 'fail_deps'}
 _DEFAULT_PARAMETERS = {'%isa=native', '%turbo=as-configured',
                        '%smt=as-configured'}
-_REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
 
 
 def baseline_values(testcases):
@@ -121,8 +119,8 @@ def failed_checks(new_cases, confirm_cases=()):
     when they had one.'''
     rerun = {c['display_name']: c['result'] for c in confirm_cases}
     return sorted(c['display_name'] for c in new_cases
-                  if c.get('result') in _FAILED and
-                  rerun.get(c['display_name'], c['result']) in _FAILED)
+                  if c.get('result') in FAILED_RESULTS and
+                  rerun.get(c['display_name'], c['result']) in FAILED_RESULTS)
 
 
 def suspects(rows, new_cases):
@@ -173,7 +171,7 @@ def run_reframe(args, report, extra=()):
     '''Run the post-upgrade set, its output into the log beside
     ``report``; return ReFrame's exit status.'''
     env = dict(os.environ, RFM_REPORT_FILE=report)
-    command = [_REFRAME, '-C', str(PROJECT_DIR / 'config' / 'settings.py'),
+    command = [REFRAME, '-C', str(CONFIG),
                '--mode', 'post-upgrade', '-r', *args, *extra]
     log = log_of(report)
     print(f'post-upgrade: ReFrame\'s output goes to {log}', file=sys.stderr)
@@ -215,7 +213,7 @@ def main(argv=None):
     parser.add_argument('--report', help='judge this JSON run report '
                                          'instead of running ReFrame')
     parser.add_argument('--output-dir',
-                        default=str(PROJECT_DIR / 'var' / 'reports'),
+                        default=str(report_page_command.REPORTS_DIR),
                         help='where the run reports and the verdict go '
                              '(default: %(default)s)')
     parser.add_argument('--min-runs', type=int, default=3,

@@ -12,9 +12,15 @@ import sys
 
 from hpc_acceptance.core.paths import PROJECT_DIR
 
-# The reframe next to this Python: the one of the project's environment.
-_REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
-_CONFIG = PROJECT_DIR / 'config' / 'settings.py'
+#: The reframe next to this Python: the one of the project's environment.
+REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
+
+#: The project's configuration.
+CONFIG = PROJECT_DIR / 'config' / 'settings.py'
+
+#: Results of a test case that count as failed: it failed, was aborted, or
+#: could not run because a dependency failed.
+FAILED_RESULTS = frozenset({'fail', 'abort', 'fail_deps'})
 _PARAM = re.compile(r'%(?P<name>[A-Za-z_]\w*)=(?P<value>\S+)')
 
 
@@ -22,7 +28,7 @@ class ResultsError(RuntimeError):
     '''Past results cannot be read; the message says from where.'''
 
 
-def stored_testcases(query, reframe=_REFRAME, config=_CONFIG):
+def stored_testcases(query, reframe=REFRAME, config=CONFIG):
     '''Test cases of the stored sessions selected by ``query`` (a period,
     session UUID or filter, as ``--describe-stored-testcases`` takes).'''
     done = subprocess.run(

@@ -11,14 +11,17 @@ skipped but not why; only its console line says so::
 import re
 from collections import OrderedDict
 
+from hpc_acceptance.npb import classes
+
 _SKIP_LINE = re.compile(
     r'^\[\s*SKIP\s*\]\s*\(\s*\d+/\d+\)\s+(?P<name>\S+)(?P<params>.*?)'
     r'\s+/[0-9a-f]+\s+@(?P<where>\S+)\s+\[(?P<reason>.*)\]\s*$'
 )
 # An NPB binary (cg.W.x), Spack variant (names=cg) or make target in a
 # skip reason.
-_BENCH = r'(?:bt|cg|ep|ft|is|lu|mg|sp)'
-_NPB_NAME = re.compile(rf'\b{_BENCH}(?=\.[SWABCD]\.x\b)|'
+_BENCH = f'(?:{"|".join(classes.BENCHMARKS)})'
+_CLASS = f'[{"".join(classes.CLASSES)}]'
+_NPB_NAME = re.compile(rf'\b{_BENCH}(?=\.{_CLASS}\.x\b)|'
                        rf'(?<=names=){_BENCH}\b|(?<=make ){_BENCH}\b')
 # ReFrame colours its status words even when writing to a file.
 _COLOUR = re.compile(r'\x1b\[[0-9;]*m')

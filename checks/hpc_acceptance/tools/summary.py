@@ -17,10 +17,10 @@ import sys
 from collections import Counter, OrderedDict
 
 from hpc_acceptance.tools import skips
-from hpc_acceptance.tools.results import ResultsError, report_testcases
+from hpc_acceptance.tools.results import (FAILED_RESULTS, ResultsError,
+                                          report_testcases)
 
 MAX_LINES = 40
-_FAILED = ('fail', 'abort', 'fail_deps')
 _COLUMNS = ('pass', 'fail', 'skip')
 _HEADERS = ('passed', 'failed', 'skipped')
 
@@ -47,7 +47,7 @@ def tally(testcases):
         if case.get('fixture'):
             continue
 
-        result = 'fail' if case['result'] in _FAILED else case['result']
+        result = 'fail' if case['result'] in FAILED_RESULTS else case['result']
         families.setdefault(family_of(case), Counter())[result] += 1
 
     return OrderedDict(sorted(families.items()))
@@ -60,7 +60,7 @@ def failures(testcases):
              f'{case["partition"]}+{case["environ"]}',
              f'{case.get("fail_phase") or case["result"]}: '
              f'{case.get("fail_reason") or case["result"]}')
-            for case in testcases if case['result'] in _FAILED]
+            for case in testcases if case['result'] in FAILED_RESULTS]
 
 
 def left_out(testcases):

@@ -20,7 +20,7 @@ import os
 import sys
 from collections import Counter
 
-_FAILED = {'fail', 'abort', 'fail_deps'}
+from hpc_acceptance.tools.results import FAILED_RESULTS
 
 
 def tally(report):
@@ -36,14 +36,14 @@ def tally(report):
     failures = []
     for case in runs[-1]['testcases']:
         if case.get('fixture'):
-            if case['result'] in _FAILED:
+            if case['result'] in FAILED_RESULTS:
                 failures.append(f'{case["display_name"]} (fixture): '
                                 f'{case.get("fail_reason")}')
 
             continue
 
         results[case['result']] += 1
-        if case['result'] in _FAILED:
+        if case['result'] in FAILED_RESULTS:
             failures.append(f'{case["display_name"]}: '
                             f'{case.get("fail_reason") or case["result"]}')
 
