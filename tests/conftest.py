@@ -21,6 +21,16 @@ def load_topology(name):
     return json.loads((DATA_DIR / 'topology' / f'{name}.json').read_text())
 
 
+@pytest.fixture(scope='session', autouse=True)
+def no_prepared_spack(tmp_path_factory):
+    '''The tests see no Spack that ci/setup.sh prepared in this checkout
+    (``.spack/setup.json``), so that what they expect of the embedded
+    default does not depend on whether this host has Spack; the Spack
+    tests name their own Spack directory.'''
+    empty = tmp_path_factory.mktemp('no-prepared-spack')
+    os.environ['HPC_ACCEPTANCE_SPACK_DIR'] = str(empty)
+
+
 @pytest.fixture
 def run_reframe(tmp_path):
     '''Run the reframe CLI with this project's configuration.

@@ -16,7 +16,9 @@ def environment(tmp_path):
                 RFM_REPORT_JUNIT=str(tmp_path / 'junit.xml'),
                 RFM_SQLITE_DB_FILE=str(tmp_path / 'results.db'),
                 RFM_COLORIZE='n',
-                HPC_ACCEPTANCE_LOCK_FILE=str(tmp_path / 'run.lock'))
+                HPC_ACCEPTANCE_LOCK_FILE=str(tmp_path / 'run.lock'),
+                # setup prepares no Spack: these runs are about the verdict
+                HPC_ACCEPTANCE_SPACK='off')
 
 
 def acceptance(tmp_path, *args):
