@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+import spack_ci as spack_ci_kit
+
 TESTS_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = TESTS_DIR.parent
 DATA_DIR = TESTS_DIR / 'fixtures' / 'data'
@@ -29,6 +31,16 @@ def no_prepared_spack(tmp_path_factory):
     tests name their own Spack directory.'''
     empty = tmp_path_factory.mktemp('no-prepared-spack')
     os.environ['HPC_ACCEPTANCE_SPACK_DIR'] = str(empty)
+
+
+@pytest.fixture(scope='session')
+def spack_ci():
+    '''The CI subset of spack-envs/local installed by the real Spack from
+    the offline kit, once per session (tests/spack_ci.py); skips where
+    there is no kit.'''
+    if spack_ci_kit.MISSING_KIT:
+        pytest.skip(spack_ci_kit.MISSING_KIT)
+    return spack_ci_kit.install()
 
 
 @pytest.fixture

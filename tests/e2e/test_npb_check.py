@@ -3,9 +3,10 @@
 No NPB is installed here: the checks must skip and say which binary they
 looked for and where. To test the pipeline after the binary is found, a
 directory of stand-ins replays the output of real NPB runs
-(tests/fixtures/data/npb) from rank 0, as NPB prints it; their verdicts come from
-the checks' sanity functions. Set NPB_TEST_BIN_DIR to a by-hand build of
-NPB 3.4 (classes S) to run the real benchmarks as well.
+(tests/fixtures/data/npb) from rank 0, as NPB prints it; their verdicts
+come from the checks' sanity functions. The real benchmarks run as well,
+from the NPB that the real Spack installs from the offline kit
+(tests/spack_ci.py).
 '''
 
 import os
@@ -16,6 +17,7 @@ import pytest
 
 from conftest import DATA_DIR
 from report_cases import DEFAULT_VARIANTS, case_of, results, skip_reasons
+from spack_ci import prefix_of
 
 NO_NPB = {'NPB_BIN_DIR': ''}
 
@@ -161,18 +163,19 @@ def test_a_class_larger_than_the_node_skips_with_figures(run_reframe,
         skip_reason(done.stdout, 'NpbFtCheck', num_procs=1))
 
 
-@pytest.mark.skipif(not os.environ.get('NPB_TEST_BIN_DIR'),
-                    reason='NPB_TEST_BIN_DIR (a by-hand NPB 3.4 build with '
-                           'class S) is not set')
-def test_real_npb_class_s_passes(run_reframe, tmp_path):
+def test_real_npb_class_s_passes(run_reframe, spack_ci, tmp_path):
+    '''All eight benchmarks, as the real Spack built them for the tests
+    (tests/spack_ci.py), on 1 and 2 ranks.'''
+    bindir = prefix_of(spack_ci, 'npb') / 'bin'
     done = run_reframe('-c', 'checks/npb', *DEFAULT_VARIANTS,
                        '-E', 'num_procs<=2', '-S', 'npb_class=S',
-                       '-S', f'npb_dir={os.environ["NPB_TEST_BIN_DIR"]}',
-                       '-r')
+                       '-S', f'npb_dir={bindir}', '-r')
     assert done.returncode == 0, done.stdout[-3000:]
     cases = results(tmp_path / 'report.json')
     assert len(cases) == 14
     assert {case['result'] for case in cases.values()} == {'pass'}
+    assert {case['dependency_source'].rsplit('/', 1)[0]
+            for case in cases.values()} == {f'npb_dir:{bindir}'}
 
 
 def test_example_cluster_spreads_ranks_over_nodes(run_reframe, tmp_path):

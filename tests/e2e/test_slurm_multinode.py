@@ -5,11 +5,11 @@ slurmd (tests/slurm_cluster.py). The checks' MPI ranks start through srun
 with PMIx and talk over TCP on the bridge, as on a cluster's network.
 '''
 
-import os
 import re
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from reframe.utility.cpuinfo import cpuinfo
@@ -18,6 +18,7 @@ import slurm_cluster
 from hpc_acceptance.core.topology import num_cores
 from conftest import DATA_DIR
 from report_cases import DEFAULT_VARIANTS, case_of, results
+from spack_ci import prefix_of
 
 NODES = 4
 #: Cores of one node: every node is this machine (the partition's processor
@@ -85,27 +86,11 @@ def test_inter_node_checks_run_on_two_nodes(run_reframe, cluster,
         name.split(':')[-1] for name in hpcc['perfvalues']}
 
 
-def replaying_under_srun(directory, binary):
-    '''``directory/binary`` prints, from rank 0 of the ranks srun started,
-    the output of a real NPB run on as many ranks (tests/fixtures/data/npb,
-    as tests/e2e/test_npb_check.py replays it under mpirun).'''
-    directory.mkdir()
-    script = directory / binary
-    script.write_text(
-        '#!/bin/sh\n'
-        '[ "$SLURM_PROCID" = 0 ] || exit 0\n'
-        f'exec cat "{DATA_DIR}/npb/{binary[:-2]}.$SLURM_NTASKS.out"\n'
-    )
-    script.chmod(0o755)
-    return directory
-
-
-def test_npb_runs_on_ranks_of_two_nodes(run_reframe, cluster, tmp_path):
-    '''A real NPB build where NPB_TEST_BIN_DIR names one (is.S.x of NPB 3.4
-    MPI); else the replay of a real run (no NPB in CI).'''
-    bindir = (os.environ.get('NPB_TEST_BIN_DIR') or
-              replaying_under_srun(tmp_path / 'bin', 'is.S.x'))
-
+def test_npb_runs_on_ranks_of_two_nodes(run_reframe, cluster, spack_ci,
+                                        tmp_path):
+    '''NPB IS of class S, as the real Spack built it for the tests
+    (tests/spack_ci.py), on one rank per core of two nodes.'''
+    bindir = prefix_of(spack_ci, 'npb') / 'bin'
     procs = 2 * NODE_CORES
     done = run_reframe(*OVERLAY, '-c', 'checks/npb', '-n', 'NpbIsCheck',
                        *DEFAULT_VARIANTS, '-E', f'num_procs=={procs}',
@@ -117,6 +102,11 @@ def test_npb_runs_on_ranks_of_two_nodes(run_reframe, cluster, tmp_path):
     assert case['result'] == 'pass'
     assert len(case['job_nodelist']) == 2, case['job_nodelist']
     assert case['num_tasks_per_node'] == NODE_CORES
+    assert case['dependency_source'] == f'npb_dir:{bindir}/is.S.x'
+    # NPB's own report: as many processes, and its verification passed
+    output = (Path(case['outputdir']) / 'rfm_job.out').read_text()
+    assert re.search(rf'Total processes =\s+{procs}\n', output), output
+    assert re.search(r'Verification\s+=\s+SUCCESSFUL', output), output
 
 
 def _squeue(env, *args):

@@ -1,0 +1,114 @@
+'''The real Spack of the tests, offline: ci/setup-spack.sh installs a CI
+subset of spack-envs/local (tests/e2e/spack_ci_environment.yaml) from the
+offline kit (../shared/spack-offline, or HPC_ACCEPTANCE_SPACK_KIT).
+
+The Spack directory (unpacked kit, configuration, install tree) is cached
+under ~/.cache/hpc-acceptance/, keyed by the kit's archives and the
+environments' files, so a second install in the same or a later test run
+installs nothing. The session fixture ``spack_ci`` (tests/conftest.py)
+installs once for every test that needs a real Spack-built package.
+'''
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+KIT = Path(os.environ.get('HPC_ACCEPTANCE_SPACK_KIT',
+                          PROJECT_DIR.parent / 'shared' / 'spack-offline'))
+SUBSET = PROJECT_DIR / 'tests' / 'e2e' / 'spack_ci_environment.yaml'
+#: Why the Spack tests skip, or None where the kit is there.
+MISSING_KIT = (None if (KIT / 'spack.tar.gz').is_file() else
+               f'no offline Spack kit at {KIT} (set HPC_ACCEPTANCE_SPACK_KIT)')
+
+
+def cache_key():
+    '''What the installs depend on: the kit's archives and sources, the
+    environments and the project's Spack packages.'''
+    digest = hashlib.sha256()
+    files = [KIT / 'spack.tar.gz', KIT / 'spack-packages.tar.gz', SUBSET,
+             *sorted((PROJECT_DIR / 'spack-envs').rglob('*.yaml')),
+             *sorted((PROJECT_DIR / 'spack-envs').rglob('package.py'))]
+    for path in files:
+        digest.update(path.read_bytes())
+
+    return digest.hexdigest()[:16]
+
+
+def cache_dir():
+    base = Path(os.environ.get('XDG_CACHE_HOME', Path.home() / '.cache'))
+    return base / 'hpc-acceptance' / f'spack-ci-{cache_key()}'
+
+
+def ci_environment(cache):
+    '''spack-envs/ copied into the cache with the subset as ci/, beside a
+    link to this checkout's src/ (the kernels' develop path).'''
+    envs = cache / 'spack-envs'
+    lock = envs / 'ci' / 'spack.lock'
+    kept = lock.read_bytes() if lock.exists() else None
+    shutil.rmtree(envs, ignore_errors=True)
+    shutil.copytree(PROJECT_DIR / 'spack-envs', envs,
+                    ignore=shutil.ignore_patterns('spack.lock', '.spack-env',
+                                                  '.build-*'))
+    (envs / 'ci').mkdir()
+    shutil.copy(SUBSET, envs / 'ci' / 'spack.yaml')
+    if kept is not None:
+        lock.write_bytes(kept)
+
+    src = cache / 'src'
+    if src.is_symlink() or src.exists():
+        src.unlink()
+
+    src.symlink_to(PROJECT_DIR / 'src')
+    return envs / 'ci'
+
+
+def setup_spack(cache, env_dir):
+    '''ci/setup-spack.sh on ``env_dir`` with its Spack directory in
+    ``cache``: the finished process and the seconds it took.'''
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(PROJECT_DIR / 'ci' / 'setup-spack.sh')],
+        env={**os.environ, 'HPC_ACCEPTANCE_SPACK_KIT': str(KIT),
+             'HPC_ACCEPTANCE_SPACK_DIR': str(cache / 'spack'),
+             'HPC_ACCEPTANCE_SPACK_ENV': str(env_dir),
+             'PATH': os.environ['PATH']},
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        timeout=2400
+    )
+    return done, time.monotonic() - started
+
+
+def install():
+    '''Installs the CI subset: ``{cache, env, record, output}``, where
+    ``record`` is setup-spack's setup.json. AssertionError, with the end
+    of setup's output, when the setup failed.'''
+    cache = cache_dir()
+    (cache / 'spack').mkdir(parents=True, exist_ok=True)
+    env_dir = ci_environment(cache)
+    done, seconds = setup_spack(cache, env_dir)
+    print(f'setup-spack: {seconds:.0f} s')
+    assert done.returncode == 0, done.stdout[-3000:]
+    record = cache / 'spack' / 'setup.json'
+    assert record.is_file(), done.stdout[-3000:]
+    return {'cache': cache, 'env': env_dir,
+            'record': json.loads(record.read_text()), 'output': done.stdout}
+
+
+def spack(record, *args):
+    '''Runs the installed Spack with ``args``: its standard output.'''
+    env = {**os.environ, **record['env_vars'],
+           'PATH': f"{record['spack_bin']}:{os.environ['PATH']}"}
+    return subprocess.run([f"{record['spack_bin']}/spack", *args], env=env,
+                          text=True, capture_output=True, check=True).stdout
+
+
+def prefix_of(installed, package):
+    '''Install prefix of ``package`` in the CI environment.'''
+    [prefix] = spack(installed['record'], '-e', str(installed['env']),
+                     'find', '--format', '{prefix}', package).split()
+    return Path(prefix)
