@@ -46,12 +46,48 @@ def stored_testcases(query, reframe=REFRAME, config=CONFIG):
                            f'--describe-stored-testcases: {err}') from None
 
 
+def final_testcases(report):
+    '''Each test case's last outcome in a parsed ReFrame JSON report.
+
+    With ``--max-retries`` (the nightly mode retries a failed check once,
+    so that noise is not called a regression) the first run holds every
+    test case and each later run only the ones retried: a retried case's
+    last attempt replaces its earlier ones.
+    '''
+    final = {}
+    for run in report.get('runs') or []:
+        for case in run['testcases']:
+            final[_case_id(case)] = case
+
+    return list(final.values())
+
+
+def passed_on_retry(report):
+    '''Display names of the test cases of a parsed report that failed
+    and then passed when retried: flaky figures a sysadmin should see.'''
+    failed, passed = set(), []
+    for run in report.get('runs') or []:
+        for case in run['testcases']:
+            if case['result'] in FAILED_RESULTS:
+                failed.add(_case_id(case))
+            elif case['result'] == 'pass' and _case_id(case) in failed:
+                passed.append(case['display_name'])
+
+    return passed
+
+
+def _case_id(case):
+    return (case['display_name'], case.get('system'), case.get('environ'))
+
+
 def report_testcases(path):
-    '''Test cases of the last run of a ReFrame JSON report.'''
+    '''Test cases of a ReFrame JSON report, each with its last outcome
+    (:func:`final_testcases`).'''
     try:
         with open(path) as fp:
-            return json.load(fp)['runs'][-1]['testcases']
-    except (OSError, json.JSONDecodeError, KeyError, IndexError) as err:
+            runs = json.load(fp)['runs']
+        return final_testcases({'runs': runs})
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
         raise ResultsError(f'cannot read the run report {path}: '
                            f'{err}') from None
 

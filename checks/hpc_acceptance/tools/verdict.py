@@ -20,21 +20,19 @@ import os
 import sys
 from collections import Counter
 
-from hpc_acceptance.tools.results import FAILED_RESULTS
+from hpc_acceptance.tools.results import (FAILED_RESULTS, final_testcases,
+                                          passed_on_retry)
 
 
 def tally(report):
-    '''Count the outcomes of the checks (fixtures left out) of the last run.
+    '''Count the outcomes of the checks (fixtures left out), each by its
+    last attempt (a check retried after a failure counts as its retry).
 
     :returns: (Counter of results, list of "name: reason" failures)
     '''
-    runs = report.get('runs') or []
-    if not runs:
-        return Counter(), []
-
     results = Counter()
     failures = []
-    for case in runs[-1]['testcases']:
+    for case in final_testcases(report):
         if case.get('fixture'):
             if case['result'] in FAILED_RESULTS:
                 failures.append(f'{case["display_name"]} (fixture): '
@@ -65,7 +63,10 @@ def judge(report):
         return 2, (f'acceptance NOT VALIDATED: {reason} ({summary}); '
                    f'see the skip reasons above')
 
-    return 0, f'acceptance passed ({summary})'
+    flaky = passed_on_retry(report)
+    retried = (f'; passed only when retried: {", ".join(flaky)}'
+               if flaky else '')
+    return 0, f'acceptance passed ({summary}){retried}'
 
 
 def main(argv=None):

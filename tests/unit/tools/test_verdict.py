@@ -54,6 +54,31 @@ def test_only_the_last_retry_counts():
     assert verdict.judge({'runs': [first, last]})[0] == 0
 
 
+def retried(first_results, retry_results):
+    '''A report of a run and a retry of the checks that failed in it
+    (ReFrame's --max-retries: the retry holds only those).'''
+    [first] = report(*first_results)['runs']
+    again = [dict(case, result=result) for case, result in
+             zip([c for c in first['testcases'] if c['result'] == 'fail'],
+                 retry_results)]
+    return {'runs': [first, {'testcases': again}]}
+
+
+def test_a_check_that_passes_its_retry_passes_and_is_named():
+    status, message = verdict.judge(retried(['pass', 'fail', 'skip'],
+                                            ['pass']))
+    assert status == 0
+    assert message == ('acceptance passed (2 pass, 1 skip); passed only '
+                       'when retried: Check1')
+
+
+def test_a_check_that_fails_its_retry_fails():
+    status, message = verdict.judge(retried(['pass', 'fail'], ['fail']))
+    assert status == 1
+    assert message.startswith('acceptance FAILED (1 fail, 1 pass)')
+    assert 'Check1: sanity error' in message
+
+
 def test_no_report_after_a_clean_exit_means_nothing_ran(tmp_path, capsys):
     assert verdict.main([str(tmp_path / 'none.json'), '0']) == 2
     assert 'no check was selected' in capsys.readouterr().err
