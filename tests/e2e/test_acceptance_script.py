@@ -1,6 +1,7 @@
 '''ci/acceptance.sh: a run that validated nothing is not a success.'''
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -45,6 +46,41 @@ def test_a_passing_check_is_validated(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:]
     # nightly runs the default variants only
     assert 'acceptance passed (2 pass)' in done.stdout
+
+
+def failing_once(bindir, build, program):
+    '''``bindir/program``: fails its first run (a crash, a figure out of
+    its band: anything that fails a check), then runs the real program
+    built in ``build``.'''
+    shutil.copytree(PROJECT_DIR / 'src' / 'memory', build)
+    subprocess.run(['make', 'clean', 'all', 'CFLAGS=-O2 -march=native'],
+                   cwd=build, check=True, capture_output=True)
+    bindir.mkdir()
+    marker = bindir / 'failed-once'
+    script = bindir / program
+    script.write_text(
+        '#!/bin/sh\n'
+        f'if [ ! -e "{marker}" ]; then\n'
+        f'    touch "{marker}"; echo "injected failure" >&2; exit 1\n'
+        'fi\n'
+        f'exec "{build / program}" "$@"\n'
+    )
+    script.chmod(0o755)
+    return bindir
+
+
+def test_a_check_failing_once_passes_its_retry_and_is_named(tmp_path):
+    bindir = failing_once(tmp_path / 'bin', tmp_path / 'build', 'mem_daxpy')
+    done = subprocess.run(
+        [str(PROJECT_DIR / 'ci' / 'acceptance.sh'), '-n', 'MemoryDaxpyCheck',
+         '-S', 'repeats=1'],
+        env=dict(environment(tmp_path),
+                 PATH=f'{bindir}:{os.environ["PATH"]}'),
+        text=True, timeout=1800, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert 'acceptance passed (2 pass); passed only when retried: ' \
+           'MemoryDaxpyCheck' in done.stdout, done.stdout[-3000:]
 
 
 def test_the_run_ends_with_a_summary_and_a_report_page(tmp_path):
