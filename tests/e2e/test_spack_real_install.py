@@ -130,7 +130,7 @@ def test_a_package_that_cannot_install_fails_only_its_checks(
     hpcc = case_of(cases, 'HpccCheck')
     assert hpcc['result'] == 'fail'
     reason = hpcc['fail_reason']
-    assert re.search(rf'spack: "hpcc target=\S+" is not spack_ci in '
+    assert re.search(rf'spack: "hpcc target=\S+" is not installed in '
                      rf'{re.escape(str(env_dir))}; ', reason), reason
     # Spack's own words: the fetch that failed and the skipped hpcc
     assert re.search(r'Error: FetchError: .*openblas', reason), reason
