@@ -1,6 +1,8 @@
 '''The noise model: bands, direction, verdicts (hpc_acceptance.tools.noise).
 '''
 
+import re
+
 import pytest
 
 from hpc_acceptance.tools import noise
@@ -14,11 +16,22 @@ def test_direction_comes_from_the_unit():
     assert not noise.higher_is_better('cycles')
 
 
-def test_one_odd_run_does_not_widen_the_band():
-    # the median absolute deviation ignores the outlier
-    median, width = noise.band([100, 101, 99, 100, 60], floor=0.01)
+def test_among_ten_runs_one_odd_run_does_not_widen_the_band():
+    # the median absolute deviation and the range term both ignore it
+    median, width = noise.band([100, 101, 99, 100, 100, 101, 99, 100, 101,
+                                60], floor=0.01)
     assert median == 100
     assert width == pytest.approx(4 * 1.4826 * 1 / 100, abs=1e-3)
+
+
+def test_a_jump_seen_in_few_quiet_runs_is_noise_it_can_repeat():
+    # memory latency at the L3 working set in 3 quiet runs of a KVM guest:
+    # the next quiet runs measured 49.9 ns again
+    median, width = noise.band([17.9, 48.9, 18.5], floor=0.15)
+    assert median == 18.5
+    assert width == pytest.approx(1.5 * (48.9 - 18.5) / 18.5, abs=1e-3)
+    assert noise.verdict(49.9, median, width, 'ns') == 'within noise'
+    assert noise.verdict(80.0, median, width, 'ns') == 'regressed'
 
 
 def test_the_family_floor_is_the_narrowest_band():
@@ -26,6 +39,23 @@ def test_the_family_floor_is_the_narrowest_band():
                       ) == (36.6, 0.25)
     assert noise.family_floor('MemoryLatencyCheck') == 0.15
     assert noise.family_floor('SomethingElse') == noise.DEFAULT_FLOOR
+
+
+def test_a_systems_floors_replace_its_families_defaults():
+    floors = noise.parse_floors('Memory=0.5, Network=0.3')
+    assert floors == {'Memory': 0.5, 'Network': 0.3}
+    assert noise.family_floor('MemoryDaxpyCheck', floors) == 0.5
+    assert noise.family_floor('StreamCheck', floors) == 0.25
+
+
+@pytest.mark.parametrize('text, named', [
+    ('Memroy=0.5', "unknown family 'Memroy'"),
+    ('Memory=half', "'half' is not a fraction"),
+    ('Memory=2', "'Memory=2': a fraction in [0, 1]"),
+])
+def test_a_bad_floor_is_named(text, named):
+    with pytest.raises(ValueError, match=re.escape(named)):
+        noise.parse_floors(text)
 
 
 @pytest.mark.parametrize('value, expected', [
