@@ -10,7 +10,8 @@
 #
 # Extra arguments go to reframe (e.g. -n PATTERN, -S VAR=VAL). Set
 # POST_UPGRADE_BASELINE to compare with other stored sessions (default: the
-# nightly sessions of the last 30 days).
+# nightly sessions of the last 30 days), and NOISE_FLOORS to the system's
+# own minimum bands learnt from its quiet repeats (e.g. "Memory=0.5").
 set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,4 +25,5 @@ fi
 ci/setup.sh
 
 exec .venv/bin/hpc-acceptance post-upgrade \
-    ${POST_UPGRADE_BASELINE:+--baseline "$POST_UPGRADE_BASELINE"} -- "$@"
+    ${POST_UPGRADE_BASELINE:+--baseline "$POST_UPGRADE_BASELINE"} \
+    ${NOISE_FLOORS:+--floor "$NOISE_FLOORS"} -- "$@"

@@ -15,6 +15,8 @@
 #   default selection: -c checks/memory -c checks/stream --tag=nightly
 #                      --exclude-tag=variant
 # Environment: TRAIN_RUNS (3), QUIET_RUNS (5), FAULTS ("a b c d"),
+#   NOISE_FLOORS (the machine's own minimum bands learnt from its quiet
+#   repeats, e.g. "Memory=0.5"; default: the families' bands),
 #   STATE_DIR (default var/bench/quiet-proof-<time>): results database,
 #   stage, perflogs, reports and references of the proof, nothing shared.
 # Run it on an idle machine: anything else running is noise it measures.
@@ -35,7 +37,10 @@ ci/setup.sh >/dev/null
 state=${STATE_DIR:-$project_dir/var/bench/quiet-proof-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$state/refs"
 export RFM_SQLITE_DB_FILE=$state/results.db RFM_PREFIX=$state/prefix \
-       RFM_PERFLOG_DIR=$state/perflogs RFM_COLORIZE=n
+       RFM_PERFLOG_DIR=$state/perflogs RFM_REPORT_JUNIT=$state/junit.xml \
+       RFM_COLORIZE=n
+floors=()
+[ -z "${NOISE_FLOORS:-}" ] || floors=(--floor "$NOISE_FLOORS")
 select=("$@")
 if (( ${#select[@]} == 0 )); then
     select=(-c checks/memory -c checks/stream --tag=nightly
@@ -74,7 +79,7 @@ print(len(bad), f'(passed on retry: {retried})',
                for c in bad[:1]))
 PY
 )
-    "$hpc" post-upgrade --report "$state/$name.json" \
+    "$hpc" post-upgrade --report "$state/$name.json" "${floors[@]}" \
         --baseline 'now-1d:now?suite_mode=="train"' \
         --json "$state/$name-verdict.json" >/dev/null 2>&1 || true
     regressed=$(python3 - "$state/$name-verdict.json" <<'PY'
@@ -102,7 +107,7 @@ PY
 for i in $(seq 1 "${TRAIN_RUNS:-3}"); do
     reframe_run "train$i" "${select[@]}"
 done
-"$hpc" propose-references --system local \
+"$hpc" propose-references --system local "${floors[@]}" \
     --sessions 'now-1d:now?suite_mode=="train"' \
     --reference-dir "$state/refs" --write >"$state/propose.log" 2>&1
 export RFM_REFERENCE_PREFIX=$state/refs
@@ -142,7 +147,7 @@ while True:
                  "$state/train-npb1.log)" | tee -a "$table"
             continue
         fi
-        "$hpc" propose-references --system local \
+        "$hpc" propose-references --system local "${floors[@]}" \
             --sessions 'now-1d:now?suite_mode=="train"' \
             --reference-dir "$state/npb-refs" --write \
             >"$state/npb-propose.log" 2>&1

@@ -62,9 +62,10 @@ def baseline_values(testcases):
     return values
 
 
-def judge(new_cases, baseline, confirm_cases=(), min_runs=3):
+def judge(new_cases, baseline, confirm_cases=(), min_runs=3, floors=None):
     '''One row per figure of ``new_cases`` (a dict each: check, figure,
     identity, baseline median, band, runs, value, change, verdict).
+    ``floors`` are a system's own family floors (:func:`.noise.parse_floors`).
 
     A figure with fewer than ``min_runs`` stored runs has ``no baseline``:
     the spread of one or two runs says nothing about the noise.
@@ -97,7 +98,8 @@ def judge(new_cases, baseline, confirm_cases=(), min_runs=3):
             if len(stored) < min_runs:
                 continue
 
-            median, width = noise.band(stored, noise.family_floor(key[0]))
+            median, width = noise.band(stored,
+                                       noise.family_floor(key[0], floors))
             row.update(baseline_median=median, band=width,
                        change=noise.change(row['value'], median),
                        verdict=noise.verdict(row['value'], median, width,
@@ -219,11 +221,20 @@ def main(argv=None):
     parser.add_argument('--min-runs', type=int, default=3,
                         help='stored runs a figure needs for a verdict '
                              '(default: %(default)s)')
+    parser.add_argument('--floor', default='', metavar='FAMILY=F ...',
+                        help='the system\'s own minimum bands, learnt from '
+                             'its quiet repeats (e.g. "Memory=0.5 '
+                             'Stream=0.3"; default: the families\' bands, '
+                             'see hpc_acceptance.tools.noise)')
     parser.add_argument('--no-confirm', action='store_true',
                         help='no confirmation rerun of suspect checks')
     parser.add_argument('reframe_args', nargs='*',
                         help='arguments for reframe, after --')
     args = parser.parse_args(argv)
+    try:
+        floors = noise.parse_floors(args.floor)
+    except ValueError as err:
+        parser.error(f'--floor: {err}')
 
     try:
         baseline = baseline_values(stored_testcases(args.baseline))
@@ -244,7 +255,7 @@ def main(argv=None):
         print(f'post-upgrade NOT JUDGED: {err}', file=sys.stderr)
         return 3
 
-    rows = judge(new_cases, baseline, min_runs=args.min_runs)
+    rows = judge(new_cases, baseline, min_runs=args.min_runs, floors=floors)
     confirm_cases = []
     hashes = suspects(rows, new_cases)
     if hashes and not args.no_confirm and not args.report:
@@ -258,7 +269,8 @@ def main(argv=None):
         except ResultsError as err:
             print(f'post-upgrade: no confirmation: {err}', file=sys.stderr)
 
-        rows = judge(new_cases, baseline, confirm_cases, args.min_runs)
+        rows = judge(new_cases, baseline, confirm_cases, args.min_runs,
+                     floors)
 
     failed = failed_checks(new_cases, confirm_cases)
     status = exit_status(rows, failed)

@@ -2,7 +2,8 @@
 results database.
 
     hpc-acceptance propose-references --system NAME \\
-        [--sessions 'now-30d:now'] [--floor F] [--min-runs 3] [--write]
+        [--sessions 'now-30d:now'] [--floor F | --floor FAMILY=F ...]
+        [--min-runs 3] [--write]
 
 For every check, partition, environment, variant and identity (the inputs
 that produced the figures, :mod:`hpc_acceptance.core.identity`) that
@@ -10,8 +11,10 @@ passed in the selected sessions, and for each of its performance variables:
 
 - value = the median of the stored values;
 - tolerance = the band of :mod:`hpc_acceptance.tools.noise`: 4 robust
-  standard deviations (from the median absolute deviation), at least the
-  family's minimum band (or ``--floor``), on the worse side only:
+  standard deviations (from the median absolute deviation) or 1.5 times
+  the largest deviation the runs show, at least the family's minimum band
+  (``--floor F`` for every family, ``--floor Memory=0.5`` for one: a
+  system's floors learnt from its quiet repeats), on the worse side only:
   ``[median, -tolerance, null, unit]`` for bandwidths and rates,
   ``[median, null, +tolerance, unit]`` for times.
 
@@ -72,18 +75,20 @@ def collect(testcases, system):
     return collected, notes
 
 
-def propose(collected, *, floor, min_runs):
+def propose(collected, *, floor, min_runs, floors=None):
     '''Reference data for ``collected``, plus notes on what was left out.
 
     ``floor`` (a fraction, or ``None`` for the family's minimum band of
-    :mod:`.noise`) is the narrowest band a figure gets.
+    :mod:`.noise`, or its entry in ``floors``) is the narrowest band a
+    figure gets.
     '''
     proposed, notes = {}, []
     for (check, partition, environ, params, ident), figures in sorted(
             collected.items()):
         where = '.'.join([check, partition, environ] +
                          [str(v) for _, v in params] + [ident])
-        least = noise.family_floor(check) if floor is None else floor
+        least = (noise.family_floor(check, floors) if floor is None
+                 else floor)
         refs = {}
         for variable, (values, unit) in sorted(figures.items()):
             if len(values) < min_runs:
@@ -122,6 +127,26 @@ def render(data):
                           width=79)
 
 
+def _floors(parser, entries):
+    '''``(floor for every family or None, {family: floor})`` from the
+    ``--floor`` arguments; a usage error names the one at fault.'''
+    floor, floors = None, {}
+    for entry in entries:
+        try:
+            if '=' in entry:
+                floors.update(noise.parse_floors(entry))
+                continue
+
+            floor = float(entry)
+        except ValueError as err:
+            parser.error(f'--floor {entry}: {err}')
+
+        if not 0 <= floor <= 1:
+            parser.error(f'--floor {entry}: must be a fraction in [0, 1]')
+
+    return floor, floors
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog='hpc-acceptance propose-references',
@@ -134,9 +159,12 @@ def main(argv=None):
                              "session UUID or a filter, as ReFrame's "
                              "--describe-stored-testcases takes "
                              "(default: %(default)s)")
-    parser.add_argument('--floor', type=float, default=None,
-                        help='smallest tolerance, as a fraction (default: '
-                             'the family\'s minimum band, see '
+    parser.add_argument('--floor', action='append', default=[],
+                        metavar='F|FAMILY=F',
+                        help='smallest tolerance, as a fraction: F for '
+                             'every check, FAMILY=F (e.g. Memory=0.5, '
+                             'repeatable) for one family (default: the '
+                             'family\'s minimum band, see '
                              'hpc_acceptance.tools.noise)')
     parser.add_argument('--min-runs', type=int, default=3,
                         help='runs a figure needs to get a reference '
@@ -149,8 +177,7 @@ def main(argv=None):
                         help='write the file instead of only showing the '
                              'diff')
     args = parser.parse_args(argv)
-    if args.floor is not None and not 0 <= args.floor <= 1:
-        parser.error(f'--floor {args.floor}: must be a fraction in [0, 1]')
+    floor, floors = _floors(parser, args.floor)
 
     try:
         testcases = stored_testcases(args.sessions)
@@ -159,7 +186,7 @@ def main(argv=None):
         return 1
 
     collected, notes = collect(testcases, args.system)
-    proposed, more_notes = propose(collected, floor=args.floor,
+    proposed, more_notes = propose(collected, floor=floor, floors=floors,
                                    min_runs=args.min_runs)
     notes += more_notes
     for note in notes:

@@ -1,6 +1,8 @@
 '''The post-upgrade verdict per figure (hpc_acceptance.tools.post_upgrade).
 '''
 
+import pytest
+
 from hpc_acceptance.tools import post_upgrade as pu
 
 QUIET = 'array_elements=1000000;ntimes=10'
@@ -36,6 +38,22 @@ def test_a_hog_regresses_and_exits_1():
     assert round(rows[0]['change'], 2) == -0.5
     assert pu.exit_status(rows, []) == 1
     assert pu.suspects(rows, [case(17700)]) == ['abcd1234']
+
+
+def test_a_systems_own_floor_sets_the_band():
+    # a system whose quiet repeats drift by 60 %: a halved figure is noise
+    rows = pu.judge([case(17700)], pu.baseline_values(NIGHTLY),
+                    floors={'Stream': 0.6})
+    assert verdicts(rows) == [('triad', 'within noise')]
+    assert rows[0]['band'] == 0.6
+
+
+def test_a_bad_floor_option_is_named(capsys):
+    with pytest.raises(SystemExit) as stop:
+        pu.main(['--floor', 'Stream=lots', '--report', 'none.json'])
+    assert stop.value.code == 2
+    assert "--floor: 'Stream=lots': 'lots' is not a fraction" in \
+        capsys.readouterr().err
 
 
 def test_a_quiet_confirmation_rerun_clears_a_suspect():

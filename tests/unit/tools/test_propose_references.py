@@ -133,3 +133,27 @@ def test_a_written_file_is_replaced_whole_or_not_at_all(tmp_path,
 def test_merge_keeps_checks_the_sessions_do_not_cover():
     merged = pr.merge({'A': {'x': 1}, 'B': {'y': 2}}, {'B': {'y': 3}})
     assert merged == {'A': {'x': 1}, 'B': {'y': 3}}
+
+
+def test_a_systems_family_floor_applies_to_that_family_only():
+    collected = {
+        ('MemoryDaxpyCheck', 'sys:p', 'gnu', (), 'n=1'): {
+            't': ([2.0, 2.0, 2.0], 's')},
+        ('StreamCheck', 'sys:p', 'gnu', (), 'n=1'): {
+            't': ([2.0, 2.0, 2.0], 's')},
+    }
+    proposed, _ = pr.propose(collected, floor=None, min_runs=3,
+                             floors={'Memory': 0.5})
+    assert proposed['MemoryDaxpyCheck']['sys:p']['gnu']['n=1']['t'][2] == 0.5
+    assert proposed['StreamCheck']['sys:p']['gnu']['n=1']['t'][2] == 0.25
+
+
+@pytest.mark.parametrize('floor, named', [
+    ('Memroy=0.5', "--floor Memroy=0.5: 'Memroy=0.5': unknown family"),
+    ('1.5', '--floor 1.5: must be a fraction in [0, 1]'),
+])
+def test_a_bad_floor_option_is_named(capsys, floor, named):
+    with pytest.raises(SystemExit) as stop:
+        pr.main(['--system', 'local', '--floor', floor])
+    assert stop.value.code == 2
+    assert named in capsys.readouterr().err
