@@ -6,7 +6,8 @@ environments say, and every spec a check of the system loads (found by a
 dry run of the real checks with a stand-in ``spack`` on PATH) is provided by
 exactly one root of the environment, as ``spack load`` needs.
 
-With ``spack`` on PATH, each environment is also concretized for real.
+With the offline Spack kit, each environment is also concretized for real
+by the tests' Spack.
 '''
 
 import ast
@@ -365,17 +366,19 @@ def test_environment_provides_what_the_checks_load(system, run_reframe,
 
 # -- with Spack --------------------------------------------------------------
 
-@pytest.mark.skipif(shutil.which('spack') is None,
-                    reason='spack is not on PATH (CI has no Spack; see the '
-                           'README, "Spack environments")')
 @pytest.mark.parametrize('env_name', environment_dirs())
-def test_spack_concretizes_the_environment(env_name, tmp_path):
+def test_spack_concretizes_the_environment(env_name, spack_ci, tmp_path):
+    '''With the real Spack of the tests (tests/spack_ci.py: the offline
+    kit's, with this machine's compilers, MPI and BLAS as externals).'''
     # A copy beside a link to src/: the checkout stays clean, and the
     # environment works from another location.
     shutil.copytree(ENVS_DIR, tmp_path / 'spack-envs')
     (tmp_path / 'src').symlink_to(PROJECT_DIR / 'src')
     env_dir = tmp_path / 'spack-envs' / env_name
-    done = subprocess.run(['spack', '-e', str(env_dir), 'concretize'],
+    record = spack_ci['record']
+    done = subprocess.run([f"{record['spack_bin']}/spack", '-e', str(env_dir),
+                           'concretize'],
+                          env={**os.environ, **record['env_vars']},
                           text=True, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:]
