@@ -8,10 +8,10 @@ A figure's band around its baseline median is the widest of
 - ``RANGE_FACTOR`` times the largest deviation from the median that more
   than a tenth of the stored runs reach (with fewer than 10 runs: the
   largest): a figure seen to jump in quiet runs can jump as far again. The
-  median absolute deviation alone ignores such a jump, and of 3 runs it
-  ignores every one: on a KVM guest memory latency at the L3 working set
-  measured 17.9, 48.9 and 18.5 ns in three quiet runs and 49.9 ns two runs
-  later (neighbours on the host sharing its L3);
+  median absolute deviation alone ignores such a jump (of 3 runs, it
+  ignores the largest deviation): on a KVM guest memory latency at the L3
+  working set measured 17.9, 48.9 and 18.5 ns in three quiet runs and
+  49.9 ns two runs later (neighbours on the host sharing its L3);
 - the family's minimum band (:data:`FAMILY_FLOOR`, or a system's own
   floors learnt from its quiet repeats, :func:`parse_floors`):
   session-to-session drift that a few runs of one evening do not show.
