@@ -86,15 +86,17 @@ def test_checks_run_from_spack(spack_ci, run_reframe, tmp_path):
         assert f"dependency=spack:{spack_ci['env']}" in line, line
 
 
-#: HPCC and the kernels, with OpenBLAS to be built by Spack instead of
-#: Debian's: the kit has no OpenBLAS source, so its install fails.
+#: The CI subset with OpenBLAS to be built by Spack instead of Debian's:
+#: the kit has no OpenBLAS source, so its install fails, and HPCC's.
 WITHOUT_OPENBLAS = '''\
 spack:
   include:
   - ../common.yaml
   specs:
   - hpc-acceptance-kernels
+  - stream+openmp stream_array_size=268435456 cflags=-mcmodel=medium
   - hpcc
+  - npb implementation=mpi names=bt,cg,ep,ft,is,lu,mg,sp classes=S,W
   packages:
     openblas:
       buildable: true
@@ -120,13 +122,20 @@ def test_a_package_that_cannot_install_fails_only_its_checks(
     (spack_dir / 'setup.json').write_text(json.dumps(
         {**spack_ci['record'], 'environment': str(env_dir)}))
     done = run_reframe(
-        '-c', 'checks/', '-r', '-n', '^(MemoryLatencyCheck|HpccCheck).*$',
+        '-c', 'checks/', '-r', '-n',
+        '^(MemoryLatencyCheck.*|StreamCheck.*%threads=single|'
+        'NpbCgCheck.*%num_procs=1|HpccCheck.*)$',
         *DEFAULT_VARIANTS, '-S', 'HpccCheck.memory_fraction=0.001',
+        '-S', 'StreamCheck.ntimes=3', '-S', 'npb_class=S',
         env={'HPC_ACCEPTANCE_SPACK_DIR': str(spack_dir)}
     )
     assert done.returncode == 1, done.stdout[-5000:]
     cases = results(tmp_path / 'report.json')
-    assert case_of(cases, 'MemoryLatencyCheck')['result'] == 'pass'
+    # memory, STREAM and NPB run from their own installed packages
+    for check in ('MemoryLatencyCheck', 'StreamCheck', 'NpbCgCheck'):
+        case = case_of(cases, check)
+        assert case['result'] == 'pass', (check, case['fail_reason'])
+        assert case['dependency_source'].startswith(f'spack:{env_dir}')
     hpcc = case_of(cases, 'HpccCheck')
     assert hpcc['result'] == 'fail'
     reason = hpcc['fail_reason']
