@@ -24,13 +24,12 @@ reference files        ``reference/``                 ``RFM_REFERENCE_PREFIX``
 configuration file; the checks fall back to ``reference/`` themselves.)
 '''
 
-import importlib.util
 import os
 from pathlib import Path
 
 from reframe.core.exceptions import ConfigError
 
-from hpc_acceptance.core import check_names, references
+from hpc_acceptance.core import check_names, references, system_files
 from hpc_acceptance.npb import classes as npb_classes
 
 CONFIG_DIR = Path(__file__).resolve().parent
@@ -44,22 +43,13 @@ VAR_DIR.mkdir(exist_ok=True)
 _DEFAULT_SYSTEM_FILE = 'local.py'
 
 
-def _load_system_file(path):
-    spec = importlib.util.spec_from_file_location(
-        f'hpc_acceptance_config_{path.stem}', path
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _system_files():
-    files = sorted(p for p in (CONFIG_DIR / 'systems').glob('*.py')
+    files = sorted(p for p in system_files.SYSTEMS_DIR.glob('*.py')
                    if p.name != _DEFAULT_SYSTEM_FILE)
-    return files + [CONFIG_DIR / 'systems' / _DEFAULT_SYSTEM_FILE]
+    return files + [system_files.SYSTEMS_DIR / _DEFAULT_SYSTEM_FILE]
 
 
-_modules = [_load_system_file(path) for path in _system_files()]
+_modules = [system_files.load(path) for path in _system_files()]
 for _module in _modules:
     _module.system.setdefault('prefix', str(VAR_DIR))
 
