@@ -14,6 +14,13 @@
  * A sweep from --min to --max gives the latency ladder; --sizes gives
  * per-level figures in ns and in core cycles (at the core clock measured
  * with a chain of dependent integer adds).  Runs on one thread.
+ *
+ * The timed runs of a per-level size go on until they span --span-ms:
+ * whatever else uses a shared cache (other tenants of a VM host, other jobs
+ * on a shared node) evicts the working set in bursts of tens to hundreds of
+ * milliseconds, and only adds time.  The best run over a span longer than
+ * those bursts is the level's own latency; a slowdown that lasts (a process
+ * sharing the core, a lower clock, a cache that shrank) slows every run.
  */
 #include "common.h"
 
@@ -26,7 +33,7 @@
 static const char usage[] =
     "usage: mem_latency --max=SIZE [--min=SIZE] [--steps-per-octave=N]\n"
     "                   [--sizes=LABEL:SIZE,...] [--line=BYTES] [--hops=N]\n"
-    "                   [--repeats=N]\n"
+    "                   [--repeats=N] [--span-ms=N]\n"
     "  --max=SIZE             largest working set of the sweep (required)\n"
     "  --min=SIZE             smallest working set of the sweep (default 4K)\n"
     "  --steps-per-octave=N   sweep points per doubling of the size (default 2)\n"
@@ -36,6 +43,9 @@ static const char usage[] =
     "  --hops=N               minimum dependent loads per timed run\n"
     "                         (default 1048576; raised so a run lasts >= 20 ms)\n"
     "  --repeats=N            timed runs per size, best is reported (default 5)\n"
+    "  --span-ms=N            the timed runs of each --sizes working set go on\n"
+    "                         until they span N ms, at least --repeats runs\n"
+    "                         (default 2000; the sweep takes --repeats runs)\n"
     "Sizes take binary suffixes K, M, G.  Single-threaded; binding follows\n"
     "OMP_PROC_BIND / OMP_PLACES.\n"
     "Output: core_clock <GHz> GHz, latency.<bytes>B <ns> ns (sweep),\n"
@@ -62,7 +72,7 @@ struct lat_state {
     uint32_t *perm;     /* successor index of each line */
     size_t line;
     long min_hops;
-    long repeats;
+    long repeats;       /* at least this many timed runs per size */
     uint64_t rng;
 };
 
@@ -74,8 +84,16 @@ static long round_hops(double h)
     return (r + UNROLL - 1) / UNROLL * UNROLL;
 }
 
-/* Returns the best time per hop in ns for a working set of `bytes`. */
-static double measure(struct lat_state *st, size_t bytes, const char *what)
+struct lat_result {
+    double ns;                  /* best time per hop */
+    unsigned long long runs;    /* timed runs it is the best of */
+    double seconds;             /* that the timed runs spanned */
+};
+
+/* Measures a working set of `bytes` with at least st->repeats timed runs
+ * that span at least `span` seconds. */
+static struct lat_result measure(struct lat_state *st, size_t bytes,
+                                 double span, const char *what)
 {
     const size_t line = st->line;
     const size_t m = bytes / line;
@@ -113,18 +131,22 @@ static double measure(struct lat_state *st, size_t bytes, const char *what)
     /* timed runs carry on along the cycle, so a run never re-walks just the
      * lines of the previous run when the cycle is longer than one run */
     double best = DBL_MAX;
-    for (long r = 0; r < st->repeats; r++) {
+    unsigned long long runs = 0;
+    double start = now_seconds();
+    do {
         t0 = now_seconds();
         p = chase(p, hops);
         double t = now_seconds() - t0;
         if (t < best)
             best = t;
-    }
+        runs++;
+    } while (runs < (unsigned long long)st->repeats ||
+             now_seconds() - start < span);
+    double spanned = now_seconds() - start;
 
     /* validation: the permutation predicts where the chase must end */
     unsigned long long total = (unsigned long long)warm +
-                               (unsigned long long)st->repeats *
-                                   (unsigned long long)hops;
+                               runs * (unsigned long long)hops;
     unsigned long long steps = total % (unsigned long long)m;
     size_t k = 0;
     for (unsigned long long s = 0; s < steps; s++)
@@ -133,13 +155,14 @@ static double measure(struct lat_state *st, size_t bytes, const char *what)
         validation_failed("%s: after %llu hops the chase is at line %lld, the permutation predicts line %zu",
                           what, total,
                           (long long)(((char *)p - buf) / (long long)line), k);
-    return best / (double)hops * 1e9;
+    struct lat_result res = {best / (double)hops * 1e9, runs, spanned};
+    return res;
 }
 
 int main(int argc, char **argv)
 {
     size_t max_bytes = 0, min_bytes = 4096, line = 64;
-    long spo = 2, hops = 1L << 20, repeats = 5;
+    long spo = 2, hops = 1L << 20, repeats = 5, span_ms = 2000;
     struct size_list sizes;
     default_sizes(&sizes);
     struct opt_spec specs[] = {
@@ -150,6 +173,7 @@ int main(int argc, char **argv)
         {"line", OPT_SIZE, &line, 0, NULL, 0},
         {"hops", OPT_LONG, &hops, 0, NULL, 0},
         {"repeats", OPT_LONG, &repeats, 0, NULL, 0},
+        {"span-ms", OPT_LONG, &span_ms, 0, NULL, 0},
     };
     parse_options(argc, argv, specs, (int)(sizeof specs / sizeof specs[0]), usage);
 
@@ -199,6 +223,8 @@ int main(int argc, char **argv)
     print_threads_info(1);
     comment("line %zu bytes per hop, at least %ld hops per timed run, repeats %ld",
             line, hops, repeats);
+    comment("each --sizes figure: best of timed runs spanning at least %ld ms",
+            span_ms);
     comment("sweep %zu .. %zu bytes, %ld steps per octave, %d sizes", sweep[0],
             sweep[nsweep - 1], spo, nsweep);
     for (int i = 0; i < sizes.count; i++)
@@ -227,11 +253,15 @@ int main(int argc, char **argv)
         for (int i = 0; i < nsweep; i++) {
             char name[64];
             snprintf(name, sizeof name, "latency.%zuB", sweep[i]);
-            figure(name, measure(&st, sweep[i], name), "ns");
+            figure(name, measure(&st, sweep[i], 0.0, name).ns, "ns");
         }
         for (int i = 0; i < sizes.count; i++) {
             size_t b = sizes.entry[i].bytes / line * line;
-            double ns = measure(&st, b, sizes.entry[i].label);
+            struct lat_result res = measure(&st, b, (double)span_ms / 1000.0,
+                                            sizes.entry[i].label);
+            double ns = res.ns;
+            comment("%s: best of %llu timed runs over %.3f s",
+                    sizes.entry[i].label, res.runs, res.seconds);
             figure2("latency", sizes.entry[i].label, ns, "ns");
             if (ghz > 0)
                 figure2("cycles", sizes.entry[i].label, ns * ghz, "cycles");

@@ -5,6 +5,7 @@ ReFrame tests.
 '''
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -38,7 +39,7 @@ def run(bindir, program, *args, threads=2, env=None):
 
 
 @pytest.mark.parametrize('program, args, expected', [
-    ('mem_latency', ['--max=16M', '--repeats=1', SMALL],
+    ('mem_latency', ['--max=16M', '--repeats=1', '--span-ms=1', SMALL],
      {'core_clock': 'GHz', 'latency.l1': 'ns', 'cycles.memory': 'cycles',
       'latency.4096B': 'ns', 'latency.16777216B': 'ns'}),
     ('mem_readbw', [SMALL, '--repeats=2'],
@@ -59,9 +60,22 @@ def test_programs_validate_and_print_their_figures(bindir, program, args,
 
 def test_latency_grows_from_l1_to_memory(bindir):
     done = run(bindir, 'mem_latency', '--max=64M', '--repeats=2',
-               '--sizes=l1:16K,memory:64M', threads=1)
+               '--span-ms=1', '--sizes=l1:16K,memory:64M', threads=1)
     figures = parse_figures(done.stdout)
     assert figures['latency.memory'].value > 5 * figures['latency.l1'].value
+
+
+def test_latency_figures_are_the_best_of_runs_spanning_span_ms(bindir):
+    # the sweep is not held to the span; each --sizes figure is
+    done = run(bindir, 'mem_latency', '--max=64K', '--repeats=1',
+               '--span-ms=300', '--sizes=l1:16K,l2:256K', threads=1)
+    assert done.returncode == 0, done.stderr
+    spans = re.findall(r'^# (l1|l2): best of (\d+) timed runs over '
+                       r'([0-9.]+) s$', done.stdout, re.MULTILINE)
+    assert [label for label, _, _ in spans] == ['l1', 'l2']
+    for _, runs, seconds in spans:
+        assert float(seconds) >= 0.3
+        assert int(runs) > 1
 
 
 @pytest.mark.parametrize('program, args, option', [
@@ -73,6 +87,7 @@ def test_latency_grows_from_l1_to_memory(bindir):
     ('mem_dotstreams', ['--size=16M', '--streams=3'], 'streams'),
     ('mem_dotstreams', ['--streams=2'], 'size'),
     ('mem_latency', ['--min=1M', '--max=64K'], 'min'),
+    ('mem_latency', ['--max=64K', '--span-ms=0'], 'span-ms'),
 ])
 def test_bad_arguments_exit_2_naming_the_option(bindir, program, args,
                                                 option):
