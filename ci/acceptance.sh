@@ -41,8 +41,10 @@ if $full_output; then
     RFM_REPORT_FILE=$report .venv/bin/reframe -C config/settings.py \
         --mode nightly -r "$@" 2>&1 | tee "$log" || reframe_status=$?
 else
-    RFM_REPORT_FILE=$report .venv/bin/reframe -C config/settings.py \
-        --mode nightly -r "$@" > "$log" 2>&1 || reframe_status=$?
+    # Only a file sees this output: no colour codes in it.
+    RFM_COLORIZE=n RFM_REPORT_FILE=$report .venv/bin/reframe \
+        -C config/settings.py --mode nightly -r "$@" > "$log" 2>&1 ||
+        reframe_status=$?
 fi
 
 if [[ -f $report ]]; then
