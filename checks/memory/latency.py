@@ -32,16 +32,6 @@ class MemoryLatencyCheck(MemoryKernelCheck):
     #: :default: ``2``
     steps_per_octave = variable(PositiveInt, value=2, loggable=True)
 
-    #: Milliseconds that the timed runs of each level's figure span at
-    #: least (``--span-ms``). Whatever else shares a cache (other tenants
-    #: of a VM host, other jobs on a shared node) evicts the working set in
-    #: bursts shorter than a second, so the best run over a longer span is
-    #: the level's own latency; a slowdown that lasts slows every run.
-    #:
-    #: :type: :class:`int`
-    #: :default: ``2000``
-    span_ms = variable(PositiveInt, value=2000, loggable=True)
-
     def program_options(self):
         sizes = self.working_sets()
         linesize = topology.cache_levels(self.processor_info)[0].linesize
@@ -49,7 +39,6 @@ class MemoryLatencyCheck(MemoryKernelCheck):
             '--min=4K',
             f'--max={topology.format_size(sizes["memory"])}',
             f'--steps-per-octave={self.steps_per_octave}',
-            f'--span-ms={self.span_ms}',
             f'--line={linesize}',
             topology.sizes_option(sizes),
         ]

@@ -529,7 +529,8 @@ static double slowest(const struct padded_double *dt, int nthreads)
 }
 
 void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
-                   double min_seconds, struct timing *out)
+                   double min_seconds, double span_seconds,
+                   struct timing *out)
 {
     struct padded_double *dt = calloc((size_t)nthreads, sizeof *dt);
     double *tbest = malloc((size_t)nthreads * sizeof *tbest);
@@ -541,8 +542,9 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
     for (int t = 0; t < nthreads; t++)
         tbest[t] = DBL_MAX;
 
-    long iters = 1, total = 0;
-    int done = 0;
+    long iters = 1, total = 0, runs = 0;
+    int done = 0, more = 1;
+    double start = 0, spanned = 0;
     double best = DBL_MAX;
     int team = 0;
 
@@ -577,7 +579,9 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
                 if (done)
                     break;
             }
-            for (long r = 0; r < repeats; r++) {
+#pragma omp single
+            start = now_seconds();
+            while (more) {
 #pragma omp barrier
                 double t0 = now_seconds();
                 kernel(ctx, tid, iters);
@@ -592,7 +596,10 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
                     if (tmax < best)
                         best = tmax;
                     total += iters;
-                }
+                    runs++;
+                    spanned = now_seconds() - start;
+                    more = runs < repeats || spanned < span_seconds;
+                } /* implicit barrier: every thread sees `more` */
             }
         }
     }
@@ -606,6 +613,13 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
     out->iters = iters;
     out->total_iters = total;
     out->thread_best = tbest;
+    out->runs = runs;
+    out->seconds = spanned;
+}
+
+void comment_timing(const char *label, long runs, double seconds)
+{
+    comment("%s: best of %ld timed runs over %.3f s", label, runs, seconds);
 }
 
 void timing_free(struct timing *t)

@@ -36,6 +36,17 @@ enum {
 /* Minimum duration of one timed run; shorter kernels are repeated. */
 #define MIN_RUN_SECONDS 0.05
 
+/* Timed runs of a figure go on until they span --span-ms (and number at
+ * least --repeats).  Whatever shares the core or a cache (a VM host's other
+ * guests on the sibling hardware thread or in the L3, other jobs on a
+ * shared node) slows runs in bursts of tens to hundreds of milliseconds;
+ * the best run over a longer span is the hardware's own figure, while a
+ * slowdown that lasts slows every run. */
+#define DEFAULT_SPAN_MS 2000
+#define SPAN_USAGE \
+    "  --span-ms=N    timed repetitions go on until they span N ms\n" \
+    "                 (default 2000)\n"
+
 /* ---- timing ---------------------------------------------------------- */
 double now_seconds(void);             /* CLOCK_MONOTONIC, in seconds */
 
@@ -129,7 +140,8 @@ int team_size(void);
  * thread times its own run; the time of a repetition is the slowest
  * thread's.  Before the timed repetitions the kernel is run untimed
  * (warm-up) while the number of inner iterations is calibrated so that one
- * run lasts at least MIN_RUN_SECONDS. */
+ * run lasts at least min_seconds.  Repetitions go on until there are at
+ * least `repeats` of them and they span at least span_seconds. */
 typedef void (*kernel_fn)(void *ctx, int tid, long iters);
 
 struct timing {
@@ -137,10 +149,15 @@ struct timing {
     long iters;           /* inner iterations per timed run               */
     long total_iters;     /* iterations per thread, warm-up included      */
     double *thread_best;  /* per-thread best time [s], nthreads entries  */
+    long runs;            /* timed repetitions                            */
+    double seconds;       /* that the timed repetitions spanned [s]       */
 };
 
 void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
-                   double min_seconds, struct timing *out);
+                   double min_seconds, double span_seconds,
+                   struct timing *out);
+/* "# <label>: best of <runs> timed runs over <seconds> s" */
+void comment_timing(const char *label, long runs, double seconds);
 void timing_free(struct timing *t);
 
 /* ---- misc ------------------------------------------------------------ */

@@ -21,10 +21,11 @@
 #include <omp.h>
 
 static const char usage[] =
-    "usage: mem_daxpy [--sizes=LABEL:SIZE,...] [--repeats=N]\n"
+    "usage: mem_daxpy [--sizes=LABEL:SIZE,...] [--repeats=N] [--span-ms=N]\n"
     "  --sizes=LIST   bytes of the matrix A per thread, default\n"
     "                 " DEFAULT_SIZES "\n"
     "  --repeats=N    timed repetitions, best is reported (default 5)\n"
+    SPAN_USAGE
     "Sizes take binary suffixes K, M, G.  Threads: OMP_NUM_THREADS; every\n"
     "thread is an independent instance.\n"
     "Output: flops.<label> <MFLOP/s> MFLOP/s  (2 flops per inner iteration,\n"
@@ -82,13 +83,14 @@ static size_t matrix_order(size_t bytes)
 int main(int argc, char **argv)
 {
     struct size_list sizes;
-    long repeats = 5;
+    long repeats = 5, span_ms = DEFAULT_SPAN_MS;
     default_sizes(&sizes);
     struct opt_spec specs[] = {
         {"sizes", OPT_SIZES, &sizes, 0, NULL, 0},
         {"repeats", OPT_LONG, &repeats, 0, NULL, 0},
+        {"span-ms", OPT_LONG, &span_ms, 0, NULL, 0},
     };
-    parse_options(argc, argv, specs, 2, usage);
+    parse_options(argc, argv, specs, (int)(sizeof specs / sizeof specs[0]), usage);
     for (int k = 0; k < sizes.count; k++)
         if (matrix_order(sizes.entry[k].bytes) == 0)
             usage_error("sizes", "%s:%zu is too small for a matrix",
@@ -97,7 +99,8 @@ int main(int argc, char **argv)
     int nt = team_size();
     print_header("mem_daxpy: column-wise matrix-vector product y(i)+=A(i,j)*x(j)");
     print_threads_info(nt);
-    comment("repeats %ld (best of, after one untimed warm-up)", repeats);
+    comment("repeats %ld spanning at least %ld ms (best of, after one untimed warm-up)",
+            repeats, span_ms);
     for (int k = 0; k < sizes.count; k++) {
         size_t n = matrix_order(sizes.entry[k].bytes);
         comment("size %s %zu bytes of A per thread (n = %zu, leading dimension %zu)",
@@ -142,7 +145,8 @@ int main(int argc, char **argv)
 
         struct ctx c = {inst, n, lda};
         struct timing tm;
-        time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS, &tm);
+        time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS,
+                      (double)span_ms / 1000.0, &tm);
         double mean = 0.0, nn = (double)n * (double)n;
         for (int t = 0; t < nt; t++) {
             for (size_t i = 0; i < n; i++) {
@@ -154,6 +158,7 @@ int main(int argc, char **argv)
             mean += tm.thread_best[t] / (nn * (double)tm.iters);
         }
         mean /= nt;
+        comment_timing(e->label, tm.runs, tm.seconds);
         comment("%s: n = %zu, %ld passes per run, best %.6g s", e->label, n,
                 tm.iters, tm.best);
         figure2("flops", e->label,

@@ -20,11 +20,12 @@
 #include <omp.h>
 
 static const char usage[] =
-    "usage: mem_dotstreams --size=SIZE [--streams=2|4|6|8] [--repeats=N]\n"
+    "usage: mem_dotstreams --size=SIZE [--streams=2|4|6|8] [--repeats=N] [--span-ms=N]\n"
     "  --size=SIZE     bytes of x and y together, all threads (required;\n"
     "                  choose it larger than the caches)\n"
     "  --streams=N     prefetch streams: 2 (plain loop), 4, 6, 8 (default 2)\n"
     "  --repeats=N     timed repetitions, best is reported (default 5)\n"
+    SPAN_USAGE
     "Sizes take binary suffixes K, M, G.  Threads: OMP_NUM_THREADS.\n"
     "Output: bandwidth <MB/s> MB/s (16 bytes per iteration, all threads),\n"
     "        time_per_iteration <ns> ns (per thread)\n";
@@ -112,14 +113,15 @@ static long value_y(size_t i) { return (long)(i % 5) + 1; }
 int main(int argc, char **argv)
 {
     size_t size = 0;
-    long streams = 2, repeats = 5;
+    long streams = 2, repeats = 5, span_ms = DEFAULT_SPAN_MS;
     static const long stream_choices[] = {2, 4, 6, 8, 0};
     struct opt_spec specs[] = {
         {"size", OPT_SIZE, &size, 1, NULL, 0},
         {"streams", OPT_CHOICE, &streams, 0, stream_choices, 0},
         {"repeats", OPT_LONG, &repeats, 0, NULL, 0},
+        {"span-ms", OPT_LONG, &span_ms, 0, NULL, 0},
     };
-    parse_options(argc, argv, specs, 3, usage);
+    parse_options(argc, argv, specs, (int)(sizeof specs / sizeof specs[0]), usage);
 
     int nt = team_size();
     int segments = (int)streams / 2;
@@ -130,8 +132,8 @@ int main(int argc, char **argv)
 
     print_header("mem_dotstreams: dot product with 2/4/6/8 prefetch streams");
     print_threads_info(nt);
-    comment("streams %ld (%d segment%s walked simultaneously), repeats %ld",
-            streams, segments, segments > 1 ? "s" : "", repeats);
+    comment("streams %ld (%d segment%s walked simultaneously), repeats %ld spanning at least %ld ms",
+            streams, segments, segments > 1 ? "s" : "", repeats, span_ms);
     comment("size %zu bytes (x and y together, all threads); %zu elements per vector per thread",
             size, n);
 
@@ -163,13 +165,15 @@ int main(int argc, char **argv)
 
     struct ctx c = {px, py, n, segments, acc};
     struct timing tm;
-    time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS, &tm);
+    time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS,
+                  (double)span_ms / 1000.0, &tm);
     for (int t = 0; t < nt; t++) {
         double want = expect[t] * (double)tm.total_iters;
         if (acc[t].v != want)
             validation_failed("thread %d dot products sum to %.17g, expected %.17g",
                               t, acc[t].v, want);
     }
+    comment_timing("dot", tm.runs, tm.seconds);
     comment("%ld passes per run, best %.6g s", tm.iters, tm.best);
     double iters_per_thread = (double)n * (double)tm.iters;
     figure("bandwidth", 16.0 * iters_per_thread * nt / tm.best * 1e-6, "MB/s");

@@ -18,10 +18,11 @@
 #include <omp.h>
 
 static const char usage[] =
-    "usage: mem_gatherdot [--sizes=LABEL:SIZE,...] [--repeats=N]\n"
+    "usage: mem_gatherdot [--sizes=LABEL:SIZE,...] [--repeats=N] [--span-ms=N]\n"
     "  --sizes=LIST   bytes of x, y and ind together per thread, default\n"
     "                 " DEFAULT_SIZES "\n"
     "  --repeats=N    timed repetitions, best is reported (default 5)\n"
+    SPAN_USAGE
     "Sizes take binary suffixes K, M, G.  Threads: OMP_NUM_THREADS; every\n"
     "thread is an independent instance.\n"
     "Output: time_per_iteration.<label> <ns> ns  (mean over threads of the\n"
@@ -80,13 +81,14 @@ static long value_y(size_t i) { return (long)(i % 7) + 1; }
 int main(int argc, char **argv)
 {
     struct size_list sizes;
-    long repeats = 5;
+    long repeats = 5, span_ms = DEFAULT_SPAN_MS;
     default_sizes(&sizes);
     struct opt_spec specs[] = {
         {"sizes", OPT_SIZES, &sizes, 0, NULL, 0},
         {"repeats", OPT_LONG, &repeats, 0, NULL, 0},
+        {"span-ms", OPT_LONG, &span_ms, 0, NULL, 0},
     };
-    parse_options(argc, argv, specs, 2, usage);
+    parse_options(argc, argv, specs, (int)(sizeof specs / sizeof specs[0]), usage);
     for (int k = 0; k < sizes.count; k++) {
         size_t n = sizes.entry[k].bytes / BYTES_PER_ELEMENT;
         if (n == 0)
@@ -101,7 +103,8 @@ int main(int argc, char **argv)
     int nt = team_size();
     print_header("mem_gatherdot: indirect dot product s+=x(i)*y(ind(i))");
     print_threads_info(nt);
-    comment("repeats %ld (best of, after one untimed warm-up)", repeats);
+    comment("repeats %ld spanning at least %ld ms (best of, after one untimed warm-up)",
+            repeats, span_ms);
     for (int k = 0; k < sizes.count; k++)
         comment("size %s %zu bytes per thread (x, y and ind together; %zu elements)",
                 sizes.entry[k].label, sizes.entry[k].bytes,
@@ -151,7 +154,8 @@ int main(int argc, char **argv)
 
         struct ctx c = {inst, n};
         struct timing tm;
-        time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS, &tm);
+        time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS,
+                      (double)span_ms / 1000.0, &tm);
         double mean = 0.0;
         for (int t = 0; t < nt; t++) {
             double want = inst[t].expect * (double)tm.total_iters;
@@ -161,6 +165,7 @@ int main(int argc, char **argv)
             mean += tm.thread_best[t] / ((double)n * (double)tm.iters);
         }
         mean /= nt;
+        comment_timing(e->label, tm.runs, tm.seconds);
         comment("%s: %zu elements per thread, %ld passes per run, best %.6g s",
                 e->label, n, tm.iters, tm.best);
         figure2("time_per_iteration", e->label, mean * 1e9, "ns");

@@ -14,13 +14,8 @@
  * A sweep from --min to --max gives the latency ladder; --sizes gives
  * per-level figures in ns and in core cycles (at the core clock measured
  * with a chain of dependent integer adds).  Runs on one thread.
- *
- * The timed runs of a per-level size go on until they span --span-ms:
- * whatever else uses a shared cache (other tenants of a VM host, other jobs
- * on a shared node) evicts the working set in bursts of tens to hundreds of
- * milliseconds, and only adds time.  The best run over a span longer than
- * those bursts is the level's own latency; a slowdown that lasts (a process
- * sharing the core, a lower clock, a cache that shrank) slows every run.
+ * The timed runs of a per-level size go on until they span --span-ms (see
+ * DEFAULT_SPAN_MS); the sweep takes --repeats runs per point.
  */
 #include "common.h"
 
@@ -86,7 +81,7 @@ static long round_hops(double h)
 
 struct lat_result {
     double ns;                  /* best time per hop */
-    unsigned long long runs;    /* timed runs it is the best of */
+    long runs;                  /* timed runs it is the best of */
     double seconds;             /* that the timed runs spanned */
 };
 
@@ -131,7 +126,7 @@ static struct lat_result measure(struct lat_state *st, size_t bytes,
     /* timed runs carry on along the cycle, so a run never re-walks just the
      * lines of the previous run when the cycle is longer than one run */
     double best = DBL_MAX;
-    unsigned long long runs = 0;
+    long runs = 0;
     double start = now_seconds();
     do {
         t0 = now_seconds();
@@ -140,13 +135,14 @@ static struct lat_result measure(struct lat_state *st, size_t bytes,
         if (t < best)
             best = t;
         runs++;
-    } while (runs < (unsigned long long)st->repeats ||
+    } while (runs < st->repeats ||
              now_seconds() - start < span);
     double spanned = now_seconds() - start;
 
     /* validation: the permutation predicts where the chase must end */
     unsigned long long total = (unsigned long long)warm +
-                               runs * (unsigned long long)hops;
+                               (unsigned long long)runs *
+                                   (unsigned long long)hops;
     unsigned long long steps = total % (unsigned long long)m;
     size_t k = 0;
     for (unsigned long long s = 0; s < steps; s++)
@@ -162,7 +158,7 @@ static struct lat_result measure(struct lat_state *st, size_t bytes,
 int main(int argc, char **argv)
 {
     size_t max_bytes = 0, min_bytes = 4096, line = 64;
-    long spo = 2, hops = 1L << 20, repeats = 5, span_ms = 2000;
+    long spo = 2, hops = 1L << 20, repeats = 5, span_ms = DEFAULT_SPAN_MS;
     struct size_list sizes;
     default_sizes(&sizes);
     struct opt_spec specs[] = {
@@ -260,8 +256,7 @@ int main(int argc, char **argv)
             struct lat_result res = measure(&st, b, (double)span_ms / 1000.0,
                                             sizes.entry[i].label);
             double ns = res.ns;
-            comment("%s: best of %llu timed runs over %.3f s",
-                    sizes.entry[i].label, res.runs, res.seconds);
+            comment_timing(sizes.entry[i].label, res.runs, res.seconds);
             figure2("latency", sizes.entry[i].label, ns, "ns");
             if (ghz > 0)
                 figure2("cycles", sizes.entry[i].label, ns * ghz, "cycles");

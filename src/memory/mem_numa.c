@@ -40,10 +40,11 @@
 #endif
 
 static const char usage[] =
-    "usage: mem_numa --size=SIZE [--repeats=N]\n"
+    "usage: mem_numa --size=SIZE [--repeats=N] [--span-ms=N]\n"
     "  --size=SIZE    bytes of A, all threads together (required; choose it\n"
     "                 larger than the caches)\n"
     "  --repeats=N    timed repetitions, best is reported (default 5)\n"
+    SPAN_USAGE
     "Sizes take binary suffixes K, M, G.  Threads: OMP_NUM_THREADS; bind them\n"
     "across NUMA nodes, e.g. OMP_PROC_BIND=spread OMP_PLACES=cores.\n"
     "Output: bandwidth.local <MB/s> MB/s, bandwidth.remote <MB/s> MB/s\n"
@@ -164,12 +165,13 @@ static double value_a(size_t i) { return (double)(i % 13 + 1); }
 int main(int argc, char **argv)
 {
     size_t size = 0;
-    long repeats = 5;
+    long repeats = 5, span_ms = DEFAULT_SPAN_MS;
     struct opt_spec specs[] = {
         {"size", OPT_SIZE, &size, 1, NULL, 0},
         {"repeats", OPT_LONG, &repeats, 0, NULL, 0},
+        {"span-ms", OPT_LONG, &span_ms, 0, NULL, 0},
     };
-    parse_options(argc, argv, specs, 2, usage);
+    parse_options(argc, argv, specs, (int)(sizeof specs / sizeof specs[0]), usage);
 
     int nt = team_size();
     size_t n = size / (size_t)nt / sizeof(double);
@@ -266,8 +268,8 @@ int main(int argc, char **argv)
     for (int t = 0; t < nt; t++)
         printf("%s%d:%d", t ? "," : " ", t, target[t]);
     fputc('\n', stdout);
-    comment("size %zu bytes of A, all threads; %zu elements per thread; repeats %ld",
-            size, n, repeats);
+    comment("size %zu bytes of A, all threads; %zu elements per thread; repeats %ld spanning at least %ld ms",
+            size, n, repeats, span_ms);
 
     /* --- first touch ---------------------------------------------------- */
     require_memory(n * sizeof(double) * (size_t)nt, "A");
@@ -285,9 +287,11 @@ int main(int argc, char **argv)
         own[t] = t;
     struct ctx c = {block, own, n, passes};
     struct timing local, remote;
-    time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS, &local);
+    time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS,
+                  (double)span_ms / 1000.0, &local);
     c.target = target;
-    time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS, &remote);
+    time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS,
+                  (double)span_ms / 1000.0, &remote);
 
     /* every block was rescaled once per pass, by 2 and 1/2 alternately */
     long total = local.total_iters + remote.total_iters;
@@ -305,6 +309,8 @@ int main(int argc, char **argv)
     double per_pass_local = local.best / (double)local.iters;
     double per_pass_remote = remote.best / (double)remote.iters;
     double bytes = 16.0 * (double)n * nt;
+    comment_timing("local", local.runs, local.seconds);
+    comment_timing("remote", remote.runs, remote.seconds);
     comment("local: %ld passes per run, best %.6g s; remote: %ld passes per run, best %.6g s",
             local.iters, local.best, remote.iters, remote.best);
     figure("bandwidth.local", bytes / per_pass_local * 1e-6, "MB/s");

@@ -20,10 +20,11 @@
 #include <omp.h>
 
 static const char usage[] =
-    "usage: mem_readbw [--sizes=LABEL:SIZE,...] [--repeats=N]\n"
+    "usage: mem_readbw [--sizes=LABEL:SIZE,...] [--repeats=N] [--span-ms=N]\n"
     "  --sizes=LIST   total working sets (a and b together, all threads),\n"
     "                 default " DEFAULT_SIZES "\n"
     "  --repeats=N    timed repetitions, best is reported (default 5)\n"
+    SPAN_USAGE
     "Sizes take binary suffixes K, M, G.  Threads: OMP_NUM_THREADS;\n"
     "binding: OMP_PROC_BIND / OMP_PLACES.\n"
     "Output: bandwidth.<label> <MB/s> MB/s  (MB = 1e6 bytes, 16 bytes per i)\n";
@@ -94,13 +95,14 @@ static double value_b(size_t i) { return (double)(i % 3); }
 int main(int argc, char **argv)
 {
     struct size_list sizes;
-    long repeats = 5;
+    long repeats = 5, span_ms = DEFAULT_SPAN_MS;
     default_sizes(&sizes);
     struct opt_spec specs[] = {
         {"sizes", OPT_SIZES, &sizes, 0, NULL, 0},
         {"repeats", OPT_LONG, &repeats, 0, NULL, 0},
+        {"span-ms", OPT_LONG, &span_ms, 0, NULL, 0},
     };
-    parse_options(argc, argv, specs, 2, usage);
+    parse_options(argc, argv, specs, (int)(sizeof specs / sizeof specs[0]), usage);
 
     int nt = team_size();
     for (int k = 0; k < sizes.count; k++)
@@ -110,7 +112,8 @@ int main(int argc, char **argv)
 
     print_header("mem_readbw: read bandwidth, s+=a(i); t+=b(i)");
     print_threads_info(nt);
-    comment("repeats %ld (best of, after one untimed warm-up)", repeats);
+    comment("repeats %ld spanning at least %ld ms (best of, after one untimed warm-up)",
+            repeats, span_ms);
     for (int k = 0; k < sizes.count; k++)
         comment("size %s %zu bytes (a and b together, all threads)",
                 sizes.entry[k].label, sizes.entry[k].bytes);
@@ -158,7 +161,8 @@ int main(int argc, char **argv)
 
         struct ctx c = {pa, pb, n, sa, sb};
         struct timing tm;
-        time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS, &tm);
+        time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS,
+                      (double)span_ms / 1000.0, &tm);
 
         for (int t = 0; t < nt; t++) {
             double wa = expect_a[t] * (double)tm.total_iters;
@@ -168,6 +172,7 @@ int main(int argc, char **argv)
                                   e->label, t, sa[t].v, sb[t].v, wa, wb);
         }
         double bytes = 16.0 * (double)n * (double)nt * (double)tm.iters;
+        comment_timing(e->label, tm.runs, tm.seconds);
         comment("%s: %zu doubles per array per thread, %ld passes per run, best %.6g s",
                 e->label, n, tm.iters, tm.best);
         figure2("bandwidth", e->label, bytes / tm.best * 1e-6, "MB/s");

@@ -8,6 +8,9 @@ import time
 
 from conftest import PROJECT_DIR, REFRAME
 
+# one timed run per figure: these runs are about the verdict, not figures
+QUICK = ('-S', 'repeats=1', '-S', 'span_ms=1')
+
 
 def environment(tmp_path):
     return dict(os.environ,
@@ -22,9 +25,10 @@ def environment(tmp_path):
                 HPC_ACCEPTANCE_SPACK='off')
 
 
-def acceptance(tmp_path, *args):
+def acceptance(tmp_path, *args, env=None):
     return subprocess.run([str(PROJECT_DIR / 'ci' / 'acceptance.sh'), *args],
-                          env=environment(tmp_path), text=True, timeout=1800,
+                          env=env or environment(tmp_path), text=True,
+                          timeout=1800,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
@@ -42,7 +46,7 @@ def test_everything_skipped_is_not_validated(tmp_path):
 
 
 def test_a_passing_check_is_validated(tmp_path):
-    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', '-S', 'repeats=1')
+    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', *QUICK)
     assert done.returncode == 0, done.stdout[-3000:]
     # nightly runs the default variants only
     assert 'acceptance passed (2 pass)' in done.stdout
@@ -73,7 +77,7 @@ def test_a_check_failing_once_passes_its_retry_and_is_named(tmp_path):
     bindir = failing_once(tmp_path / 'bin', tmp_path / 'build', 'mem_daxpy')
     done = subprocess.run(
         [str(PROJECT_DIR / 'ci' / 'acceptance.sh'), '-n', 'MemoryDaxpyCheck',
-         '-S', 'repeats=1'],
+         *QUICK],
         env=dict(environment(tmp_path),
                  PATH=f'{bindir}:{os.environ["PATH"]}'),
         text=True, timeout=1800, stdout=subprocess.PIPE,
@@ -84,7 +88,10 @@ def test_a_check_failing_once_passes_its_retry_and_is_named(tmp_path):
 
 
 def test_the_run_ends_with_a_summary_and_a_report_page(tmp_path):
-    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', '-S', 'repeats=1')
+    env = environment(tmp_path)
+    del env['RFM_COLORIZE']     # ReFrame's default: colours
+    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', *QUICK,
+                      env=env)
     assert done.returncode == 0, done.stdout[-3000:]
     # ReFrame's per-test lines and performance table stay in the log
     assert 'PERFORMANCE REPORT' not in done.stdout
@@ -101,8 +108,9 @@ def test_the_run_ends_with_a_summary_and_a_report_page(tmp_path):
     images = list(pages[0].parent.glob('trend-*.png'))
     assert len(images) >= 2
     assert page.count('<img ') == len(images)
-    log = tmp_path / 'report.log'
-    assert 'PERFORMANCE REPORT' in log.read_text()
+    log = (tmp_path / 'report.log').read_text()
+    assert 'PERFORMANCE REPORT' in log
+    assert '\x1b[' not in log      # a file gets no colour codes
 
 
 def start_acceptance(tmp_path, *args):
@@ -125,7 +133,7 @@ def wait_for(path, proc):
 
 def test_a_second_run_refuses_naming_the_first(tmp_path):
     first = start_acceptance(tmp_path, '-n', 'MemoryDaxpyCheck',
-                             '-S', 'repeats=1')
+                             *QUICK)
     try:
         wait_for(tmp_path / 'run.lock', first)
         while 'pid' not in (tmp_path / 'run.lock').read_text():
@@ -142,7 +150,7 @@ def test_a_second_run_refuses_naming_the_first(tmp_path):
 
 def test_sigterm_mid_run_leaves_a_readable_database_and_no_lock(tmp_path):
     run = start_acceptance(tmp_path, '-n', 'MemoryDaxpyCheck',
-                           '-S', 'repeats=1')
+                           *QUICK)
     # ReFrame has started staging the checks
     wait_for(tmp_path / 'prefix' / 'stage', run)
     run.send_signal(signal.SIGTERM)

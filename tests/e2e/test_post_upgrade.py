@@ -15,7 +15,7 @@ import subprocess
 from conftest import HPC_ACCEPTANCE, PROJECT_DIR
 
 SELECT = ['-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
-          '--exclude-tag=variant', '-S', 'repeats=1']
+          '--exclude-tag=variant', '-S', 'repeats=1', '-S', 'span_ms=1']
 
 
 def post_upgrade(tmp_path, *reframe_args):

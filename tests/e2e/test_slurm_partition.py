@@ -43,7 +43,8 @@ def test_memory_check_and_its_builds_run_as_batch_jobs(run_reframe, slurm,
     done = run_reframe(*OVERLAY, '-c', 'checks/memory',
                        '-n', 'MemoryDaxpyCheck%isa=native%turbo=.*'
                              '%smt=as-configured%threads=single',
-                       '-S', 'MemoryDaxpyCheck.repeats=1', '-r',
+                       '-S', 'MemoryDaxpyCheck.repeats=1',
+                       '-S', 'MemoryDaxpyCheck.span_ms=1', '-r',
                        # the jobs read Turbo from an empty sysfs: no
                        # cpufreq driver, whatever this host has
                        env={**slurm,

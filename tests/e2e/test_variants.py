@@ -11,7 +11,8 @@ from hpc_acceptance.tools.results import variant_of
 from report_cases import case_of, results, skip_reasons
 
 # -n matches the display name without spaces; repeated -n means "or"
-DAXPY_SINGLE = ['-c', 'checks/memory', '-S', 'repeats=1']
+DAXPY_SINGLE = ['-c', 'checks/memory', '-S', 'repeats=1',
+                '-S', 'span_ms=1']
 ALL_VARIANTS = ['-n', 'MemoryDaxpyCheck.*%threads=single']
 DESCRIBED_CPU = DATA_DIR / 'variants' / 'local_described_cpu.py'
 TURBO_VARIANTS = ['-n', 'MemoryDaxpyCheck%isa=native.*%smt=as-configured'

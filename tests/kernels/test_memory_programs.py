@@ -42,13 +42,14 @@ def run(bindir, program, *args, threads=2, env=None):
     ('mem_latency', ['--max=16M', '--repeats=1', '--span-ms=1', SMALL],
      {'core_clock': 'GHz', 'latency.l1': 'ns', 'cycles.memory': 'cycles',
       'latency.4096B': 'ns', 'latency.16777216B': 'ns'}),
-    ('mem_readbw', [SMALL, '--repeats=2'],
+    ('mem_readbw', [SMALL, '--repeats=2', '--span-ms=1'],
      {'bandwidth.l1': 'MB/s', 'bandwidth.memory': 'MB/s'}),
-    ('mem_dotstreams', ['--size=16M', '--streams=6', '--repeats=2'],
+    ('mem_dotstreams', ['--size=16M', '--streams=6', '--repeats=2',
+                        '--span-ms=1'],
      {'bandwidth': 'MB/s', 'time_per_iteration': 'ns'}),
-    ('mem_gatherdot', [SMALL, '--repeats=2'],
+    ('mem_gatherdot', [SMALL, '--repeats=2', '--span-ms=1'],
      {'time_per_iteration.l2': 'ns'}),
-    ('mem_daxpy', [SMALL, '--repeats=2'],
+    ('mem_daxpy', [SMALL, '--repeats=2', '--span-ms=1'],
      {'flops.l1': 'MFLOP/s', 'time_per_iteration.memory': 'ns'}),
 ])
 def test_programs_validate_and_print_their_figures(bindir, program, args,
@@ -65,14 +66,21 @@ def test_latency_grows_from_l1_to_memory(bindir):
     assert figures['latency.memory'].value > 5 * figures['latency.l1'].value
 
 
-def test_latency_figures_are_the_best_of_runs_spanning_span_ms(bindir):
-    # the sweep is not held to the span; each --sizes figure is
-    done = run(bindir, 'mem_latency', '--max=64K', '--repeats=1',
-               '--span-ms=300', '--sizes=l1:16K,l2:256K', threads=1)
+@pytest.mark.parametrize('program, args, labels', [
+    # the latency sweep is not held to the span; each --sizes figure is
+    ('mem_latency', ['--max=64K', '--sizes=l1:16K,l2:256K'], ['l1', 'l2']),
+    ('mem_readbw', ['--sizes=l1:16K,l2:256K'], ['l1', 'l2']),
+    ('mem_daxpy', ['--sizes=l1:16K'], ['l1']),
+    ('mem_gatherdot', ['--sizes=l2:256K'], ['l2']),
+    ('mem_dotstreams', ['--size=1M'], ['dot']),
+])
+def test_each_figure_is_the_best_of_runs_spanning_span_ms(bindir, program,
+                                                          args, labels):
+    done = run(bindir, program, *args, '--repeats=1', '--span-ms=300')
     assert done.returncode == 0, done.stderr
-    spans = re.findall(r'^# (l1|l2): best of (\d+) timed runs over '
+    spans = re.findall(r'^# (\w+): best of (\d+) timed runs over '
                        r'([0-9.]+) s$', done.stdout, re.MULTILINE)
-    assert [label for label, _, _ in spans] == ['l1', 'l2']
+    assert [label for label, _, _ in spans] == labels
     for _, runs, seconds in spans:
         assert float(seconds) >= 0.3
         assert int(runs) > 1
@@ -88,6 +96,7 @@ def test_latency_figures_are_the_best_of_runs_spanning_span_ms(bindir):
     ('mem_dotstreams', ['--streams=2'], 'size'),
     ('mem_latency', ['--min=1M', '--max=64K'], 'min'),
     ('mem_latency', ['--max=64K', '--span-ms=0'], 'span-ms'),
+    ('mem_readbw', ['--span-ms=-5'], 'span-ms'),
 ])
 def test_bad_arguments_exit_2_naming_the_option(bindir, program, args,
                                                 option):
