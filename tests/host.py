@@ -46,6 +46,16 @@ def native_isa():
     return 'x86-64'
 
 
+def cache_levels():
+    '''The data cache levels of CPU 0, e.g. ``[1, 2, 3]``.'''
+    levels = set()
+    for index in (SYS_CPU / 'cpu0' / 'cache').glob('index*'):
+        if (index / 'type').read_text().strip() != 'Instruction':
+            levels.add(int((index / 'level').read_text()))
+
+    return sorted(levels)
+
+
 def threads_per_core():
     '''Hardware threads of CPU 0's core (1 without SMT).'''
     siblings = SYS_CPU / 'cpu0' / 'topology' / 'thread_siblings_list'

@@ -60,7 +60,7 @@ echo "working set: $ws bytes; $cores core(s), $sockets socket(s); likwid workgro
 run_ours() {
     local out
     out=$(OMP_NUM_THREADS=$cores OMP_PROC_BIND=close OMP_PLACES=cores \
-          "$tmp/mem_readbw" --sizes=memory:"$ws" --repeats=1) || die "mem_readbw failed (status $?)"
+          "$tmp/mem_readbw" --sizes=memory:"$ws" --repeats=1 --span-ms=1) || die "mem_readbw failed (status $?)"
     [ "$(tail -n 1 <<<"$out")" = "# validation: passed" ] || die "mem_readbw did not validate: $(tail -n 1 <<<"$out")"
     awk '$1 == "bandwidth.memory" && $3 == "MB/s" { print $2 }' <<<"$out"
 }

@@ -3,6 +3,7 @@ sysadmin runs it: the console script pip installed.'''
 
 import subprocess
 
+import host
 from conftest import HPC_ACCEPTANCE
 from hpc_acceptance.tools import cli
 
@@ -35,7 +36,10 @@ def test_topology_prints_this_node_s_figures():
     done = run('topology')
     assert done.returncode == 0, done.stderr
     names = [line.split()[0] for line in done.stdout.splitlines()]
-    assert names == ['memory_working_set', 'cores', 'sockets']
+    assert names[:3] == ['memory_working_set', 'cores', 'sockets']
+    # one working set per cache level this host's sysfs lists
+    assert names[3:] == [f'working_set_l{level}'
+                         for level in host.cache_levels()]
 
 
 def test_verdict_without_a_report_is_not_validated(tmp_path):

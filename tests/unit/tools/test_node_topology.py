@@ -14,7 +14,9 @@ def test_command_prints_the_sizes_the_checks_use(monkeypatch, capsys):
         f'memory_working_set {topology.memory_working_set(TWO_SOCKETS)} B',
         'cores 72 cores',
         'sockets 2 sockets',
-    ]
+    ] + [f'working_set_{level} {size} B'
+         for level, size in topology.level_working_sets(TWO_SOCKETS).items()
+         if level != 'memory']
 
 
 def test_command_without_caches_says_so(monkeypatch, capsys):
