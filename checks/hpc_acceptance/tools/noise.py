@@ -28,8 +28,20 @@ Direction comes from the unit: times (``s``, ``ms``, ``us``, ``ns``) and
 latencies in ``cycles`` are better lower, everything else (bandwidths,
 rates, % of peak) higher. Only the worse side is a failure; a figure better
 than its band is reported as ``improved``.
+
+Deviations are measured as factors (the logarithm of value / median), so
+a rate and a time, two views of one measurement, deviate alike: twice the
+time is half the bandwidth. A band is the fraction of performance a figure
+may lose: 0.5 lets a bandwidth fall to half and a time grow to twice, and
+calls a figure improved beyond twice the bandwidth or half the time. (On
+a figure's own scale, a time band of +50 % is a bandwidth band of -33 %: in
+the quiet proof's fourth run DotStreams' time per iteration failed at
++63 % while its bandwidth passed at -39 %.) The factors of the spread and
+range terms apply to the logarithms: a jump seen in quiet runs may recur
+half as far again, as a factor.
 '''
 
+import math
 import statistics
 
 #: Robust standard deviations a figure may move before it is noise.
@@ -39,7 +51,8 @@ SPREAD_FACTOR = 4
 #: move before it is no longer noise.
 RANGE_FACTOR = 1.5
 
-#: Smallest band per check family, as a fraction of the median.
+#: Smallest band per check family: the fraction of performance a figure may
+#: lose (0.25: a quarter of a bandwidth, or a third more time).
 FAMILY_FLOOR = {
     'Stream': 0.25,
     'Memory': 0.15,
@@ -103,8 +116,24 @@ def parse_floors(text):
     return floors
 
 
+def _deviation(value, median):
+    '''``value`` against ``median`` as the logarithm of their ratio (the
+    relative change where either is not positive).'''
+    if value > 0 and median > 0:
+        return math.log(value / median)
+
+    return change(value, median)
+
+
+def _as_factor(width):
+    '''The band ``width`` (a fraction of performance lost) as the largest
+    deviation (:func:`_deviation`) within it.'''
+    return math.inf if width >= 1 else -math.log(1 - width)
+
+
 def band(values, floor):
-    '''``(median, band)``: the band a fraction of the median, >= ``floor``.
+    '''``(median, band)``: the fraction of performance a figure may lose
+    against the median of ``values``, >= ``floor``.
 
     :raises ValueError: if ``values`` is empty.
     '''
@@ -112,23 +141,32 @@ def band(values, floor):
     if median == 0:
         return median, floor
 
-    mad = statistics.median(abs(v - median) for v in values)
-    spread = SPREAD_FACTOR * 1.4826 * mad / abs(median)
-    deviations = sorted((abs(v - median) / abs(median) for v in values),
+    deviations = sorted((abs(_deviation(v, median)) for v in values),
                         reverse=True)
+    spread = SPREAD_FACTOR * 1.4826 * statistics.median(deviations)
     seen = RANGE_FACTOR * deviations[len(deviations) // 10]
-    return median, round(max(floor, spread, seen), 3)
+    width = max(_as_factor(floor), spread, seen)
+    return median, round(1 - math.exp(-width), 3)
+
+
+def limits(median, width):
+    '''``(low, high)`` on the figure's own scale: the values within
+    ``width`` of ``median`` either way, as factors; ``high`` is ``None``
+    where no value is above.'''
+    worst = max(1 - width, 0.0)
+    return median * worst, (median / worst if worst else None)
 
 
 def change(value, median):
-    '''Relative change of ``value`` from ``median`` (0 if median is 0).'''
+    '''Relative change of ``value`` from ``median`` on the figure's own
+    scale, as people read it (0 if median is 0).'''
     return (value - median) / abs(median) if median else 0.0
 
 
 def verdict(value, median, width, unit):
     '''``regressed``, ``improved`` or ``within noise``.'''
-    delta = change(value, median)
-    if abs(delta) <= width:
+    delta = _deviation(value, median)
+    if abs(delta) <= _as_factor(width):
         return 'within noise'
 
     better = delta > 0 if higher_is_better(unit) else delta < 0
@@ -136,9 +174,13 @@ def verdict(value, median, width, unit):
 
 
 def tolerances(width, unit):
-    '''``(lower, upper)`` of a reference entry: only the worse side is
-    bounded, so an improvement never fails a check.'''
+    '''``(lower, upper)`` of a reference entry, relative to its value:
+    only the worse side is bounded, so an improvement never fails a check.
+    Band 0.5 allows half the rate, or twice the time.'''
     if higher_is_better(unit):
         return -min(width, 1.0), None
 
-    return None, width
+    if width >= 1:
+        return None, None
+
+    return None, round(width / (1 - width), 3)

@@ -16,7 +16,8 @@ passed in the selected sessions, and for each of its performance variables:
   (``--floor F`` for every family, ``--floor Memory=0.5`` for one: a
   system's floors learnt from its quiet repeats), on the worse side only:
   ``[median, -tolerance, null, unit]`` for bandwidths and rates,
-  ``[median, null, +tolerance, unit]`` for times.
+  ``[median, null, tolerance / (1 - tolerance), unit]`` for times (the
+  same loss of performance: tolerance 0.5 allows twice the time).
 
 Runs of two identities (NPB class W and C, HPL at two memory fractions)
 get two entries, keyed by the identity as the last ``$index`` level.

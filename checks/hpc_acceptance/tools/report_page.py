@@ -102,12 +102,13 @@ def _problems(page):
 
     for key, trends in drifted.items():
         first = trends[0]
+        low, high = first.band     # a time's band can have no upper end
         rows.append([describe_key(key),
                      'drifted: ' + ', '.join(t.variable for t in trends),
                      f'{len(trends)} figure(s) outside the noise band of '
                      f'earlier runs, e.g. {first.variable} '
                      f'{first.current:.4g} {first.unit} against '
-                     f'{first.band[0]:.4g}..{first.band[1]:.4g}'])
+                     f'{low:.4g}..{"" if high is None else f"{high:.4g}"}'])
     body = (_table(['test case', 'what', 'reason'], rows) if rows
             else '<p class="pass">No failure, no regression, no drift.</p>')
     return '<h2 id="problems">Failures and regressions</h2>' + body

@@ -90,7 +90,7 @@ def _reference_band(value_ref, lower, upper):
 
 def _noise_band(check, values):
     median, width = noise.band(values, noise.family_floor(check))
-    return median - width * abs(median), median + width * abs(median)
+    return noise.limits(median, width)
 
 
 def _outside(value, band):

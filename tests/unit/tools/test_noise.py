@@ -1,6 +1,7 @@
 '''The noise model: bands, direction, verdicts (hpc_acceptance.tools.noise).
 '''
 
+import math
 import re
 
 import pytest
@@ -21,7 +22,9 @@ def test_among_ten_runs_one_odd_run_does_not_widen_the_band():
     median, width = noise.band([100, 101, 99, 100, 100, 101, 99, 100, 101,
                                 60], floor=0.01)
     assert median == 100
-    assert width == pytest.approx(4 * 1.4826 * 1 / 100, abs=1e-3)
+    # deviations are factors: 4 robust standard deviations of about 1 %
+    spread = 4 * 1.4826 * math.log(1.01)
+    assert width == pytest.approx(1 - math.exp(-spread), abs=1e-3)
 
 
 def test_a_jump_seen_in_few_quiet_runs_is_noise_it_can_repeat():
@@ -29,9 +32,10 @@ def test_a_jump_seen_in_few_quiet_runs_is_noise_it_can_repeat():
     # the next quiet runs measured 49.9 ns again
     median, width = noise.band([17.9, 48.9, 18.5], floor=0.15)
     assert median == 18.5
-    assert width == pytest.approx(1.5 * (48.9 - 18.5) / 18.5, abs=1e-3)
+    # a factor of 48.9 / 18.5 seen, half as far again allowed: 79.5 ns
+    assert width == pytest.approx(1 - (18.5 / 48.9) ** 1.5, abs=1e-3)
     assert noise.verdict(49.9, median, width, 'ns') == 'within noise'
-    assert noise.verdict(80.0, median, width, 'ns') == 'regressed'
+    assert noise.verdict(90.0, median, width, 'ns') == 'regressed'
 
 
 def test_the_family_floor_is_the_narrowest_band():
@@ -67,6 +71,23 @@ def test_bandwidth_verdicts(value, expected):
     assert noise.verdict(value, 36.6, 0.25, 'GB/s') == expected
 
 
+def test_a_time_and_its_rate_get_one_verdict():
+    # DotStreams, 8 streams, all cores, in the quiet proof's fourth run:
+    # the same measurement as bandwidth and as time per iteration
+    assert noise.verdict(33.0, 53.8, 0.5, 'GB/s') == 'within noise'
+    assert noise.verdict(0.971, 0.594, 0.5, 'ns') == 'within noise'
+    assert noise.verdict(26.0, 53.8, 0.5, 'GB/s') == 'regressed'
+    assert noise.verdict(0.594 * 53.8 / 26.0, 0.594, 0.5, 'ns') == \
+        'regressed'
+
+
+def test_the_band_is_symmetric_as_factors():
+    low, high = noise.limits(36.6, 0.25)
+    assert low == pytest.approx(36.6 * 0.75)
+    assert high == pytest.approx(36.6 / 0.75)
+    assert noise.limits(1.0, 1.0) == (0.0, None)
+
+
 def test_latency_is_better_lower():
     # 151 ns against 124: the CPU hog on the benchmark's core, issue 15
     assert noise.verdict(151, 124, 0.15, 'ns') == 'regressed'
@@ -75,5 +96,8 @@ def test_latency_is_better_lower():
 
 def test_only_the_worse_side_is_bounded():
     assert noise.tolerances(0.2, 'MB/s') == (-0.2, None)
-    assert noise.tolerances(0.2, 'ns') == (None, 0.2)
     assert noise.tolerances(1.5, 'MB/s') == (-1.0, None)
+    # the bound of a time is that of a rate: 0.2 less rate, 0.25 more time
+    assert noise.tolerances(0.2, 'ns') == (None, 0.25)
+    assert noise.tolerances(0.5, 'ns') == (None, 1.0)
+    assert noise.tolerances(1.0, 'ns') == (None, None)
