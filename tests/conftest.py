@@ -17,6 +17,9 @@ CONFIG = PROJECT_DIR / 'config' / 'settings.py'
 REFRAME = Path(sys.executable).parent / 'reframe'
 #: The project's console entry point, installed next to reframe.
 HPC_ACCEPTANCE = Path(sys.executable).parent / 'hpc-acceptance'
+#: reframe options for one timed run per memory figure, for runs whose
+#: figures' values are not what a test looks at.
+ONE_TIMED_RUN = ('-S', 'repeats=1', '-S', 'span_ms=1')
 
 
 def load_topology(name):

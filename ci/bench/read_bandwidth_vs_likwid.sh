@@ -32,25 +32,15 @@ fi
 [ -f "$src/Makefile" ] || die "no $src/Makefile"
 
 # ---- sizes the memory checks use on this node (hpc-acceptance topology) ----
-hpc_acceptance=${HPC_ACCEPTANCE:-$here/../../.venv/bin/hpc-acceptance}
-[ -x "$hpc_acceptance" ] || die "no $hpc_acceptance: run ci/setup.sh first (or set HPC_ACCEPTANCE to this project's hpc-acceptance command)"
-node=$("$hpc_acceptance" topology) || die "this node's topology gives no sizes"
-figure() { awk -v n="$1" '$1 == n { print $2 }' <<<"$node"; }
-ws=${WORKING_SET_BYTES:-$(figure memory_working_set)}
-cores=$(figure cores)
-sockets=$(figure sockets)
+source "$here/prepare.sh"
+read_node_sizes
+ws=${WORKING_SET_BYTES:-$(node_figure memory_working_set)}
+cores=$(node_figure cores)
+sockets=$(node_figure sockets)
 # likwid's workgroup is per affinity domain: S0 is the first socket only
 if (( sockets > 1 )); then domain=N; else domain=S0; fi
 
-# ---- build ----
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp "$src"/Makefile "$src"/*.c "$src"/*.h "$tmp"/
-make_args=()
-[ -n "${CC:-}" ] && make_args+=("CC=$CC")
-[ -n "${CFLAGS:-}" ] && make_args+=("CFLAGS=$CFLAGS")
-make -s -C "$tmp" "${make_args[@]}" mem_readbw >"$tmp/build.log" 2>&1 \
-    || { cat "$tmp/build.log" >&2; die "build of mem_readbw failed"; }
+build_privately "$src" mem_readbw
 
 echo "working set: $ws bytes; $cores core(s), $sockets socket(s); likwid workgroup $domain:${ws}B:$cores"
 

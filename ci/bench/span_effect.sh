@@ -26,23 +26,15 @@ span_ms=${SPAN_MS:-2000}
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "RUNS=$runs: not a positive integer"
 [[ $span_ms =~ ^[1-9][0-9]*$ ]] || die "SPAN_MS=$span_ms: not a positive integer"
 
-hpc_acceptance=${HPC_ACCEPTANCE:-$here/../../.venv/bin/hpc-acceptance}
-[ -x "$hpc_acceptance" ] || die "no $hpc_acceptance: run ci/setup.sh first (or set HPC_ACCEPTANCE to this project's hpc-acceptance command)"
-node=$("$hpc_acceptance" topology) || die "this node's topology gives no sizes"
-l1=$(awk '$1 == "working_set_l1" { print $2 }' <<<"$node")
+source "$here/prepare.sh"
+read_node_sizes
+l1=$(node_figure working_set_l1)
 llc_line=$(grep '^working_set_l' <<<"$node" | tail -n 1)
 llc=$(awk '{ sub("working_set_", "", $1); print $1 }' <<<"$llc_line")
 llc_bytes=$(awk '{ print $2 }' <<<"$llc_line")
 [ -n "$l1" ] && [ -n "$llc" ] || die "no cache working sets in: $node"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp "$src"/Makefile "$src"/*.c "$src"/*.h "$tmp"/
-make_args=()
-[ -n "${CC:-}" ] && make_args+=("CC=$CC")
-[ -n "${CFLAGS:-}" ] && make_args+=("CFLAGS=$CFLAGS")
-make -s -C "$tmp" "${make_args[@]}" mem_latency mem_daxpy >"$tmp/build.log" 2>&1 \
-    || { cat "$tmp/build.log" >&2; die "build of mem_latency and mem_daxpy failed"; }
+build_privately "$src" mem_latency mem_daxpy
 
 # figure NAME PROGRAM ARGS...: the value of NAME from one validated run
 figure() {

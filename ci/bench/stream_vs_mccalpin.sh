@@ -38,27 +38,18 @@ mccalpin=$1
 [ -f "$src/Makefile" ] || die "no $src/Makefile"
 
 # ---- this node's sizes (hpc-acceptance topology) ----
-hpc_acceptance=${HPC_ACCEPTANCE:-$here/../../.venv/bin/hpc-acceptance}
-[ -x "$hpc_acceptance" ] || die "no $hpc_acceptance: run ci/setup.sh first (or set HPC_ACCEPTANCE to this project's hpc-acceptance command)"
-node=$("$hpc_acceptance" topology) || die "this node's topology gives no sizes"
-figure() { awk -v n="$1" '$1 == n { print $2 }' <<<"$node"; }
+source "$here/prepare.sh"
+read_node_sizes
 # STREAM's rule: each array at least 4 x the last-level caches
-min_bytes=$(figure memory_working_set)
+min_bytes=$(node_figure memory_working_set)
 min_elements=$(( min_bytes / 8 ))
-cores=$(figure cores)
+cores=$(node_figure cores)
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$cores}
 export OMP_PROC_BIND=${OMP_PROC_BIND:-close}
 export OMP_PLACES=${OMP_PLACES:-cores}
 
 # ---- build the in-tree program ----
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp "$src"/Makefile "$src"/*.c "$tmp"/
-make_args=()
-[ -n "${CC:-}" ] && make_args+=("CC=$CC")
-[ -n "${CFLAGS:-}" ] && make_args+=("CFLAGS=$CFLAGS")
-make -s -C "$tmp" "${make_args[@]}" >"$tmp/build.log" 2>&1 \
-    || { cat "$tmp/build.log" >&2; die "build of stream_intree failed"; }
+build_privately "$src" stream_intree
 
 run_mccalpin() {
     "$mccalpin" >"$tmp/mccalpin.out" 2>&1 || die "$mccalpin failed (status $?)"

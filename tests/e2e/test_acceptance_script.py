@@ -6,10 +6,7 @@ import signal
 import subprocess
 import time
 
-from conftest import PROJECT_DIR, REFRAME
-
-# one timed run per figure: these runs are about the verdict, not figures
-QUICK = ('-S', 'repeats=1', '-S', 'span_ms=1')
+from conftest import ONE_TIMED_RUN, PROJECT_DIR, REFRAME
 
 
 def environment(tmp_path):
@@ -46,7 +43,7 @@ def test_everything_skipped_is_not_validated(tmp_path):
 
 
 def test_a_passing_check_is_validated(tmp_path):
-    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', *QUICK)
+    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', *ONE_TIMED_RUN)
     assert done.returncode == 0, done.stdout[-3000:]
     # nightly runs the default variants only
     assert 'acceptance passed (2 pass)' in done.stdout
@@ -77,7 +74,7 @@ def test_a_check_failing_once_passes_its_retry_and_is_named(tmp_path):
     bindir = failing_once(tmp_path / 'bin', tmp_path / 'build', 'mem_daxpy')
     done = subprocess.run(
         [str(PROJECT_DIR / 'ci' / 'acceptance.sh'), '-n', 'MemoryDaxpyCheck',
-         *QUICK],
+         *ONE_TIMED_RUN],
         env=dict(environment(tmp_path),
                  PATH=f'{bindir}:{os.environ["PATH"]}'),
         text=True, timeout=1800, stdout=subprocess.PIPE,
@@ -90,7 +87,7 @@ def test_a_check_failing_once_passes_its_retry_and_is_named(tmp_path):
 def test_the_run_ends_with_a_summary_and_a_report_page(tmp_path):
     env = environment(tmp_path)
     del env['RFM_COLORIZE']     # ReFrame's default: colours
-    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', *QUICK,
+    done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', *ONE_TIMED_RUN,
                       env=env)
     assert done.returncode == 0, done.stdout[-3000:]
     # ReFrame's per-test lines and performance table stay in the log
@@ -133,7 +130,7 @@ def wait_for(path, proc):
 
 def test_a_second_run_refuses_naming_the_first(tmp_path):
     first = start_acceptance(tmp_path, '-n', 'MemoryDaxpyCheck',
-                             *QUICK)
+                             *ONE_TIMED_RUN)
     try:
         wait_for(tmp_path / 'run.lock', first)
         while 'pid' not in (tmp_path / 'run.lock').read_text():
@@ -150,7 +147,7 @@ def test_a_second_run_refuses_naming_the_first(tmp_path):
 
 def test_sigterm_mid_run_leaves_a_readable_database_and_no_lock(tmp_path):
     run = start_acceptance(tmp_path, '-n', 'MemoryDaxpyCheck',
-                           *QUICK)
+                           *ONE_TIMED_RUN)
     # ReFrame has started staging the checks
     wait_for(tmp_path / 'prefix' / 'stage', run)
     run.send_signal(signal.SIGTERM)

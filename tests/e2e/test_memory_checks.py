@@ -5,10 +5,8 @@ import re
 import xml.etree.ElementTree as ET
 
 import host
+from conftest import ONE_TIMED_RUN
 from report_cases import DEFAULT_VARIANTS as DEFAULT, case_of, results
-
-# one timed run per figure: the figures' values are not what is tested here
-QUICK = ('-S', 'repeats=1', '-S', 'span_ms=1')
 
 LEVEL_FIGURES = 'flops_l1 flops_l2 flops_l3 flops_memory'.split() + [
     f'time_per_iteration_{lvl}' for lvl in ('l1', 'l2', 'l3', 'memory')
@@ -16,7 +14,7 @@ LEVEL_FIGURES = 'flops_l1 flops_l2 flops_l3 flops_memory'.split() + [
 
 
 def test_memory_checks_pass_and_leave_reports(run_reframe, tmp_path):
-    done = run_reframe('-c', 'checks/memory', *DEFAULT, *QUICK, '-r')
+    done = run_reframe('-c', 'checks/memory', *DEFAULT, *ONE_TIMED_RUN, '-r')
     assert done.returncode == 0, done.stdout[-3000:]
 
     cases = results(tmp_path / 'report.json')
@@ -81,7 +79,7 @@ def test_reference_bounds_and_missing_entries_fail(run_reframe, tmp_path):
     refs = tmp_path / 'refs'
     write_references(refs, single=tight)   # no all_cores entry at all
     done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
-                       *DEFAULT, *QUICK, '-r',
+                       *DEFAULT, *ONE_TIMED_RUN, '-r',
                        env={'RFM_REFERENCE_PREFIX': str(refs)})
     assert done.returncode == 1
     cases = results(tmp_path / 'report.json')
@@ -107,7 +105,7 @@ def test_reference_entries_must_fit_the_check(run_reframe, tmp_path):
     refs = tmp_path / 'refs'
     write_references(refs, single=wrong_unit, all_cores=unknown)
     done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
-                       *DEFAULT, *QUICK, '-r',
+                       *DEFAULT, *ONE_TIMED_RUN, '-r',
                        env={'RFM_REFERENCE_PREFIX': str(refs)})
     assert done.returncode == 1
     cases = results(tmp_path / 'report.json')
@@ -127,7 +125,7 @@ def test_reference_file_that_covers_the_run_passes(run_reframe, tmp_path):
     refs = tmp_path / 'refs'
     write_references(refs, single=anything, all_cores=anything)
     done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
-                       *DEFAULT, *QUICK, '-r',
+                       *DEFAULT, *ONE_TIMED_RUN, '-r',
                        env={'RFM_REFERENCE_PREFIX': str(refs)})
     assert done.returncode == 0, done.stdout[-3000:]
     perflog = (tmp_path / 'perflogs' / 'local' / 'default' /

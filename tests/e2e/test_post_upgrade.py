@@ -12,10 +12,10 @@ import json
 import os
 import subprocess
 
-from conftest import HPC_ACCEPTANCE, PROJECT_DIR
+from conftest import HPC_ACCEPTANCE, ONE_TIMED_RUN, PROJECT_DIR
 
 SELECT = ['-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
-          '--exclude-tag=variant', '-S', 'repeats=1', '-S', 'span_ms=1']
+          '--exclude-tag=variant', *ONE_TIMED_RUN]
 
 
 def post_upgrade(tmp_path, *reframe_args):

@@ -10,10 +10,10 @@ import subprocess
 
 import yaml
 
-from conftest import HPC_ACCEPTANCE, PROJECT_DIR
+from conftest import HPC_ACCEPTANCE, ONE_TIMED_RUN, PROJECT_DIR
 
 SELECT = ['-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
-          '--exclude-tag=variant', '-S', 'repeats=1', '-S', 'span_ms=1']
+          '--exclude-tag=variant', *ONE_TIMED_RUN]
 
 # The widest tolerance: on this VM the "L3" working set (sized from the
 # 480 MiB L3 the guest reports) lands where the host's real last-level cache

@@ -6,13 +6,12 @@ import re
 from pathlib import Path
 
 import host
-from conftest import DATA_DIR
+from conftest import DATA_DIR, ONE_TIMED_RUN
 from hpc_acceptance.tools.results import variant_of
 from report_cases import case_of, results, skip_reasons
 
 # -n matches the display name without spaces; repeated -n means "or"
-DAXPY_SINGLE = ['-c', 'checks/memory', '-S', 'repeats=1',
-                '-S', 'span_ms=1']
+DAXPY_SINGLE = ['-c', 'checks/memory', *ONE_TIMED_RUN]
 ALL_VARIANTS = ['-n', 'MemoryDaxpyCheck.*%threads=single']
 DESCRIBED_CPU = DATA_DIR / 'variants' / 'local_described_cpu.py'
 TURBO_VARIANTS = ['-n', 'MemoryDaxpyCheck%isa=native.*%smt=as-configured'
