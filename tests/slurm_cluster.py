@@ -13,7 +13,9 @@ Debian's slurm-wlm and munge, started by hand (no systemd here):
 Both write their ``slurm.conf`` from tests/fixtures/data/slurm/
 slurm.conf.in and yield the environment (``SLURM_CONF``) that reaches them.
 Everything they start is stopped, and every interface and namespace they
-make removed, when the caller's ``with`` block ends, failed or not.
+make removed, when the caller's ``with`` block ends, failed or not. One
+cluster runs on the machine at a time (:mod:`machine_lock`): Slurm's ports
+and the bridge are the machine's.
 '''
 
 import contextlib
@@ -25,6 +27,7 @@ import socket
 import subprocess
 import time
 
+import machine_lock
 from conftest import DATA_DIR
 
 DAEMONS = ('munged', 'slurmctld', 'slurmd')
@@ -142,6 +145,11 @@ def _stop(pid_file):
 def one_node(root):
     '''This machine as a one-node cluster; yields its environment.'''
     check_prerequisites()
+    with machine_lock.held('slurm'):
+        yield from _one_node(root)
+
+
+def _one_node(root):
     host = socket.gethostname()
     conf = _write_conf(root, host,
                        {host: f'NodeName={host} {_node_hardware()}'})
@@ -226,6 +234,11 @@ def namespaced_nodes(root, count):
     '''``count`` nodes ``n1``... in network namespaces; yields the
     environment of the cluster.'''
     check_prerequisites(namespaces=True)
+    with machine_lock.held('slurm'):
+        yield from _namespaced_nodes(root, count)
+
+
+def _namespaced_nodes(root, count):
     names = node_names(count)
     # a run killed before its teardown left these behind
     _remove_network(names)

@@ -17,6 +17,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import machine_lock
+
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 KIT = Path(os.environ.get('HPC_ACCEPTANCE_SPACK_KIT',
                           PROJECT_DIR.parent / 'shared' / 'spack-offline'))
@@ -89,8 +91,11 @@ def install():
     of setup's output, when the setup failed.'''
     cache = cache_dir()
     (cache / 'spack').mkdir(parents=True, exist_ok=True)
-    env_dir = ci_environment(cache)
-    done, seconds = setup_spack(cache, env_dir)
+    # another checkout's test run may be installing into the same cache
+    with machine_lock.held('spack-ci'):
+        env_dir = ci_environment(cache)
+        done, seconds = setup_spack(cache, env_dir)
+
     print(f'setup-spack: {seconds:.0f} s')
     assert done.returncode == 0, done.stdout[-3000:]
     record = cache / 'spack' / 'setup.json'
