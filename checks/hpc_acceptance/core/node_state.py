@@ -1,8 +1,9 @@
-'''The Turbo and SMT state of a node, as ``node_state.sh`` reports it.
+'''The node a job ran on and its Turbo and SMT state, as ``node_state.sh``
+reports them.
 
 The same script answers on the ReFrame host (to decide, for local
 partitions, which variants can run) and in every job (to verify the state a
-variant actually ran in).
+variant actually ran in, and to say which node that was).
 '''
 
 import os
@@ -16,6 +17,7 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 _LINE = re.compile(r'^(?P<name>turbo|smt) (?P<state>on|off|unknown)'
                    r'(?: (?P<detail>.*))?$')
+_NODE = re.compile(r'^node (?P<name>\S+)', re.MULTILINE)
 
 
 class NodeStateError(ValueError):
@@ -45,6 +47,14 @@ def parse(text, source='node state'):
                              f'line (was the probe run?)')
 
     return states
+
+
+def node_name(text):
+    '''The node the probe ran on: the scheduler's name for it where the
+    job knows it (``SLURMD_NODENAME``), else its host name without the
+    domain; ``None`` if the output has no ``node`` line.'''
+    match = _NODE.search(text)
+    return match['name'] if match else None
 
 
 def probe_here(env=None):

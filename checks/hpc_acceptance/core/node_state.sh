@@ -1,5 +1,6 @@
 #!/bin/sh
-# Prints the Turbo and SMT state of the node it runs on, one line each:
+# Prints the node it runs on, and its Turbo and SMT state, one line each:
+#   node <name> <how it was read>
 #   turbo on|off|unknown <how it was read>
 #   smt on|off|unknown <how it was read>
 # Plain POSIX sh, so it runs on compute nodes without Python. The checks run
@@ -7,6 +8,14 @@
 # on local partitions to decide which variants can run at all.
 # NODE_STATE_SYSFS replaces /sys (tests use a fake tree).
 cpu=${NODE_STATE_SYSFS:-/sys}/devices/system/cpu
+
+# The scheduler's name for the node (what a drain names), else its own.
+if [ -n "${SLURMD_NODENAME:-}" ]; then
+    echo "node $SLURMD_NODENAME SLURMD_NODENAME"
+else
+    host=$(uname -n)
+    echo "node ${host%%.*} uname -n"
+fi
 
 if [ -r "$cpu/intel_pstate/no_turbo" ]; then
     v=$(cat "$cpu/intel_pstate/no_turbo")

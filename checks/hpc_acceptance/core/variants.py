@@ -18,12 +18,14 @@ non-default case carries the ``variant`` tag (nightly leaves them out).
   is absent or disabled.
 
 Every check also measures the effective core clock before and after its
-benchmark (``core_clock``, GHz) and records the node's Turbo and SMT state.
+benchmark (``core_clock``, GHz) and records the node it ran on and that
+node's Turbo and SMT state.
 '''
 
 import os
 
 import reframe as rfm
+import reframe.utility as util
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    variable)
@@ -79,6 +81,14 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     #:
     #: :type: :class:`str`
     node_state = variable(str, value='not probed', loggable=True)
+
+    #: The node the job ran on, as the job itself reported it (the
+    #: scheduler's name for it, e.g. ``SLURMD_NODENAME``, else its host
+    #: name); for a job of several nodes, their list (``n[1-2]``). Fleet
+    #: runs compare nodes by it; it keys no reference.
+    #:
+    #: :type: :class:`str`
+    node = variable(str, value='', loggable=True)
 
     #: Builds the core-clock probe.
     #:
@@ -187,6 +197,24 @@ class HardwareVariants(rfm.RegressionTestPlugin):
         if (self.threads_per_core > 1 and
                 self.job.launcher.registered_name.startswith('mpirun')):
             self.job.launcher.options += ['--use-hwthread-cpus']
+
+    @run_before('sanity')
+    def record_node(self):
+        # ReFrame's own node list can be empty (the squeue backend sees a
+        # short job only while it is queued or running); the job's own
+        # probe is there whenever the job started.
+        nodes = list(self.job.nodelist or [])
+        if len(nodes) > 1:
+            self.node = util.nodelist_abbrev(nodes)
+            return
+
+        try:
+            with open(os.path.join(self.stagedir, _NODE_STATE)) as fp:
+                probed = node_state.node_name(fp.read())
+        except OSError:
+            probed = None
+
+        self.node = probed or (nodes[0] if nodes else '')
 
     @run_before('sanity')
     def verify_variant(self):

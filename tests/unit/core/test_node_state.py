@@ -1,6 +1,8 @@
 '''The node-state probe (node_state.sh) on fake /sys trees, and its parser.'''
 
 import os
+import socket
+import subprocess
 
 import pytest
 
@@ -54,3 +56,16 @@ def test_output_without_the_lines_is_an_error():
     with pytest.raises(node_state.NodeStateError,
                        match='job.out: no smt line'):
         node_state.parse('turbo on intel_pstate/no_turbo=0\n', 'job.out')
+
+
+def test_the_probe_names_its_node_as_the_scheduler_does(tmp_path):
+    env = fake_sysfs(tmp_path, {})
+    done = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=dict(env, SLURMD_NODENAME='nid0042'))
+    assert node_state.node_name(done.stdout) == 'nid0042'
+    env.pop('SLURMD_NODENAME', None)
+    done = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env)
+    assert node_state.node_name(done.stdout) == \
+        socket.gethostname().split('.')[0]
+    assert node_state.node_name('turbo on x\nsmt on y\n') is None
