@@ -49,9 +49,30 @@ def _system_files():
     return files + [system_files.SYSTEMS_DIR / _DEFAULT_SYSTEM_FILE]
 
 
+def _max_jobs():
+    '''``HPC_ACCEPTANCE_MAX_JOBS`` (``ci/acceptance.sh --max-jobs``): the
+    most jobs ReFrame keeps submitted per scheduler partition, or
+    ``None``. A fleet run makes a test per node and check; unbounded, 500
+    nodes x 20 checks would flood the queue and hit Slurm's MaxSubmit.'''
+    text = os.environ.get('HPC_ACCEPTANCE_MAX_JOBS', '')
+    if not text:
+        return None
+
+    if not text.isdigit() or int(text) < 1:
+        raise ConfigError(f'HPC_ACCEPTANCE_MAX_JOBS={text!r}: must be a '
+                          f'whole number of jobs, 1 or more')
+
+    return int(text)
+
+
+_MAX_JOBS = _max_jobs()
 _modules = [system_files.load(path) for path in _system_files()]
 for _module in _modules:
     _module.system.setdefault('prefix', str(VAR_DIR))
+    for _partition in _module.system['partitions']:
+        # a local partition is one node: it runs one benchmark at a time
+        if _MAX_JOBS and _partition['scheduler'] != 'local':
+            _partition['max_jobs'] = _MAX_JOBS
 
 # A malformed reference file stops ReFrame here, before anything runs, with
 # the file, line and key at fault: bad YAML or shape, a tolerance of the wrong
@@ -82,6 +103,15 @@ _BASELINE = 'now-30d:now?suite_mode=="nightly"/median:/+result'
 _NIGHTLY = ['--tag=nightly', '--exclude-tag=variant', '--max-retries=1',
             '--session-extras=suite_mode=nightly', '--performance-report']
 
+# Every node of the partitions (ci/acceptance.sh --all-nodes): the nightly's
+# single-node checks once on each idle node, through ReFrame's --distribute
+# (--distribute=STATE after --mode for other node states), so that
+# hpc-acceptance suspects can compare the nodes with each other. Checks that
+# need several nodes (tag multinode) are left out: they run once, in a
+# nightly with --tag=multinode.
+_FLEET = _NIGHTLY + ['--distribute=idle', '--exclude-tag=multinode',
+                     '--session-extras=fleet=yes']
+
 # After firmware/kernel/compiler/MPI/BIOS changes: every check and variant,
 # compared with the stored nightly baseline, and HPL over ~80 % of the
 # nodes' memory as a full acceptance run should (nightly: about a minute).
@@ -102,9 +132,12 @@ site_configuration = {
     'environments': [env for m in _modules for env in m.environments],
     'modes': [
         {'name': 'nightly', 'options': _NIGHTLY},
+        {'name': 'fleet', 'options': _FLEET},
         {'name': 'post-upgrade', 'options': _POST_UPGRADE},
         {'name': 'nightly', 'target_systems': ['local'],
          'options': _NIGHTLY + _NPB_CLASS_W},
+        {'name': 'fleet', 'target_systems': ['local'],
+         'options': _FLEET + _NPB_CLASS_W},
         {'name': 'post-upgrade', 'target_systems': ['local'],
          'options': _POST_UPGRADE + _NPB_CLASS_W},
     ],
@@ -153,6 +186,8 @@ site_configuration = {
                         'reframe %(version)s|'
                         '%(check_info)s|'
                         'jobid=%(check_jobid)s|'
+                        # the node the job ran on, as the job reported it
+                        'node=%(check_node)s|'
                         'identity=%(check_identity)s|'
                         'dependency=%(check_dependency_source)s|'
                         'spack=%(check_spack_spec)s|'

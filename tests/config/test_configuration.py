@@ -1,6 +1,7 @@
 '''The configuration entry point, loaded by the reframe CLI for real.'''
 
 import re
+import socket
 
 from conftest import PROJECT_DIR
 
@@ -119,3 +120,51 @@ def test_reference_entry_for_an_unknown_check_stops_the_run(run_reframe,
                        env={'RFM_REFERENCE_PREFIX': str(refs)})
     assert done.returncode == 1
     assert 'MemoryLatencyChekc: no such check in the suite' in done.stdout
+
+
+def _listed(stdout):
+    '''The test cases ``reframe -l`` listed, as their display names.'''
+    return re.findall(r'^- (.+?) /[0-9a-f]+$', stdout, re.MULTILINE)
+
+
+def test_fleet_mode_makes_a_test_per_node_of_the_single_node_checks(
+        run_reframe):
+    done = run_reframe('-c', 'checks/', '--mode', 'fleet', '-l')
+    assert done.returncode == 0, done.stdout
+    listed = _listed(done.stdout)
+    host = socket.gethostname().split('.')[0]
+    assert listed and all(name.endswith(f'%.nid={host}')
+                          for name in listed)
+    assert any(name.startswith('StreamCheck') for name in listed)
+    assert not any('%isa=avx' in name for name in listed)
+
+
+def test_checks_that_need_several_nodes_carry_the_tag_multinode(
+        run_reframe):
+    '''A fleet run leaves them out: ReFrame's --distribute pins each test
+    to one node. The example cluster's nodes have 72 cores.'''
+    multi = _listed(run_reframe('-c', 'checks/', *EXAMPLE, '-l',
+                                '--tag=multinode').stdout)
+    single = _listed(run_reframe('-c', 'checks/', *EXAMPLE, '-l',
+                                 '--exclude-tag=multinode').stdout)
+    assert any('%placement=one_per_node' in name for name in multi)
+    assert any('%placement=all_per_node' in name for name in multi)
+    assert any(re.search(r'NpbCgCheck .*%num_procs=128\b', n) for n in multi)
+    assert any(re.search(r'NpbSpCheck .*%num_procs=81\b', n) for n in multi)
+    assert any(re.search(r'NpbCgCheck .*%num_procs=64\b', n) for n in single)
+    assert any(re.search(r'NpbSpCheck .*%num_procs=64\b', n) for n in single)
+    assert not set(multi) & set(single)
+    assert not any('placement=one_per_node' in n or
+                   re.search(r'%num_procs=(128|256)\b', n) for n in single)
+
+
+def test_max_jobs_of_the_scheduler_partitions_can_be_bounded(run_reframe):
+    done = run_reframe(*EXAMPLE, '--show-config=systems/0/partitions',
+                       env={'HPC_ACCEPTANCE_MAX_JOBS': '3'})
+    assert done.returncode == 0, done.stdout
+    # the login partition (local scheduler: one node) keeps its own
+    assert re.findall(r'"max_jobs": (\d+)', done.stdout) == ['3']
+    done = run_reframe('-l', env={'HPC_ACCEPTANCE_MAX_JOBS': 'lots'})
+    assert done.returncode == 1
+    assert ("HPC_ACCEPTANCE_MAX_JOBS='lots': must be a whole number of jobs"
+            in done.stdout)

@@ -21,6 +21,7 @@ report.
 
 import reframe.core.runtime as runtime
 from reframe.core.builtins import run_after, run_before, variable
+from reframe.core.exceptions import ReframeError
 
 from hpc_acceptance.core import dependency, identity, references, topology
 from hpc_acceptance.core.spack import (SpackEnvironmentError,
@@ -58,6 +59,15 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
     #: :type: :class:`str`
     identity = variable(str, value='', loggable=True)
 
+    #: The partition's own minimum bands for comparing its nodes with each
+    #: other (``extras.fleet_floors``, e.g. ``{'Memory': 0.3}``), as
+    #: ``Family=fraction ...``; empty: the families' defaults
+    #: (:mod:`hpc_acceptance.tools.fleet`). Recorded so that whoever
+    #: reads the results judges the fleet as the site set it.
+    #:
+    #: :type: :class:`str`
+    fleet_floors = variable(str, value='', loggable=True)
+
     #: Attributes of the check whose values change its figures (problem
     #: class, sizes, ranks, threads, binding, ...): the family's part of
     #: :attr:`identity`, declared once per family.
@@ -67,6 +77,18 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
     #:
     #: :type: :class:`hpc_acceptance.core.dependency.Requirement` or ``None``
     requirement = None
+
+    def spans_nodes(self):
+        '''Whether this variant needs more than one node. Such variants
+        carry the tag ``multinode``: a fleet run (ReFrame's
+        ``--distribute``, one test per node) leaves them out and runs them
+        once, as the nightly does.'''
+        return False
+
+    @run_after('init')
+    def tag_multinode(self):
+        if self.spans_nodes():
+            self.tags = self.tags | {'multinode'}
 
     def in_tree_build(self):
         '''This check's :class:`~hpc_acceptance.core.builds.InTreeBuild`
@@ -111,6 +133,19 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             f'configuration'
         )
         return memory
+
+    @run_after('setup')
+    def record_fleet_floors(self):
+        partition = self.current_partition
+        floors = partition.extras.get('fleet_floors') or {}
+        if not isinstance(floors, dict):
+            raise ReframeError(
+                f'{partition.fullname}: extras.fleet_floors must map check '
+                f'families to fractions, e.g. {{"Memory": 0.3}}, not '
+                f'{floors!r}')
+
+        self.fleet_floors = ' '.join(f'{family}={value}' for
+                                     family, value in sorted(floors.items()))
 
     @run_after('setup')
     def use_system_references(self):

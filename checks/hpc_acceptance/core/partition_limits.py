@@ -35,6 +35,8 @@ class PartitionSize:
     #: processor sockets of one node, ``None`` if unknown
     sockets: Optional[int]
     local: bool
+    #: cores of one node, ``None`` if unknown
+    node_cores: Optional[int] = None
 
     @property
     def max_ranks(self):
@@ -48,8 +50,10 @@ def _size(partition):
     info = partition.processor.info or {}
     local = partition.scheduler.registered_name == 'local'
     nodes = 1 if local else partition.extras.get('max_nodes')
-    return PartitionSize(partition.fullname, info.get('num_cpus'), nodes,
-                         info.get('num_sockets'), local)
+    cpus, per_core = info.get('num_cpus'), info.get('num_cpus_per_core')
+    cores = cpus // per_core if cpus and per_core else None
+    return PartitionSize(partition.fullname, cpus, nodes,
+                         info.get('num_sockets'), local, cores)
 
 
 def configured(feature='compute'):
@@ -71,6 +75,14 @@ def max_ranks(partitions):
 
     sizes = [p.max_ranks for p in partitions]
     return None if None in sizes else max(sizes)
+
+
+def spans_nodes(partitions, ranks):
+    '''Whether ``ranks``, one per core, fill more than one node of some
+    scheduler partition of ``partitions`` (a local partition is one node
+    and never spans); ``False`` outside a ReFrame run.'''
+    return any(not p.local and p.node_cores and ranks > p.node_cores
+               for p in partitions or [])
 
 
 def describe(partitions):

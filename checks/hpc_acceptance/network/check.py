@@ -132,6 +132,9 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     def in_tree_build(self):
         return self.kernels
 
+    def spans_nodes(self):
+        return self.placement in INTER_NODE
+
     @run_after('init')
     def set_requirement(self):
         self.requirement = Requirement(

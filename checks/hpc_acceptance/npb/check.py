@@ -25,7 +25,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import (parameter, run_after, sanity_function,
                                    variable)
 
-from hpc_acceptance.core import job_status, topology
+from hpc_acceptance.core import job_status, partition_limits, topology
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.rank_placement import PlacedRanks
 from hpc_acceptance.npb import binaries, classes, output
@@ -91,6 +91,11 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     valid_systems = ['+compute']
     valid_prog_environs = ['+mpi']
     tags = {'npb', 'nightly'}
+
+    def spans_nodes(self):
+        # ranks fill a node's cores before the next node
+        return partition_limits.spans_nodes(partition_limits.configured(),
+                                            self.num_procs)
 
     @run_after('setup')
     def place_ranks(self):
