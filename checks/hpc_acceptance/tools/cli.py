@@ -7,9 +7,10 @@ rest of the command line itself.
 
 import sys
 
-from hpc_acceptance.tools import (compare_published, node_topology,
-                                  post_upgrade, propose_references,
-                                  report, summary, verdict)
+from hpc_acceptance.tools import (compare_published, fleet_nodes,
+                                  node_topology, post_upgrade,
+                                  propose_references, report, summary,
+                                  suspects, verdict)
 
 #: Subcommand -> (its module, one-line description).
 SUBCOMMANDS = {
@@ -30,6 +31,12 @@ SUBCOMMANDS = {
                      'against the stored baseline'),
     'topology': (node_topology,
                  'the sizes this node\'s checks use'),
+    'nodes': (fleet_nodes,
+              'the nodes a fleet run (--all-nodes) covers and those it '
+              'leaves out, with their state'),
+    'suspects': (suspects,
+                 'the nodes of a fleet run slower than their siblings; '
+                 'Slurm drain lines (--format slurm), --drain'),
 }
 
 

@@ -36,16 +36,13 @@ from hpc_acceptance.tools.atomic_file import write_atomically
 from hpc_acceptance.tools.results import (CONFIG, FAILED_RESULTS, REFRAME,
                                           ResultsError, figure_key,
                                           figures_of, report_testcases,
-                                          stored_testcases)
+                                          short_name, stored_testcases)
 
 #: The stored sessions compared with unless ``--baseline`` says otherwise.
 DEFAULT_BASELINE = 'now-30d:now?suite_mode=="nightly"'
 
 #: Order of the verdicts in the table: what needs attention first.
 ORDER = ('regressed', 'no baseline', 'improved', 'within noise')
-
-_DEFAULT_PARAMETERS = {'%isa=native', '%turbo=as-configured',
-                       '%smt=as-configured'}
 
 
 def baseline_values(testcases):
@@ -141,13 +138,6 @@ def exit_status(rows, failed):
         return 2
 
     return 0
-
-
-def short_name(display_name):
-    '''The display name without the parameters at their defaults, so that
-    a line fits a terminal.'''
-    return ' '.join(word for word in display_name.split()
-                    if word not in _DEFAULT_PARAMETERS)
 
 
 def format_table(rows, failed):

@@ -4,6 +4,8 @@ Both give ReFrame's test-case records (``display_name``, ``result``,
 ``system``, ``partition``, ``environ``, ``perfvalues``, ...).
 '''
 
+import csv
+import io
 import json
 import os
 import re
@@ -22,6 +24,8 @@ CONFIG = PROJECT_DIR / 'config' / 'settings.py'
 #: could not run because a dependency failed.
 FAILED_RESULTS = frozenset({'fail', 'abort', 'fail_deps'})
 _PARAM = re.compile(r'%(?P<name>[A-Za-z_]\w*)=(?P<value>\S+)')
+_DEFAULT_PARAMETERS = {'%isa=native', '%turbo=as-configured',
+                       '%smt=as-configured'}
 
 
 class ResultsError(RuntimeError):
@@ -44,6 +48,22 @@ def stored_testcases(query, reframe=REFRAME, config=CONFIG):
     except json.JSONDecodeError as err:
         raise ResultsError(f'unexpected output of reframe '
                            f'--describe-stored-testcases: {err}') from None
+
+
+def stored_sessions(query, reframe=REFRAME, config=CONFIG):
+    '''``[{column: value}]`` of the stored sessions selected by ``query``
+    (``UUID``, ``Start time``, ... and the session extras such as
+    ``suite_mode``), as ``--list-stored-sessions`` lists them.'''
+    done = subprocess.run(
+        [reframe, '-C', str(config), f'--list-stored-sessions={query}',
+         '--table-format=csv'], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise ResultsError(f'reframe could not list the stored sessions: '
+                           f'{done.stderr.strip() or done.stdout.strip()}')
+
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    return sorted(rows, key=lambda row: row.get('Start time', ''))
 
 
 def final_testcases(report):
@@ -92,6 +112,17 @@ def report_testcases(path):
                            f'{err}') from None
 
 
+def report_session(path):
+    '''The ``session_info`` of a ReFrame JSON report (its UUID, start
+    time, the session extras such as ``fleet``).'''
+    try:
+        with open(path) as fp:
+            return json.load(fp).get('session_info') or {}
+    except (OSError, json.JSONDecodeError, AttributeError) as err:
+        raise ResultsError(f'cannot read the run report {path}: '
+                           f'{err}') from None
+
+
 def variant_of(display_name):
     '''``(class name, {parameter: value})`` from a ReFrame display name.
 
@@ -101,6 +132,13 @@ def variant_of(display_name):
     name = display_name.split()[0]
     return name, {m['name']: int(m['value']) if m['value'].isdigit()
                   else m['value'] for m in _PARAM.finditer(display_name)}
+
+
+def short_name(display_name):
+    '''The display name without the hardware variants at their defaults,
+    so that a line fits a terminal.'''
+    return ' '.join(word for word in display_name.split()
+                    if word not in _DEFAULT_PARAMETERS)
 
 
 def identity_of(case):
