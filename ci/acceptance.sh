@@ -4,18 +4,61 @@
 # one check passed and none failed: a run that selected nothing or skipped
 # everything has validated nothing and fails.
 #
+#   ci/acceptance.sh [--full-output] [--all-nodes[=STATE]]
+#                    [--reservation NAME] [--max-jobs N] [REFRAME ARGS...]
+#
 # ReFrame's own output (its performance table included) goes to a log file
 # beside the JSON report; the run ends with a short summary and the path of
-# the HTML report page. --full-output as the first argument shows ReFrame's
-# output as it runs, too. Other arguments go to reframe (e.g. --system NAME,
-# -n PATTERN, -S VAR=VAL).
+# the HTML report page. --full-output shows ReFrame's output as it runs, too.
+#
+# --all-nodes: the fleet run. Every single-node check of the nightly set runs
+# once on each node of the system's partitions that is in STATE when the run
+# starts (ReFrame's --distribute: idle by default, avail in a reservation,
+# all, or a Slurm state); the nodes it leaves out are listed with their state
+# and reason; then the multi-node checks run once, as in the nightly. Each
+# node is compared with its partition's other nodes (hpc-acceptance
+# suspects): a suspect node fails the run.
+# --reservation NAME: run the jobs in that Slurm reservation (a maintenance
+# window). --max-jobs N: at most N jobs submitted at once per scheduler
+# partition (a fleet run's default: one per node it covers).
+#
+# The options above come first; the other arguments go to reframe (e.g.
+# --system NAME, -n PATTERN, -S VAR=VAL).
 set -euo pipefail
 
+usage() {
+    sed -n '/^#   ci/,/^#  *\[--reservation/p' "$0" | sed 's/^#//' >&2
+    exit 2
+}
+
 full_output=false
-if [[ ${1:-} == --full-output ]]; then
-    full_output=true
+fleet=false
+fleet_state=
+reservation=
+max_jobs=
+while (( $# )); do
+    case $1 in
+        --full-output) full_output=true ;;
+        --all-nodes) fleet=true ;;
+        --all-nodes=?*) fleet=true; fleet_state=${1#*=} ;;
+        --reservation) (( $# > 1 )) || usage; reservation=$2; shift ;;
+        --reservation=?*) reservation=${1#*=} ;;
+        --max-jobs) (( $# > 1 )) || usage; max_jobs=$2; shift ;;
+        --max-jobs=?*) max_jobs=${1#*=} ;;
+        *) break ;;
+    esac
     shift
+done
+if [[ -n $max_jobs && ! $max_jobs =~ ^[1-9][0-9]*$ ]]; then
+    echo "acceptance: --max-jobs $max_jobs: a whole number, 1 or more" >&2
+    exit 2
 fi
+
+own_options=()
+$full_output && own_options+=(--full-output)
+$fleet && own_options+=("--all-nodes${fleet_state:+=$fleet_state}")
+[[ -z $reservation ]] || own_options+=("--reservation=$reservation")
+[[ -z $max_jobs ]] || own_options+=("--max-jobs=$max_jobs")
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
@@ -24,37 +67,104 @@ cd "$project_dir"
 # (HPC_ACCEPTANCE_WAIT=1: waits for it instead).
 if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
     exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.run_lock \
-        ${HPC_ACCEPTANCE_WAIT:+--wait} -- "$0" "$@"
+        ${HPC_ACCEPTANCE_WAIT:+--wait} -- "$0" "${own_options[@]}" "$@"
 fi
 ci/setup.sh
 
-# One JSON report per acceptance run, so the verdict reads this run's.
+# One JSON report per ReFrame run, so the verdict reads this run's.
 report=${RFM_REPORT_FILE:-$project_dir/var/reports/acceptance-$(date -u +%Y%m%dT%H%M%SZ).json}
 mkdir -p "$(dirname "$report")"
 
-rm -f "$report"
-
-log=${report%.json}.log
-echo "acceptance: ReFrame's output goes to $log"
-reframe_status=0
-if $full_output; then
-    RFM_REPORT_FILE=$report .venv/bin/reframe -C config/settings.py \
-        --mode nightly -r "$@" 2>&1 | tee "$log" || reframe_status=$?
-else
-    # Only a file sees this output: no colour codes in it.
-    RFM_COLORIZE=n RFM_REPORT_FILE=$report .venv/bin/reframe \
-        -C config/settings.py --mode nightly -r "$@" > "$log" 2>&1 ||
-        reframe_status=$?
+job_options=()
+if [[ -n $reservation ]]; then
+    job_options=(-J "reservation=$reservation")
 fi
 
-if [[ -f $report ]]; then
-    .venv/bin/hpc-acceptance summary "$report" --log "$log" || true
+if [[ -n $max_jobs ]]; then
+    export HPC_ACCEPTANCE_MAX_JOBS=$max_jobs
+fi
+
+# Runs reframe with the given options, its output into the log beside the
+# given report; sets reframe_status.
+run_reframe() {
+    local run_report=$1 log=${1%.json}.log
+    shift
+    rm -f "$run_report"
+    echo "acceptance: ReFrame's output goes to $log"
+    reframe_status=0
+    if $full_output; then
+        RFM_REPORT_FILE=$run_report .venv/bin/reframe -C config/settings.py \
+            "$@" 2>&1 | tee "$log" || reframe_status=$?
+    else
+        # Only a file sees this output: no colour codes in it.
+        RFM_COLORIZE=n RFM_REPORT_FILE=$run_report .venv/bin/reframe \
+            -C config/settings.py "$@" > "$log" 2>&1 || reframe_status=$?
+    fi
+}
+
+reports=()
+statuses=()
+logs=()
+nodes_args=()
+if $fleet; then
+    if [[ -z $fleet_state ]]; then
+        # In a reservation the nodes are reserved for this run: busy or not.
+        fleet_state=${reservation:+avail}
+        fleet_state=${fleet_state:-idle}
+    fi
+    nodes=${report%.json}-nodes.json
+    echo "acceptance: the nodes this fleet run covers ($fleet_state):"
+    .venv/bin/hpc-acceptance nodes --state "$fleet_state" --json "$nodes" \
+        -C config/settings.py "${job_options[@]}" "$@" | sed 's/^/  /' || {
+        echo "acceptance NOT VALIDATED: no node to run on (see above)" >&2
+        exit 2
+    }
+    nodes_args=(--nodes "$nodes")
+    if [[ -z $max_jobs ]]; then
+        HPC_ACCEPTANCE_MAX_JOBS=$(.venv/bin/python -c '
+import json, sys
+print(max(1, sum(len(p["covered"]) for p in json.load(open(sys.argv[1])).values())))
+' "$nodes")
+        export HPC_ACCEPTANCE_MAX_JOBS
+    fi
+
+    run_reframe "$report" --mode fleet --distribute="$fleet_state" -r \
+        "${job_options[@]}" "$@"
+    reports+=("$report"); statuses+=("$reframe_status")
+    logs+=(--log "${report%.json}.log")
+    # the checks that need several nodes: once, as in the nightly
+    multinode=${report%.json}-multinode.json
+    run_reframe "$multinode" --mode nightly --tag=multinode -r \
+        "${job_options[@]}" "$@"
+    reports+=("$multinode"); statuses+=("$reframe_status")
+    [[ ! -f $multinode ]] || logs+=(--log "${multinode%.json}.log")
+else
+    run_reframe "$report" --mode nightly -r "${job_options[@]}" "$@"
+    reports+=("$report"); statuses+=("$reframe_status")
+    logs+=(--log "${report%.json}.log")
+fi
+
+written=()
+page_args=()
+for run_report in "${reports[@]}"; do
+    if [[ -f $run_report ]]; then
+        written+=("$run_report")
+        page_args+=(--run-report "$run_report")
+    fi
+done
+if (( ${#written[@]} )); then
+    .venv/bin/hpc-acceptance summary "${written[@]}" "${logs[@]}" \
+        "${nodes_args[@]}" || true
     # A report page that cannot be written must not hide the verdict.
-    .venv/bin/hpc-acceptance report --run-report "$report" --log "$log" |
-        sed 's/^/acceptance: report page /' ||
+    .venv/bin/hpc-acceptance report "${page_args[@]}" "${logs[@]}" \
+        "${nodes_args[@]}" | sed 's/^/acceptance: report page /' ||
         echo "acceptance: the report page could not be written" >&2
 else
-    tail -n 20 "$log" >&2
+    tail -n 20 "${report%.json}.log" >&2
 fi
 
-exec .venv/bin/hpc-acceptance verdict "$report" "$reframe_status"
+pairs=()
+for i in "${!reports[@]}"; do
+    pairs+=("${reports[$i]}" "${statuses[$i]}")
+done
+exec .venv/bin/hpc-acceptance verdict "${pairs[@]}"

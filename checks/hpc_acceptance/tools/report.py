@@ -1,16 +1,20 @@
 '''Write the static report page of an acceptance session.
 
-    hpc-acceptance report (--session UUID | --run-report REPORT.json)
-        [--log REFRAME_OUTPUT] [--runs 30] [--history 'now-365d:now']
-        [--output DIR]
+    hpc-acceptance report (--session UUID | --run-report REPORT.json ...)
+        [--log REFRAME_OUTPUT ...] [--nodes NODES.json] [--runs 30]
+        [--history 'now-365d:now'] [--output DIR]
 
 Writes ``DIR/index.html`` (default ``<session>/`` in ``var/reports/``, or
-in the directory of ``--run-report``) with one PNG
-per figure beside it, and prints its path. The session's test cases come
-from ReFrame's results database (``--session``) or its JSON run report
-(``--run-report``); earlier runs of the same figures from the database.
-Skip reasons come from ReFrame's console output (``--log``), which is kept
-beside the page as ``reframe-output.log`` so a rebuild finds it again.
+in the directory of ``--run-report``) with one PNG per figure beside it,
+and for a fleet run one heat map per partition (:mod:`.heat_map`), and
+prints its path. The session's test cases come from ReFrame's results
+database (``--session``) or its JSON run reports (``--run-report``: a
+fleet run has two, the nodes' run and the multi-node one; the page is the
+first one's); earlier runs of the same figures from the database. Skip
+reasons come from ReFrame's console output (``--log``), and the nodes a
+fleet run left out from its node list (``--nodes``): both are kept beside
+the page (``reframe-output.log``, ``nodes.json``) so a rebuild finds them
+again.
 '''
 
 import argparse
@@ -21,14 +25,16 @@ import sys
 from dataclasses import dataclass
 
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools import report_page, skips, summary, trend_plot
+from hpc_acceptance.tools import (fleet, fleet_nodes, heat_map, report_page,
+                                  skips, summary, trend_plot)
 from hpc_acceptance.tools import trends as trends_mod
-from hpc_acceptance.tools.results import (ResultsError, report_testcases,
-                                          stored_testcases)
+from hpc_acceptance.tools.results import (ResultsError, report_session,
+                                          report_testcases, stored_testcases)
 from hpc_acceptance.tools.verdict import judge
 
 REPORTS_DIR = PROJECT_DIR / 'var' / 'reports'
 LOG_NAME = 'reframe-output.log'
+NODES_NAME = 'nodes.json'
 
 
 @dataclass
@@ -45,6 +51,13 @@ class ReportPage:
     skips_unknown: bool
     left_out: list
     testcases: list
+    #: the fleet comparison (:func:`.fleet.compare`) of a fleet run, else
+    #: ``None``
+    fleets: list = None
+    #: the node list of a fleet run (:mod:`.fleet_nodes`)
+    nodes: dict = None
+    #: why the previous fleet run could not be read, or ``None``
+    fleet_note: str = None
 
 
 def _when(testcases):
@@ -64,7 +77,7 @@ def page_for(session, testcases, history, skipped, *, log_found, runs):
     return ReportPage(
         session=session, system=', '.join(systems) or '?',
         when=_when(testcases), status=status,
-        message=message.splitlines()[0], families=summary.tally(testcases),
+        message=message.splitlines()[-1], families=summary.tally(testcases),
         failures=summary.failures(testcases),
         trends=trends_mod.build(testcases, history, runs),
         skips=skips.by_reason(skipped),
@@ -77,7 +90,7 @@ def write(page, out_dir):
     '''Write ``page`` and its plots into ``out_dir``; the page's path.'''
     os.makedirs(out_dir, exist_ok=True)
     for name in os.listdir(out_dir):
-        if name.startswith('trend-') and name.endswith('.png'):
+        if name.startswith(('trend-', 'fleet-')) and name.endswith('.png'):
             os.remove(os.path.join(out_dir, name))
 
     images = {}
@@ -85,6 +98,12 @@ def write(page, out_dir):
         name = f'trend-{number:04d}.png'
         trend_plot.draw(trend, os.path.join(out_dir, name))
         images[id(trend)] = name
+
+    for number, partition in enumerate(page.fleets or [], 1):
+        if partition.spreads:
+            name = f'fleet-{number:02d}.png'
+            heat_map.draw(partition, os.path.join(out_dir, name))
+            images[id(partition)] = name
 
     path = os.path.join(out_dir, 'index.html')
     with open(path, 'w') as fp:
@@ -100,10 +119,15 @@ def _parser():
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument('--session', help='UUID of a stored session')
-    source.add_argument('--run-report', help="ReFrame's JSON run report")
-    parser.add_argument('--log', help="ReFrame's console output of the "
-                                      "run (default: the one kept beside "
-                                      "the page)")
+    source.add_argument('--run-report', action='append',
+                        help="ReFrame's JSON run report (twice for a fleet "
+                             "run: the nodes' run, then the multi-node one)")
+    parser.add_argument('--log', action='append', default=[],
+                        help="ReFrame's console output of a run (default: "
+                             "the one kept beside the page)")
+    parser.add_argument('--nodes', help='the node list of a fleet run '
+                                        '(default: the one kept beside the '
+                                        'page)')
     parser.add_argument('--runs', type=int,
                         default=trends_mod.DEFAULT_RUNS,
                         help='runs per trend (default: %(default)s)')
@@ -124,6 +148,28 @@ def _session_of(testcases, path):
     raise ResultsError(f'{path}: no test case names its session')
 
 
+def page_dir(session, run_report=None):
+    '''The directory of the page of ``session``: beside the run report it
+    was made from, else in ``var/reports/``.'''
+    reports_dir = (os.path.dirname(os.path.abspath(run_report))
+                   if run_report else str(REPORTS_DIR))
+    return os.path.join(reports_dir, session)
+
+
+def _keep(source, kept):
+    '''Copy ``source`` to ``kept`` beside the page (unless it is it).'''
+    if source and os.path.abspath(source) != os.path.abspath(kept):
+        shutil.copyfile(source, kept)
+
+
+def _fleet_facts(testcases, session_info):
+    '''``(fleets, note)`` of :func:`.summary.fleet_of`.'''
+    try:
+        return summary.fleet_of(testcases, session_info)
+    except fleet.FleetError as err:
+        return None, str(err)
+
+
 def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
@@ -137,25 +183,39 @@ def main(argv=None):
                 raise ResultsError(f'no stored session {args.session!r}')
 
             session = args.session
+            session_info = {'uuid': session}
         else:
-            testcases = report_testcases(args.run_report)
-            session = _session_of(testcases, args.run_report)
+            testcases = [case for path in args.run_report
+                         for case in report_testcases(path)]
+            session = _session_of(testcases, args.run_report[0])
+            session_info = report_session(args.run_report[0])
 
         history = stored_testcases(args.history)
     except ResultsError as err:
         print(f'report: {err}', file=sys.stderr)
         return 1
 
-    # Beside the run report it was made from: var/reports/ by default.
-    reports_dir = (os.path.dirname(os.path.abspath(args.run_report))
-                   if args.run_report else str(REPORTS_DIR))
-    out_dir = args.output or os.path.join(reports_dir, session)
+    first_report = args.run_report[0] if args.run_report else None
+    out_dir = args.output or page_dir(session, first_report)
     kept_log = os.path.join(out_dir, LOG_NAME)
+    kept_nodes = os.path.join(out_dir, NODES_NAME)
     os.makedirs(out_dir, exist_ok=True)
-    if args.log and os.path.abspath(args.log) != os.path.abspath(kept_log):
-        shutil.copyfile(args.log, kept_log)
+    if len(args.log) > 1:
+        with open(kept_log, 'w') as kept:
+            for log in args.log:
+                with open(log, errors='replace') as fp:
+                    kept.write(fp.read())
+    else:
+        _keep(args.log[0] if args.log else None, kept_log)
 
+    _keep(args.nodes, kept_nodes)
     page = page_for(session, testcases, history, skips.read(kept_log),
                     log_found=os.path.exists(kept_log), runs=args.runs)
+    page.fleets, page.fleet_note = _fleet_facts(testcases, session_info)
+    try:
+        page.nodes = fleet_nodes.read(kept_nodes)
+    except ResultsError as err:
+        page.fleet_note = str(err)
+
     print(write(page, out_dir))
     return 0

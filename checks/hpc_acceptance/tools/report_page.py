@@ -1,13 +1,16 @@
 '''The static HTML of the report page: plain HTML and CSS, no JavaScript.
 
 Sections, in the order a sysadmin reads them: the verdict, failures and
-regressions with their reasons, the trends (checks with a failed or drifted
-figure first), skips grouped by reason, and where the binaries came from.
+regressions with their reasons, for a fleet run the suspect nodes and the
+node x figure heat map of each partition, the trends (checks with a failed
+or drifted figure first), skips grouped by reason, and where the binaries
+came from.
 '''
 
 import html
 from collections import OrderedDict
 
+from hpc_acceptance.tools.fleet import number
 from hpc_acceptance.tools.results import describe_key, figure_key
 
 _STYLE = '''
@@ -30,6 +33,7 @@ td.num { text-align: right; }
 .grid { display: flex; flex-wrap: wrap; gap: 6px; }
 .grid img { border: 1px solid #cfd8dc; width: 300px; height: 158px; }
 .note { color: #546e7a; font-size: .85em; }
+img.heat { max-width: 100%; border: 1px solid #cfd8dc; }
 '''
 
 _BANNER = {0: ('passed', 'PASSED'), 1: ('failed', 'FAILED'),
@@ -62,6 +66,10 @@ def _verdict(page):
               for c in ('pass', 'fail', 'skip')}
     drifted = sum(t.verdict == 'drift' for t in page.trends)
     regressed = sum(t.verdict == 'fail' for t in page.trends)
+    suspects = sum(len(f.suspects) for f in page.fleets or [])
+    fleet = (f'; {suspects} suspect node(s) of '
+             f'{sum(len(f.nodes) for f in page.fleets)}'
+             if page.fleets is not None else '')
     # the verdict's own words when nothing was validated say why
     why = (f' ({page.message.split(": ", 1)[-1].split(" (")[0]})'
            if page.status >= 2 else '')
@@ -72,7 +80,7 @@ def _verdict(page):
             f'{totals["pass"]} passed, {totals["fail"]} failed, '
             f'{totals["skip"]} skipped; {regressed} figure(s) out of '
             f'their reference band, {drifted} drifted out of their '
-            f'noise band</div>' + _contents(page) + families)
+            f'noise band{fleet}</div>' + _contents(page) + families)
 
 
 def _contents(page):
@@ -80,11 +88,15 @@ def _contents(page):
     between the verdict and the skips.'''
     skipped = sum(sum(c.values()) for c in page.skips.values())
     links = [('problems', f'failures and regressions '
-                          f'({len(page.failures)})'),
-             ('trends', f'trends ({len(page.trends)} figures)'),
-             ('skips', f'skipped ({skipped}, {len(page.skips)} '
-                       f'reasons)'),
-             ('binaries', 'where the binaries came from')]
+                          f'({len(page.failures)})')]
+    if page.fleets is not None:
+        suspects = sum(len(f.suspects) for f in page.fleets)
+        links.append(('fleet', f'suspect nodes ({suspects})'))
+
+    links += [('trends', f'trends ({len(page.trends)} figures)'),
+              ('skips', f'skipped ({skipped}, {len(page.skips)} '
+                        f'reasons)'),
+              ('binaries', 'where the binaries came from')]
     return ('<p>' + ' &middot; '.join(f'<a href="#{anchor}">{_e(text)}</a>'
                                       for anchor, text in links) + '</p>')
 
@@ -112,6 +124,79 @@ def _problems(page):
     body = (_table(['test case', 'what', 'reason'], rows) if rows
             else '<p class="pass">No failure, no regression, no drift.</p>')
     return '<h2 id="problems">Failures and regressions</h2>' + body
+
+
+#: Figures listed per suspect node; the heat map shows the rest.
+_SUSPECT_FIGURES = 5
+
+
+def _suspects_table(suspects):
+    rows = []
+    for suspect in suspects:
+        why = [f'failed {case}: {reason}'
+               for case, reason in suspect.failures]
+        why += [f'{o.figure.label}: {number(o.value)} {o.figure.unit}, '
+                f'fleet median {number(o.median)}, '
+                f'{100 * o.change:+.0f}% (band {100 * o.band:.0f}%)'
+                for o in suspect.outliers[:_SUSPECT_FIGURES]]
+        more = len(suspect.outliers) - _SUSPECT_FIGURES
+        if more > 0:
+            why.append(f'and {more} more figure(s): see the heat map')
+
+        again = ('<br><span class="fail">a suspect in the previous fleet '
+                 'run too</span>' if suspect.again else '')
+        rows.append(f'<tr><td class="fail">{_e(suspect.node)}{again}</td>'
+                    f'<td>{"<br>".join(_e(line) for line in why)}</td></tr>')
+
+    return ('<table><tr><th>node</th><th>why (worst first)</th></tr>\n' +
+            '\n'.join(rows) + '</table>')
+
+
+def _fleet(page, images):
+    if page.fleets is None:
+        return ''
+
+    out = ['<h2 id="fleet">Suspect nodes: every node against its '
+           'partition\'s other nodes</h2>',
+           '<p class="note">A node is a suspect when a figure is worse than '
+           'the median of its partition\'s nodes in this run by more than '
+           'the band (4 robust standard deviations of the nodes, at least '
+           'the family\'s minimum), or when it alone failed a check the '
+           'other nodes passed. Drain them with <code>hpc-acceptance '
+           'suspects --format slurm</code>.</p>']
+    if page.fleet_note:
+        out.append(f'<p class="note">{_e(page.fleet_note)}</p>')
+
+    for partition in page.fleets:
+        out.append(f'<h3>{_e(partition.name)}: {len(partition.nodes)} '
+                   f'node(s), {len(partition.suspects)} suspect(s)</h3>')
+        if partition.not_compared:
+            out.append(f'<p class="note">Not compared across nodes: '
+                       f'{_e(partition.not_compared)}</p>')
+
+        if partition.suspects:
+            out.append(_suspects_table(partition.suspects))
+
+        if id(partition) in images:
+            out.append(f'<p><img class="heat" src="'
+                       f'{_e(images[id(partition)])}" alt="heat map of '
+                       f'{_e(partition.name)}: nodes x figures"></p>')
+
+        left = (page.nodes or {}).get(partition.name, {}).get('left_out', [])
+        if left:
+            out.append('<p>Left out (not in the state asked for when the '
+                       'run started):</p>' + _table(
+                           ['node', 'state', 'reason'],
+                           [[n['node'], n['state'].lower(), n['reason']]
+                            for n in left]))
+
+        if partition.other_inputs:
+            out.append('<p>Ran with other inputs than the fleet (not '
+                       'compared):</p>' + _table(
+                           ['node', 'check', 'what differs'],
+                           [list(row) for row in partition.other_inputs]))
+
+    return '\n'.join(out)
 
 
 def _trends(page, images):
@@ -183,6 +268,7 @@ def render(page, images):
         '<!DOCTYPE html><html><head><meta charset="utf-8">',
         f'<title>Acceptance {_e(page.session)}</title>',
         f'<style>{_STYLE}</style></head><body>',
-        _verdict(page), _problems(page), _trends(page, images),
+        _verdict(page), _problems(page), _fleet(page, images),
+        _trends(page, images),
         _skips(page), _provenance(page), '</body></html>'
     ])

@@ -1,24 +1,28 @@
 '''The few lines an acceptance run ends with, instead of ReFrame's tables.
 
-    hpc-acceptance summary REPORT.json [--log REFRAME_OUTPUT] [--width N]
+    hpc-acceptance summary REPORT.json [REPORT.json ...]
+        [--log REFRAME_OUTPUT ...] [--nodes NODES.json] [--width N]
 
 Per family (the directory of the check under ``checks/``): how many test
-cases passed, failed and skipped; each failure on one line with its reason;
+cases passed, failed and skipped; for a fleet run, the suspect nodes
+(:mod:`.fleet`) with their worst figures; each failure with its reason;
 skip reasons grouped, one line each with a count; the variants not
-generated because no partition could hold them (stated once). At most
-:data:`MAX_LINES` lines: what does not fit is counted and left to the
-report page and the log. ReFrame's full output, its performance table
-included, stays in the log file.
+generated because no partition could hold them (stated once); the nodes a
+fleet run left out. At most :data:`MAX_LINES` lines. Long lines wrap
+rather than lose their end, which is where a reason says what to do; what
+does not fit is counted and left to the report page and the log. ReFrame's
+full output, its performance table included, stays in the log file.
 '''
 
 import argparse
 import os
 import sys
+import textwrap
 from collections import Counter, OrderedDict
 
-from hpc_acceptance.tools import skips
+from hpc_acceptance.tools import fleet, fleet_history, fleet_nodes, skips
 from hpc_acceptance.tools.results import (FAILED_RESULTS, ResultsError,
-                                          report_testcases)
+                                          report_session, report_testcases)
 
 MAX_LINES = 40
 _COLUMNS = ('pass', 'fail', 'skip')
@@ -31,12 +35,12 @@ def family_of(case):
         or 'other'
 
 
-def _clip(text, width):
-    '''``text`` on one line of at most ``width`` characters, its
-    indentation kept.'''
-    indent = text[:len(text) - len(text.lstrip())]
-    text = indent + ' '.join(str(text).split())
-    return text if len(text) <= width else text[:width - 3] + '...'
+def _wrap(text, width):
+    '''``text`` as indented lines of at most ``width`` characters; the
+    lines after the first indented further.'''
+    return textwrap.wrap(' '.join(str(text).split()), width,
+                         initial_indent='  ', subsequent_indent='      ',
+                         break_on_hyphens=False) or ['  ']
 
 
 def tally(testcases):
@@ -74,8 +78,75 @@ def left_out(testcases):
     return list(notes)
 
 
-def render(testcases, skipped, width=100):
-    '''The summary's lines.'''
+class _Section:
+    '''A titled list of items, wrapped, cut to the lines it is given.'''
+
+    def __init__(self, title, items, width, more='see the report page',
+                 shown_empty=False):
+        self.title = title
+        self.items = [_wrap(item, width) for item in items]
+        self.more = more
+        #: the title alone says something (no suspect node)
+        self.shown_empty = shown_empty
+
+    @property
+    def needed(self):
+        if not self.items:
+            return 1 if self.shown_empty else 0
+
+        return 1 + sum(len(lines) for lines in self.items)
+
+    def lines(self, room):
+        if not self.items:
+            return [self.title] if self.shown_empty and room else []
+
+        if room < 2:
+            return []
+
+        out = [self.title]
+        for number, lines in enumerate(self.items):
+            after = 1 if number + 1 < len(self.items) else 0
+            if len(out) + len(lines) + after > room:
+                out.append(f'  ... {len(self.items) - number} more: '
+                           f'{self.more}')
+                break
+
+            out += lines
+
+        return out
+
+
+def _fleet_items(fleets):
+    several = len(fleets) > 1
+    items = []
+    for partition in fleets:
+        where = f'{partition.name} ' if several else ''
+        if partition.not_compared:
+            items.append(f'{partition.name}: not compared across nodes: '
+                         f'{partition.not_compared}')
+
+        items += [f'{where}{s.describe()}' for s in partition.suspects]
+        items += [f'{where}{node} ran with other inputs, not compared: '
+                  f'{case} ({what})'
+                  for node, case, what in partition.other_inputs]
+
+    return items
+
+
+def _fleet_title(fleets):
+    count = sum(len(f.suspects) for f in fleets)
+    nodes = sum(len(f.nodes) for f in fleets)
+    if count:
+        return (f'suspect nodes ({count} of {nodes}; against the median of '
+                f'their partition\'s nodes in this run):')
+
+    return f'suspect nodes: none of {nodes} node(s)'
+
+
+def render(testcases, skipped, width=100, fleets=None, nodes=None):
+    '''The summary's lines; ``fleets`` is the fleet comparison of a fleet
+    run (:func:`.fleet.compare`), ``nodes`` its node list
+    (:mod:`.fleet_nodes`).'''
     families = tally(testcases)
     lines = ['== acceptance summary ' + '=' * max(0, width - 22),
              f'{"family":<12}' + ''.join(f'{c:>8}' for c in _HEADERS)]
@@ -83,36 +154,58 @@ def render(testcases, skipped, width=100):
         lines.append(f'{family:<12}' +
                      ''.join(f'{counts[c]:>8}' for c in _COLUMNS))
 
-    budget = MAX_LINES - len(lines) - 4
     failed = failures(testcases)
-    notes = left_out(testcases)
-    groups = list(skips.by_reason(skipped).items())
-    fail_room = min(len(failed), max(3, budget // 2))
-    skip_room = max(0, budget - fail_room - len(notes[:5]) - 2)
-    if failed:
-        lines.append(f'failed ({len(failed)}):')
-        lines += [_clip(f'  {case}: {reason}', width)
-                  for case, reason in failed[:fail_room]]
-        if len(failed) > fail_room:
-            lines.append(f'  ... {len(failed) - fail_room} more: see the '
-                         f'report page')
+    groups = skips.by_reason(skipped)
+    suspects = _Section(_fleet_title(fleets or []),
+                        _fleet_items(fleets or []), width,
+                        'hpc-acceptance suspects',
+                        shown_empty=fleets is not None)
+    failures_section = _Section(
+        f'failed ({len(failed)}):',
+        [f'{case}: {reason}' for case, reason in failed], width)
+    skips_section = _Section(
+        f'skipped, by reason ({len(skipped)}):',
+        [f'{sum(checks.values()):>3} x {reason} ({", ".join(checks)})'
+         for reason, checks in groups.items()], width)
+    notes = _Section('not generated (no partition can hold them):',
+                     left_out(testcases), width)
+    absent = _Section(
+        'nodes left out (not in the state asked for when the run '
+        'started):',
+        [f'{partition} {n["node"]} ({n["state"].lower() or "state unknown"}'
+         f'{": " + n["reason"] if n["reason"] else ""})'
+         for partition, about in (nodes or {}).items()
+         for n in about.get('left_out', [])], width)
 
-    if groups:
-        lines.append(f'skipped, by reason ({len(skipped)}):')
-        for reason, checks in groups[:skip_room]:
-            count = sum(checks.values())
-            lines.append(_clip(f'  {count:>3} x {reason} '
-                               f'({", ".join(checks)})', width))
+    budget = MAX_LINES - len(lines)
+    rooms = {}
+    for section, cap in ((suspects, max(4, budget // 3)),
+                         (failures_section, max(4, budget // 2)),
+                         (absent, 4), (notes, 6)):
+        rooms[id(section)] = min(section.needed, cap,
+                                 budget - sum(rooms.values()))
 
-        if len(groups) > skip_room:
-            lines.append(f'  ... {len(groups) - skip_room} more reasons: '
-                         f'see the report page')
-
-    if notes:
-        lines.append('not generated (no partition can hold them):')
-        lines += [_clip(f'  {note}', width) for note in notes[:5]]
+    rooms[id(skips_section)] = budget - sum(rooms.values())
+    for section in (suspects, failures_section, skips_section, notes,
+                    absent):
+        lines += section.lines(rooms[id(section)])
 
     return lines[:MAX_LINES]
+
+
+def fleet_of(testcases, session_info):
+    '''The fleet comparison of a fleet run, its suspects marked when they
+    were suspects in the previous fleet run; ``(None, None)`` for a run
+    that is not one. The second item is a note when that previous run
+    could not be read.'''
+    if session_info.get('fleet') != 'yes' and \
+            not fleet.is_fleet_run(testcases):
+        return None, None
+
+    fleets = fleet.compare(testcases)
+    note = fleet_history.mark_repeats(fleets, session_info.get('uuid'),
+                                      session_info.get('time_start'))
+    return fleets, note
 
 
 def main(argv=None):
@@ -120,18 +213,29 @@ def main(argv=None):
         prog='hpc-acceptance summary',
         description=__doc__.split('\n\n')[0],
     )
-    parser.add_argument('report', help="ReFrame's JSON run report")
-    parser.add_argument('--log', help="ReFrame's console output of the "
-                                      "run, for the skip reasons")
+    parser.add_argument('reports', nargs='+', metavar='report',
+                        help="ReFrame's JSON run reports (a fleet run: the "
+                             "nodes' run, then the multi-node one)")
+    parser.add_argument('--log', action='append', default=[],
+                        help="ReFrame's console output of a run, for the "
+                             "skip reasons")
+    parser.add_argument('--nodes', help='the node list of a fleet run '
+                                        '(hpc-acceptance nodes --json)')
     parser.add_argument('--width', type=int, default=100,
                         help='longest line (default: %(default)s)')
     args = parser.parse_args(argv)
     try:
-        testcases = report_testcases(args.report)
-    except ResultsError as err:
+        testcases = [case for path in args.reports
+                     for case in report_testcases(path)]
+        fleets, note = fleet_of(testcases, report_session(args.reports[0]))
+        nodes = fleet_nodes.read(args.nodes) if args.nodes else None
+    except (ResultsError, fleet.FleetError) as err:
         print(f'summary: {err}', file=sys.stderr)
         return 1
 
-    skipped = skips.read(args.log) if args.log else []
-    print('\n'.join(render(testcases, skipped, args.width)))
+    skipped = [skip for log in args.log for skip in skips.read(log)]
+    print('\n'.join(render(testcases, skipped, args.width, fleets, nodes)))
+    if note:
+        print(f'summary: {note}', file=sys.stderr)
+
     return 0

@@ -4,16 +4,22 @@ For each figure (performance variable) of each test case of a session: the
 values of the last ``runs`` stored runs of the same
 :func:`~hpc_acceptance.tools.results.figure_key` (same inputs, same
 identity) up to and including this
-session, the band it is judged against and its verdict:
+session, the band it is judged against and its verdict. A session that ran
+a check on every node of a partition (a fleet run) is one point: the median
+of its nodes, so that a trend of 1000 nodes is one plot, not 1000 (the
+nodes are compared with each other on the heat map, :mod:`.heat_map`).
+Its verdict:
 
 - with a reference file: the reference band, ``ref * (1 + lower)`` to
-  ``ref * (1 + upper)``, and ReFrame's own pass/fail;
+  ``ref * (1 + upper)``, and whether the point is in it;
 - without one: the noise band of the earlier runs, their median +- the
   band of :func:`hpc_acceptance.tools.noise.band` with the family's
   minimum (what ``propose-references`` and ``post-upgrade`` use), and
   ``drift`` when the value leaves it (from 3 earlier runs on).
 '''
 
+import statistics
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
@@ -63,21 +69,42 @@ def _when(case):
     return case.get('job_completion_time_unix') or 0.0
 
 
-def history_by_key(history, session_uuid, until):
-    '''``{trend key: [test case, ...]}`` of the stored runs with figures
-    before ``until`` (a completion time), one per session, oldest first;
-    this session's own cases left out.'''
+def history_by_key(history, sessions, until):
+    '''``{trend key: [[test case, ...], ...]}`` of the stored runs with
+    figures before ``until`` (a completion time): per key, the cases of
+    each session (one, or one per node of a fleet run), sessions oldest
+    first; the cases of ``sessions`` (this run's) left out.'''
     by_key = {}
     for case in history:
-        if (case.get('fixture') or case.get('session_uuid') == session_uuid
+        if (case.get('fixture') or case.get('session_uuid') in sessions
                 or not _perf(case) or _when(case) > until):
             continue
 
-        sessions = by_key.setdefault(figure_key(case), {})
-        sessions[case.get('session_uuid')] = case
+        runs = by_key.setdefault(figure_key(case), {})
+        runs.setdefault(case.get('session_uuid'), []).append(case)
 
-    return {key: sorted(sessions.values(), key=_when)
-            for key, sessions in by_key.items()}
+    return {key: sorted(runs.values(), key=lambda cases: _when(cases[-1]))
+            for key, runs in by_key.items()}
+
+
+def _point(cases, variable):
+    '''``(when, value)`` of a session's cases of one key: the median of
+    its nodes; ``None`` if none has the figure.'''
+    values = [float(_perf(c)[variable][0]) for c in cases
+              if variable in _perf(c)]
+    if not values:
+        return None
+
+    return max(_when(c) for c in cases), statistics.median(values)
+
+
+def _by_key(current):
+    grouped = OrderedDict()
+    for case in current:
+        if not case.get('fixture'):
+            grouped.setdefault(figure_key(case), []).append(case)
+
+    return grouped
 
 
 def _reference_band(value_ref, lower, upper):
@@ -100,32 +127,31 @@ def _outside(value, band):
 
 
 def build(current, history, runs=DEFAULT_RUNS):
-    '''The :class:`Trend` of every figure of the ``current`` test cases.'''
+    '''The :class:`Trend` of every figure of the ``current`` test cases
+    (of one run: one session, or the two of a fleet run).'''
     until = max([_when(c) for c in current] + [0.0]) or float('inf')
-    session = next((c.get('session_uuid') for c in current), None)
-    earlier = history_by_key(history, session, until)
+    sessions = {c.get('session_uuid') for c in current}
+    earlier = history_by_key(history, sessions, until)
     trends = []
-    for case in current:
-        if case.get('fixture'):
-            continue
-
-        key = figure_key(case)
+    for key, cases in _by_key(current).items():
         before = earlier.get(key, [])[-(runs - 1):] if runs > 1 else []
-        for variable, perf in sorted(_perf(case).items()):
-            value, ref, lower, upper, unit, result = perf
-            past = [(_when(c), float(_perf(c)[variable][0]))
-                    for c in before if variable in _perf(c)]
-            trend = Trend(key, variable, unit,
-                          past + [(_when(case), float(value))])
+        variables = OrderedDict((name, perf) for case in cases
+                                for name, perf in sorted(_perf(case).items()))
+        for variable, (_, ref, lower, upper, unit, _) in variables.items():
+            past = [p for p in (_point(c, variable) for c in before) if p]
+            now = _point(cases, variable)
+            trend = Trend(key, variable, unit, past + [now])
             band = _reference_band(ref, lower, upper)
             if band:
+                # the point's own verdict: a fleet's median may be in the
+                # band while a node failed (the node is on the heat map)
                 trend.band, trend.band_kind = band, 'reference'
-                trend.verdict = 'fail' if result == 'fail' else 'pass'
+                trend.verdict = 'fail' if _outside(now[1], band) else 'pass'
             else:
-                earlier_values = [v for _, v in past] or [float(value)]
+                earlier_values = [v for _, v in past] or [now[1]]
                 trend.band = _noise_band(key[0], earlier_values)
                 trend.verdict = ('drift' if len(past) >= MIN_RUNS_FOR_DRIFT
-                                 and _outside(float(value), trend.band)
+                                 and _outside(now[1], trend.band)
                                  else 'pass')
 
             trends.append(trend)

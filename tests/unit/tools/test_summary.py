@@ -3,9 +3,10 @@
 import copy
 import json
 
+import fleet_cases
 from conftest import DATA_DIR
 
-from hpc_acceptance.tools import skips, summary
+from hpc_acceptance.tools import fleet, skips, summary
 
 RUN = DATA_DIR / 'reframe_runs'
 
@@ -56,3 +57,58 @@ def test_cli_prints_the_summary(capsys):
     out = capsys.readouterr().out
     assert out.startswith('== acceptance summary')
     assert 'skipped, by reason (22):' in out
+
+
+def test_a_long_reason_wraps_and_keeps_its_end():
+    '''The end of a reason is usually what to do: it is never cut.'''
+    cases = _cases()
+    skipped = [('MemoryNumaCheck %threads=single @local:default+gnu',
+                'local:default has 1 NUMA node: ' + 'words ' * 40 +
+                'set extras.numa_nodes to run it')]
+    lines = summary.render(cases, skipped, width=80)
+    assert all(len(line) <= 80 for line in lines)
+    text = ' '.join(line.strip() for line in lines)
+    assert 'set extras.numa_nodes to run it (MemoryNumaCheck)' in text
+    assert not any(line.endswith('...') for line in lines)
+
+
+def test_a_fleet_run_lists_its_suspect_nodes():
+    cases = fleet_cases.fleet(6, slow={'n5': (0.6, ('StreamCheck',))})
+    lines = summary.render(cases, [], fleets=fleet.compare(cases))
+    at = lines.index('suspect nodes (1 of 6; against the median of their '
+                     'partition\'s nodes in this run):')
+    node_line = ' '.join(line.strip() for line in lines[at + 1:at + 4])
+    assert node_line.startswith('n5: StreamCheck %threads=single ')
+    assert '(fleet median ' in node_line and '-6' in node_line
+    assert len(lines) <= summary.MAX_LINES
+    assert all(len(line) <= 100 for line in lines)
+
+
+def test_a_quiet_fleet_run_says_no_node_is_a_suspect():
+    cases = fleet_cases.fleet(6)
+    lines = summary.render(cases, [], fleets=fleet.compare(cases))
+    assert 'suspect nodes: none of 6 node(s)' in lines
+
+
+def test_a_fleet_of_one_node_says_once_that_it_is_not_compared():
+    cases = fleet_cases.fleet(1)
+    lines = summary.render(cases, [], fleets=fleet.compare(cases))
+    notes = [line for line in lines if 'not compared' in line]
+    assert notes == ['  cluster:compute: not compared across nodes: 1 '
+                     'node(s): the fleet comparison needs at least 4']
+
+
+def test_many_suspects_and_the_nodes_left_out_fit_in_40_lines():
+    slow = {f'n{i}': (0.6, ('StreamCheck',)) for i in range(1, 40)}
+    cases = fleet_cases.fleet(200, slow=slow)
+    nodes = {'cluster:compute': {'state': 'idle', 'covered': [],
+                                 'left_out': [{'node': f'x{i}',
+                                               'state': 'DOWN',
+                                               'reason': 'not responding'}
+                                              for i in range(10)]}}
+    lines = summary.render(cases, skips.read(RUN / 'nightly-console.log'),
+                           fleets=fleet.compare(cases), nodes=nodes)
+    assert len(lines) <= summary.MAX_LINES
+    assert any('more: hpc-acceptance suspects' in line for line in lines)
+    assert any(line.startswith('nodes left out') for line in lines)
+    assert '  cluster:compute x0 (down: not responding)' in lines

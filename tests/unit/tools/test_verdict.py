@@ -3,6 +3,7 @@
 
 import json
 
+import fleet_cases
 from hpc_acceptance.tools import verdict
 
 
@@ -75,8 +76,57 @@ def test_a_check_that_passes_its_retry_passes_and_is_named():
 def test_a_check_that_fails_its_retry_fails():
     status, message = verdict.judge(retried(['pass', 'fail'], ['fail']))
     assert status == 1
-    assert message.startswith('acceptance FAILED (1 fail, 1 pass)')
+    assert message.splitlines()[-1].startswith(
+        'acceptance FAILED (1 fail, 1 pass)')
     assert 'Check1: sanity error' in message
+
+
+def test_a_suspect_node_fails_the_run_and_the_last_line_names_it():
+    cases = fleet_cases.fleet(6, slow={'n5': (0.6, ('StreamCheck',))})
+    status, message = verdict.judge({'runs': [{'testcases': cases}]})
+    assert status == 1
+    assert message.splitlines()[-1] == (
+        f'acceptance FAILED ({len(cases)} pass): 1 suspect node(s): n5 '
+        f'(cluster:compute); see hpc-acceptance suspects')
+
+
+def test_a_quiet_fleet_passes():
+    cases = fleet_cases.fleet(6)
+    assert verdict.judge({'runs': [{'testcases': cases}]}) == (
+        0, f'acceptance passed ({len(cases)} pass)')
+
+
+def _write(path, *results):
+    '''A report of checks named after the file, so that two reports hold
+    different checks, as a fleet run's two do.'''
+    data = report(*results)
+    for case in data['runs'][0]['testcases']:
+        case['display_name'] = f'{path.stem}{case["display_name"]}'
+
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_the_runs_of_a_fleet_run_are_judged_as_one(tmp_path, capsys):
+    nodes = _write(tmp_path / 'nodes.json', 'pass', 'pass')
+    multinode = _write(tmp_path / 'multinode.json', 'fail')
+    assert verdict.main([nodes, '0', multinode, '1']) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == \
+        'acceptance FAILED (1 fail, 2 pass): 1 failure(s)'
+
+
+def test_a_run_that_selected_nothing_adds_nothing(tmp_path, capsys):
+    nodes = _write(tmp_path / 'nodes.json', 'pass')
+    assert verdict.main([nodes, '0', str(tmp_path / 'none.json'), '0']) == 0
+    assert capsys.readouterr().out == 'acceptance passed (1 pass)\n'
+
+
+def test_a_run_that_stopped_before_its_report_is_not_judged(tmp_path,
+                                                            capsys):
+    nodes = _write(tmp_path / 'nodes.json', 'pass')
+    assert verdict.main([nodes, '0', str(tmp_path / 'none.json'), '1']) == 3
+    assert 'ReFrame stopped with status 1 before writing' in \
+        capsys.readouterr().err
 
 
 def test_no_report_after_a_clean_exit_means_nothing_ran(tmp_path, capsys):
