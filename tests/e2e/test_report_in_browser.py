@@ -14,9 +14,10 @@ import subprocess
 
 import matplotlib.image
 import pytest
-from conftest import DATA_DIR
 
-from hpc_acceptance.tools import report, skips
+import fleet_cases
+from conftest import DATA_DIR
+from hpc_acceptance.tools import fleet, report, skips
 
 RUN = DATA_DIR / 'reframe_runs'
 SECTIONS = ['Failures and regressions', 'Trends', 'Skipped, by reason',
@@ -107,3 +108,44 @@ def test_sections_and_plots_render(tmp_path):
     for rgb in [(0xc6, 0x28, 0x28), (0xef, 0x6c, 0x00)]:
         assert rgb in colours, rgb
     assert len(colours) > 50
+
+
+def test_a_fleet_of_1000_nodes_is_one_readable_page(tmp_path):
+    '''1000 nodes x 100 figures with two slow nodes: the suspects table,
+    one heat map naming them, and trends of the fleet's medians only.'''
+    chromium = _chromium()
+    cases = fleet_cases.big_fleet(1000, 100, slow={
+        'n88': (0.4, ('Synthetic03Check',)),
+        'n417': (0.3, ('Synthetic11Check', 'Synthetic17Check'))})
+    page = report.page_for('fleet-test', cases, [], [], log_found=True,
+                           runs=30)
+    page.fleets = fleet.compare(cases)
+    page.nodes = {'cluster:compute': {'state': 'idle', 'covered': [],
+                                      'left_out': [{'node': 'n1001',
+                                                    'state': 'DOWN',
+                                                    'reason': 'no power'}]}}
+    path = report.write(page, tmp_path / 'page')
+    assert len(page.trends) == 100
+    html = open(path).read()
+    assert html.count('<img class="heat"') == 1
+    assert html.index('id="fleet"') < html.index('id="trends"')
+
+    probe = tmp_path / 'page' / 'probe.html'
+    probe.write_text(html.replace('</body>', _PROBE + '</body>'))
+    dom = _run_chromium(chromium, tmp_path, '--virtual-time-budget=10000',
+                        '--dump-dom', probe.as_uri())
+    found = json.loads(re.search(r'<pre id="probe">(.*?)</pre>', dom,
+                                 re.DOTALL)[1])
+    assert found['broken'] == 0 and found['images'] == 101
+    assert found['sections'][1].startswith('Suspect nodes')
+    for text in ('n88', 'n417', 'n1001', 'no power', '2 suspect node(s)'):
+        assert text in dom, text
+
+    shot = tmp_path / 'fleet.png'
+    _run_chromium(chromium, tmp_path, '--window-size=1280,2400',
+                  f'--screenshot={shot}', f'file://{path}')
+    pixels = matplotlib.image.imread(shot)
+    colours = {tuple((p[:3] * 255).round().astype(int))
+               for p in pixels.reshape(-1, pixels.shape[-1])[::3]}
+    # the FAILED banner and the suspects' red on screen
+    assert (0xc6, 0x28, 0x28) in colours

@@ -111,6 +111,7 @@ def draw(partition, path):
             if nodes[r] in suspects:
                 label.set_color('#c62828')
                 label.set_fontweight('bold')
+                label.set_fontsize(10)
                 tick.tick1line.set_color('#c62828')
                 tick.tick1line.set_markersize(8)
 
