@@ -1,0 +1,234 @@
+'''The fleet run for real: ``ci/acceptance.sh --all-nodes`` on the four-node
+Slurm cluster of network namespaces (tests/slurm_cluster.py), every node
+running the nightly's memory and STREAM checks (a few of them: the nodes
+share this machine's 2 cores, so they run one node's job at a time, where
+a real cluster's nodes run side by side), compared with each other.
+
+A node is made slower for a run by putting its ``slurmd``, and so every
+job it starts, in a cgroup with a CPU quota of 1000 us per 3333 us (30 %
+of a core): the period is short so that no whole benchmark run goes
+through unthrottled, which a best-of-runs figure would see.
+'''
+
+import contextlib
+import json
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import slurm_cluster
+from conftest import DATA_DIR, HPC_ACCEPTANCE, PROJECT_DIR, REFRAME
+
+NODES = slurm_cluster.node_names(4)
+OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),
+           '--system', 'slurm-nodes']
+#: Nightly memory and STREAM checks that take seconds a node here, each
+#: figure the best of runs spanning 0.2 s.
+CHECKS = ['-n', 'StreamCheck.*all_cores', '-n', 'MemoryDaxpyCheck.*single',
+          '-n', 'MemoryReadBandwidthCheck.*all_cores', '-S', 'span_ms=200']
+ONE_CHECK = ['-n', 'MemoryDaxpyCheck.*single', '-S', 'span_ms=200']
+CGROUP_V1 = Path('/sys/fs/cgroup/cpu')
+CGROUP_V2 = Path('/sys/fs/cgroup')
+
+
+@pytest.fixture(scope='module')
+def cluster(tmp_path_factory):
+    '''Environment (``SLURM_CONF``) of the running namespaced cluster.'''
+    root = tmp_path_factory.mktemp('slurm-fleet')
+    try:
+        with slurm_cluster.namespaced_nodes(root, len(NODES)) as env:
+            yield env
+    except slurm_cluster.ClusterUnavailable as err:
+        pytest.skip(str(err))
+
+
+@pytest.fixture(scope='module')
+def state(tmp_path_factory):
+    '''One results database and reports folder for the module's runs, as
+    a site's checkout keeps across nights.'''
+    return tmp_path_factory.mktemp('fleet-state')
+
+
+def _environment(state, cluster):
+    return dict(os.environ, **cluster,
+                RFM_PREFIX=str(state / 'prefix'),
+                RFM_PERFLOG_DIR=str(state / 'perflogs'),
+                RFM_REPORT_JUNIT=str(state / 'junit.xml'),
+                RFM_SQLITE_DB_FILE=str(state / 'results.db'),
+                HPC_ACCEPTANCE_LOCK_FILE=str(state / 'run.lock'),
+                HPC_ACCEPTANCE_SPACK='off')
+
+
+def fleet_run(state, cluster, name, *args):
+    '''``ci/acceptance.sh --all-nodes`` on the cluster: the finished
+    process (output merged) and the run's report.'''
+    report = state / 'reports' / f'{name}.json'
+    done = subprocess.run(
+        [str(PROJECT_DIR / 'ci' / 'acceptance.sh'), '--all-nodes', *args,
+         *OVERLAY],
+        env=dict(_environment(state, cluster), RFM_REPORT_FILE=str(report)),
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        timeout=1800)
+    return done, report
+
+
+def _cases(report):
+    data = json.loads(report.read_text())
+    return [c for c in data['runs'][-1]['testcases'] if not c['fixture']]
+
+
+def _hpc_acceptance(state, cluster, *args):
+    return subprocess.run([str(HPC_ACCEPTANCE), *args],
+                          env=_environment(state, cluster), text=True,
+                          capture_output=True)
+
+
+def _scontrol(cluster, *args):
+    subprocess.run(['scontrol', *args], env=dict(os.environ, **cluster),
+                   check=True)
+
+
+def _node_line(cluster, node):
+    return subprocess.run(['scontrol', '-o', 'show', 'node', node],
+                          env=dict(os.environ, **cluster), text=True,
+                          capture_output=True, check=True).stdout
+
+
+@contextlib.contextmanager
+def slowed(cluster, node):
+    '''``node``'s slurmd, and every job it starts, held to 30 % of a core
+    in 3.3 ms periods.'''
+    pid = (Path(cluster['SLURM_CONF']).parent /
+           f'slurmd-{node}.pid').read_text().strip()
+    if (CGROUP_V1 / 'cpu.cfs_quota_us').exists():
+        group, parent = CGROUP_V1 / f'rfmacc-slow-{node}', CGROUP_V1
+        limits = {'cpu.cfs_period_us': '3333', 'cpu.cfs_quota_us': '1000'}
+    elif (CGROUP_V2 / 'cpu.max').exists() or \
+            'cpu' in (CGROUP_V2 / 'cgroup.subtree_control').read_text():
+        group, parent = CGROUP_V2 / f'rfmacc-slow-{node}', CGROUP_V2
+        limits = {'cpu.max': '1000 3333'}
+    else:
+        pytest.skip('no cgroup cpu controller to slow a node with')
+
+    group.mkdir(exist_ok=True)
+    try:
+        for name, value in limits.items():
+            (group / name).write_text(value)
+
+        (group / 'cgroup.procs').write_text(pid)
+        yield
+    finally:
+        for left in (group / 'cgroup.procs').read_text().split():
+            with contextlib.suppress(OSError):
+                (parent / 'cgroup.procs').write_text(left)
+
+        group.rmdir()
+
+
+def test_quiet_fleet_runs_name_no_node(state, cluster):
+    for night in range(1, 4):
+        done, report = fleet_run(state, cluster, f'quiet-{night}', *CHECKS)
+        assert done.returncode == 0, done.stdout[-5000:]
+        assert 'suspect nodes: none of 4 node(s)' in done.stdout
+        assert done.stdout.splitlines()[-1].startswith('acceptance passed')
+
+    # every figure knows its node: the report, the perflog, the database
+    cases = _cases(report)
+    assert {c['node'] for c in cases} == set(NODES)
+    for node in NODES:
+        assert len([c for c in cases if c['node'] == node]) == 3
+
+    perflogs = state / 'perflogs' / 'slurm-nodes' / 'compute'
+    for check in ('StreamCheck', 'MemoryDaxpyCheck',
+                  'MemoryReadBandwidthCheck'):
+        lines = (perflogs / f'{check}.log').read_text().splitlines()[1:]
+        assert len(lines) == 3 * len(NODES)
+        assert {re.search(r'\|node=([^|]*)\|', line)[1]
+                for line in lines} == set(NODES)
+
+    session = cases[0]['session_uuid']
+    stored = subprocess.run(
+        [str(REFRAME), '-C', str(PROJECT_DIR / 'config' / 'settings.py'),
+         '--describe-stored-testcases', session],
+        env=_environment(state, cluster), text=True, capture_output=True)
+    assert {c['node'] for c in json.loads(stored.stdout)
+            if not c['fixture']} == set(NODES)
+
+    page = next(line for line in done.stdout.splitlines()
+                if line.startswith('acceptance: report page '))
+    assert (Path(page.split()[-1]).parent / 'fleet-01.png').is_file()
+
+
+def test_a_slowed_node_is_named_and_can_be_drained(state, cluster):
+    with slowed(cluster, 'n3'):
+        done, report = fleet_run(state, cluster, 'slow-n3', *CHECKS)
+
+    assert done.returncode == 1, done.stdout[-5000:]
+    assert done.stdout.splitlines()[-1].endswith(
+        '1 suspect node(s): n3 (slurm-nodes:compute); see hpc-acceptance '
+        'suspects')
+    summary = done.stdout[done.stdout.index('suspect nodes (1 of 4'):]
+    assert re.search(r'\n  n3: (StreamCheck|MemoryDaxpyCheck|'
+                     r'MemoryReadBandwidthCheck) ', summary)
+
+    slurm = _hpc_acceptance(state, cluster, 'suspects', '--run-report',
+                            str(report), '--format', 'slurm')
+    assert slurm.returncode == 1, slurm.stderr
+    (line,) = slurm.stdout.splitlines()
+    assert line.startswith('scontrol update NodeName=n3 State=DRAIN '
+                           'Reason="hpc-acceptance ')
+
+    drained = _hpc_acceptance(state, cluster, 'suspects', '--run-report',
+                              str(report), '--drain')
+    try:
+        assert 'drained n3: hpc-acceptance ' in drained.stderr
+        assert 'State=IDLE+DRAIN' in _node_line(cluster, 'n3')
+    finally:
+        _scontrol(cluster, 'update', 'NodeName=n3', 'State=RESUME')
+
+    # the next night it is slow again: a suspect two runs in a row
+    with slowed(cluster, 'n3'):
+        done, _ = fleet_run(state, cluster, 'slow-n3-again', *ONE_CHECK)
+
+    assert done.returncode == 1, done.stdout[-5000:]
+    assert '  n3 [a suspect in the previous fleet run too]: ' in done.stdout
+
+
+def test_a_drained_node_is_left_out_and_listed(state, cluster):
+    _scontrol(cluster, 'update', 'NodeName=n2', 'State=DRAIN',
+              'Reason=DIMM errors seen by the test')
+    try:
+        done, report = fleet_run(state, cluster, 'drained-n2', *ONE_CHECK)
+    finally:
+        _scontrol(cluster, 'update', 'NodeName=n2', 'State=RESUME')
+
+    assert done.returncode == 0, done.stdout[-5000:]
+    assert '  slurm-nodes:compute: 3 of 4 node(s) in state idle, left out:' \
+        in done.stdout
+    assert '  slurm-nodes:compute n2 (drain+idle: DIMM errors seen by the ' \
+        'test)' in done.stdout
+    assert 'not compared across nodes: 3 node(s)' in done.stdout
+    assert {c['node'] for c in _cases(report)} == {'n1', 'n3', 'n4'}
+
+
+def test_a_fleet_run_in_a_reservation_covers_its_nodes(state, cluster):
+    _scontrol(cluster, 'create', 'reservation', 'ReservationName=upgrade',
+              'Nodes=n1,n2', 'StartTime=now', 'Duration=60', 'Users=root',
+              'Flags=maint,ignore_jobs')
+    started = time.time()
+    try:
+        done, report = fleet_run(state, cluster, 'reserved', '--reservation',
+                                 'upgrade', *ONE_CHECK)
+    finally:
+        _scontrol(cluster, 'delete', 'ReservationName=upgrade')
+
+    assert done.returncode == 0, done.stdout[-5000:]
+    assert {c['node'] for c in _cases(report)} == {'n1', 'n2'}
+    scripts = [path for path in (state / 'prefix').rglob('rfm_job.sh')
+               if path.stat().st_mtime >= started]
+    assert scripts and all('#SBATCH --reservation=upgrade' in
+                           path.read_text() for path in scripts)
