@@ -18,6 +18,8 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 _LINE = re.compile(r'^(?P<name>turbo|smt) (?P<state>on|off|unknown)'
                    r'(?: (?P<detail>.*))?$')
 _NODE = re.compile(r'^node (?P<name>\S+)', re.MULTILINE)
+_SOFTWARE = re.compile(r'^software (?P<name>\w+) (?P<version>.*\S)',
+                       re.MULTILINE)
 
 
 class NodeStateError(ValueError):
@@ -55,6 +57,13 @@ def node_name(text):
     domain; ``None`` if the output has no ``node`` line.'''
     match = _NODE.search(text)
     return match['name'] if match else None
+
+
+def software(text):
+    '''``name=version; ...`` of the probe's ``software`` lines (kernel,
+    BIOS, MPI, compiler: what the node ran), in the probe's order.'''
+    return '; '.join(f'{m["name"]}={m["version"].replace(";", ",")}'
+                     for m in _SOFTWARE.finditer(text))
 
 
 def probe_here(env=None):

@@ -1,8 +1,12 @@
 #!/bin/sh
-# Prints the node it runs on, and its Turbo and SMT state, one line each:
+# Prints the node it runs on, its Turbo and SMT state, and the software it
+# runs, one line each:
 #   node <name> <how it was read>
 #   turbo on|off|unknown <how it was read>
 #   smt on|off|unknown <how it was read>
+#   software kernel|bios|mpi|compiler <version, as the tool prints it>
+# The optional argument names the compiler of the checks' environment
+# (mpicc, say), whose version is reported.
 # Plain POSIX sh, so it runs on compute nodes without Python. The checks run
 # it in their jobs to verify the state a variant ran in, and ReFrame runs it
 # on local partitions to decide which variants can run at all.
@@ -40,4 +44,18 @@ if [ -r "$cpu/smt/active" ]; then
     echo "smt $s smt/active=$v smt/control=$c"
 else
     echo "smt unknown the kernel does not report SMT ($cpu/smt is missing)"
+fi
+
+# What an upgrade changes: a post-upgrade comparison lists it.
+echo "software kernel $(uname -r)"
+dmi=${NODE_STATE_SYSFS:-/sys}/class/dmi/id
+if [ -r "$dmi/bios_version" ]; then
+    echo "software bios $(cat "$dmi/bios_vendor" 2>/dev/null)" \
+         "$(cat "$dmi/bios_version") $(cat "$dmi/bios_date" 2>/dev/null)"
+fi
+if command -v mpirun >/dev/null 2>&1; then
+    echo "software mpi $(mpirun --version 2>/dev/null | head -n 1)"
+fi
+if [ -n "${1:-}" ] && command -v "$1" >/dev/null 2>&1; then
+    echo "software compiler $("$1" --version 2>/dev/null | head -n 1)"
 fi

@@ -23,6 +23,7 @@ node's Turbo and SMT state.
 '''
 
 import os
+import shlex
 
 import reframe as rfm
 import reframe.utility as util
@@ -89,6 +90,13 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     #:
     #: :type: :class:`str`
     node = variable(str, value='', loggable=True)
+
+    #: The software of the node the job ran on, as its probe read it:
+    #: ``kernel=...; bios=...; mpi=...; compiler=...``. A post-upgrade
+    #: comparison lists what changed; it keys nothing.
+    #:
+    #: :type: :class:`str`
+    node_software = variable(str, value='', loggable=True)
 
     #: Builds the core-clock probe.
     #:
@@ -167,8 +175,9 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     @run_before('run')
     def probe_clock_and_state(self):
         probe = os.path.join(self.clock_probe.isa_dir('native'), 'core_clock')
+        compiler = shlex.quote(self.current_environ.cc or '')
         self.prerun_cmds = self.prerun_cmds + [
-            f'sh {node_state.SCRIPT} > {_NODE_STATE}',
+            f'sh {node_state.SCRIPT} {compiler} > {_NODE_STATE}',
             f'{probe} > {_CLOCK_BEFORE}',
         ]
         # The probe runs after the benchmark: hand the benchmark's exit
@@ -203,18 +212,19 @@ class HardwareVariants(rfm.RegressionTestPlugin):
         # ReFrame's own node list can be empty (the squeue backend sees a
         # short job only while it is queued or running); the job's own
         # probe is there whenever the job started.
+        try:
+            with open(os.path.join(self.stagedir, _NODE_STATE)) as fp:
+                text = fp.read()
+        except OSError:
+            text = ''
+
+        self.node_software = node_state.software(text)
         nodes = list(self.job.nodelist or [])
         if len(nodes) > 1:
             self.node = util.nodelist_abbrev(nodes)
-            return
-
-        try:
-            with open(os.path.join(self.stagedir, _NODE_STATE)) as fp:
-                probed = node_state.node_name(fp.read())
-        except OSError:
-            probed = None
-
-        self.node = probed or (nodes[0] if nodes else '')
+        else:
+            self.node = (node_state.node_name(text) or
+                         (nodes[0] if nodes else ''))
 
     @run_before('sanity')
     def verify_variant(self):

@@ -69,3 +69,21 @@ def test_the_probe_names_its_node_as_the_scheduler_does(tmp_path):
     assert node_state.node_name(done.stdout) == \
         socket.gethostname().split('.')[0]
     assert node_state.node_name('turbo on x\nsmt on y\n') is None
+
+
+def test_the_probe_reports_the_software_an_upgrade_changes(tmp_path):
+    env = fake_sysfs(tmp_path, {})
+    dmi = tmp_path / 'class' / 'dmi' / 'id'
+    dmi.mkdir(parents=True)
+    for name, text in (('bios_vendor', 'Acme'), ('bios_version', '2.4.1'),
+                       ('bios_date', '03/01/2026')):
+        (dmi / name).write_text(text + '\n')
+
+    done = subprocess.run(['sh', node_state.SCRIPT, 'no-such-compiler'],
+                          capture_output=True, text=True, env=env)
+    software = node_state.software(done.stdout)
+    assert software.startswith(f'kernel={os.uname().release}; '
+                               f'bios=Acme 2.4.1 03/01/2026')
+    assert 'compiler=' not in software
+    assert node_state.software('software mpi Open MPI 5.0; x\n') == \
+        'mpi=Open MPI 5.0, x'
