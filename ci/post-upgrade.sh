@@ -1,29 +1,75 @@
 #!/usr/bin/env bash
-# Post-upgrade validation: runs the post-upgrade set through ReFrame, then
-# prints a verdict per figure against the stored nightly runs of the same
-# inputs (regressed / within noise / improved / no baseline) and writes it
-# as JSON next to the run report.
+# Post-upgrade validation, in three steps:
+#
+#   ci/post-upgrade.sh --before [OPTIONS] [REFRAME ARGS...]   # the baseline
+#   ... the upgrade (firmware, kernel, compiler, MPI, BIOS) ...
+#   ci/post-upgrade.sh [OPTIONS] [REFRAME ARGS...]            # the verdict
+#
+# Each runs the post-upgrade set (every check and variant) through ReFrame.
+# --before stores it as the baseline (several --before runs make the band
+# better). Without it, every figure is compared with the latest --before
+# runs, or where a figure has none with the nightly runs of the same work,
+# and gets a verdict (regressed / within noise / improved / no baseline);
+# the table, what changed since the baseline (kernel, BIOS, MPI, compiler,
+# binaries) and its JSON copy next to the run report.
+#
+# Options (before the reframe arguments): --all-nodes[=STATE] every node,
+# each compared with its own --before figures; --reservation NAME;
+# --max-jobs N (as ci/acceptance.sh).
 #
 # Exit status: 1 a figure regressed or a check failed, 2 nothing could be
-# compared, 0 otherwise (3: ReFrame or the baseline could not be read,
-# 4: another run holds this checkout).
+# compared, 0 otherwise (3: ReFrame or the results could not be read,
+# 4: another run holds this checkout); --before: 0 stored whole, 1 not.
 #
-# Extra arguments go to reframe (e.g. -n PATTERN, -S VAR=VAL). Set
-# POST_UPGRADE_BASELINE to compare with other stored sessions (default: the
-# nightly sessions of the last 30 days), and NOISE_FLOORS to the system's
-# own minimum bands learnt from its quiet repeats (e.g. "Memory=0.5").
+# Set POST_UPGRADE_BASELINE to compare with other nightly sessions where a
+# figure has no --before run (default: the last 30 days), and NOISE_FLOORS
+# to the system's own minimum bands learnt from its quiet repeats (e.g.
+# "Memory=0.5").
 set -euo pipefail
+
+usage() {
+    sed -n '/^#   ci/,/^#   ci.*verdict/p' "$0" | sed 's/^#//' >&2
+    exit 2
+}
+
+own_options=()
+while (( $# )); do
+    case $1 in
+        --before|--all-nodes|--all-nodes=?*|--reservation=?*|--max-jobs=?*)
+            own_options+=("$1") ;;
+        --reservation|--max-jobs)
+            (( $# > 1 )) || usage
+            own_options+=("$1=$2"); shift ;;
+        *) break ;;
+    esac
+    shift
+done
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
 
 if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
     exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.run_lock \
-        ${HPC_ACCEPTANCE_WAIT:+--wait} -- "$0" "$@"
+        ${HPC_ACCEPTANCE_WAIT:+--wait} -- "$0" "${own_options[@]}" "$@"
 fi
 
 ci/setup.sh
 
-exec .venv/bin/hpc-acceptance post-upgrade \
+tool_options=()
+for option in "${own_options[@]}"; do
+    case $option in
+        --max-jobs=*)
+            max_jobs=${option#*=}
+            [[ $max_jobs =~ ^[1-9][0-9]*$ ]] || {
+                echo "post-upgrade: --max-jobs $max_jobs: a whole number," \
+                     "1 or more" >&2
+                exit 2
+            }
+            export HPC_ACCEPTANCE_MAX_JOBS=$max_jobs ;;
+        *) tool_options+=("$option") ;;
+    esac
+done
+
+exec .venv/bin/hpc-acceptance post-upgrade "${tool_options[@]}" \
     ${POST_UPGRADE_BASELINE:+--baseline "$POST_UPGRADE_BASELINE"} \
     ${NOISE_FLOORS:+--floor "$NOISE_FLOORS"} -- "$@"

@@ -112,13 +112,22 @@ _NIGHTLY = ['--tag=nightly', '--exclude-tag=variant', '--max-retries=1',
 _FLEET = _NIGHTLY + ['--distribute=idle', '--exclude-tag=multinode',
                      '--session-extras=fleet=yes']
 
-# After firmware/kernel/compiler/MPI/BIOS changes: every check and variant,
-# compared with the stored nightly baseline, and HPL over ~80 % of the
-# nodes' memory as a full acceptance run should (nightly: about a minute).
-_POST_UPGRADE = ['--session-extras=suite_mode=post-upgrade',
-                 f'--performance-report={_BASELINE}',
-                 '-S', 'HpccCheck.memory_fraction=0.8',
-                 '-S', 'HpccMultiNodeCheck.memory_fraction=0.8']
+# After firmware/kernel/compiler/MPI/BIOS changes: every check and variant
+# (hpc-acceptance post-upgrade compares them with the --before runs), and
+# HPL over ~80 % of the nodes' memory as a full acceptance run should
+# (nightly: about a minute).
+_POST_UPGRADE_SET = ['--session-extras=suite_mode=post-upgrade',
+                     f'--performance-report={_BASELINE}']
+_POST_UPGRADE = _POST_UPGRADE_SET + [
+    '-S', 'HpccCheck.memory_fraction=0.8',
+    '-S', 'HpccMultiNodeCheck.memory_fraction=0.8']
+
+# The embedded default sizes HPL to 5 % of its memory in post-upgrade runs:
+# on the 2-core, 24 GiB machine it is built for, 80 % (N near 50 000) is
+# about half an hour of HPL alone, where 5 % (N near 12 700) is a minute of
+# the whole HPCC; a node of a site's partition keeps 80 %.
+_POST_UPGRADE_LOCAL = _POST_UPGRADE_SET + [
+    '-S', 'HpccCheck.memory_fraction=0.05']
 
 # The embedded default runs NPB at class W: seconds per benchmark on a small
 # machine, where class C takes hours. (-S per check class: a bare
@@ -139,7 +148,7 @@ site_configuration = {
         {'name': 'fleet', 'target_systems': ['local'],
          'options': _FLEET + _NPB_CLASS_W},
         {'name': 'post-upgrade', 'target_systems': ['local'],
-         'options': _POST_UPGRADE + _NPB_CLASS_W},
+         'options': _POST_UPGRADE_LOCAL + _NPB_CLASS_W},
     ],
     'storage': [
         {

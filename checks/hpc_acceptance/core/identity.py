@@ -22,6 +22,11 @@ the reference files (``$index: [..., identity]``), ``propose-references``,
 #: ISA an in-tree program says it was built for).
 UNKNOWN = '?'
 
+#: The fields that say where the binary came from rather than what work it
+#: did: an upgrade changes them (a new compiler, Spack instead of a
+#: package), and a post-upgrade comparison must compare across them.
+PROVENANCE = ('dependency', 'isa_built')
+
 
 class IdentityError(ValueError):
     '''An identity string cannot be parsed; the message quotes it.'''
@@ -75,6 +80,16 @@ def matches(expected, actual):
     '''Whether a run of identity ``actual`` may be compared with figures
     of identity ``expected`` (fields still unknown are not compared).'''
     return not differences(expected, actual)
+
+
+def workload(identity):
+    '''The identity without its :data:`PROVENANCE` fields: the work that
+    produced the figures, whatever binary did it.'''
+    fields = parse(identity)
+    for name in PROVENANCE:
+        fields.pop(name, None)
+
+    return render(fields)
 
 
 def dependency_kind(source):

@@ -1,23 +1,37 @@
-'''A verdict per figure after an upgrade, against the stored baseline.
+'''Post-upgrade validation: a baseline before, one verdict per figure after.
 
-    hpc-acceptance post-upgrade [--baseline QUERY] [--json FILE]
+    hpc-acceptance post-upgrade --before [--all-nodes[=STATE]]
+        [--reservation NAME] -- [REFRAME ARGS...]
+    hpc-acceptance post-upgrade [--all-nodes[=STATE]] [--reservation NAME]
+        [--baseline QUERY] [--json FILE] [--min-runs 3] [--floor F ...]
         [--no-confirm] -- [REFRAME ARGS...]
 
-Runs ReFrame's ``post-upgrade`` mode (extra arguments go to reframe), then
-compares every figure with the stored runs of the same check, partition,
-environment, variant and identity (:mod:`hpc_acceptance.core.identity`):
-by default the nightly sessions of the last 30 days. A figure of other
-inputs (HPL at another memory fraction, NPB of another class) has no
-baseline and says so; it is never compared with another identity's runs.
+``--before`` runs ReFrame's ``post-upgrade`` mode (every check and
+variant) and stores it as the baseline (session extra
+``post_upgrade=before``); run it once or more before the upgrade. After
+it, the same command without ``--before`` runs the set again
+(``post_upgrade=after``) and compares every figure with the baseline
+(:mod:`.baseline`): the latest ``--before`` runs, else the nightly runs of
+the same workload (``--baseline`` selects other nightly sessions). With
+``--all-nodes`` the set runs on every node (ReFrame's ``--distribute``,
+the checks that need several nodes once after), and each node is compared
+with its own ``--before`` figures.
 
-Band and direction come from :mod:`.noise`. A check with a figure that
-looks regressed is run once more (``--no-confirm`` skips that); the figure
+Band and direction come from :mod:`.noise`. A figure with ``--min-runs``
+baseline runs or more gets the band the runs show (at least the family's
+minimum); with fewer, the family's minimum band, and the note "few
+baseline runs": one run before and one after is what a sysadmin has in a
+maintenance window. A check with a figure that looks regressed is run once
+more (``--no-confirm`` skips that; a fleet run is not rerun) and the figure
 is called ``regressed`` only if the rerun is outside the band too.
 
-Prints one line per figure, regressions first, and writes the table as
-JSON. Exit status: 1 if a figure regressed or a check failed, 2 if no
-figure could be compared, 0 otherwise; 3 if ReFrame or the baseline could
-not be read.
+Prints what changed between the baseline's runs and this one (kernel,
+BIOS, MPI, compiler, each check's binary: :mod:`.what_changed`), then one
+line per figure, regressions first (a fleet run: the figures that are not
+within noise, and the nodes that regressed), and writes the table as JSON.
+Exit status: 1 a figure regressed or a check failed, 2 no figure could be
+compared, 0 otherwise; 3 ReFrame or the results could not be read; for
+``--before``: 0 stored whole, 1 interrupted or nothing stored.
 '''
 
 import argparse
@@ -25,91 +39,95 @@ import contextlib
 import io
 import json
 import os
+import signal
+import statistics
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from collections import Counter
 
-from hpc_acceptance.tools import noise, summary
+from hpc_acceptance.tools import (baseline, fleet, fleet_nodes, noise,
+                                  summary, what_changed)
 from hpc_acceptance.tools import report as report_page_command
 from hpc_acceptance.tools.atomic_file import write_atomically
 from hpc_acceptance.tools.results import (CONFIG, FAILED_RESULTS, REFRAME,
-                                          ResultsError, figure_key,
-                                          figures_of, report_testcases,
-                                          short_name, stored_testcases)
-
-#: The stored sessions compared with unless ``--baseline`` says otherwise.
-DEFAULT_BASELINE = 'now-30d:now?suite_mode=="nightly"'
+                                          ResultsError, figures_of,
+                                          report_testcases, short_name)
 
 #: Order of the verdicts in the table: what needs attention first.
 ORDER = ('regressed', 'no baseline', 'improved', 'within noise')
 
-
-def baseline_values(testcases):
-    '''``{(figure key, variable): [values]}`` of the passed stored runs.'''
-    values = defaultdict(list)
-    for case in testcases:
-        if case.get('fixture') or case.get('result') != 'pass':
-            continue
-
-        key = figure_key(case)
-        for variable, (value, _) in figures_of(case).items():
-            values[key, variable].append(float(value))
-
-    return values
+#: Note of a verdict from fewer than ``--min-runs`` baseline runs.
+FEW_RUNS = 'few baseline runs'
 
 
-def judge(new_cases, baseline, confirm_cases=(), min_runs=3, floors=None):
-    '''One row per figure of ``new_cases`` (a dict each: check, figure,
-    identity, baseline median, band, runs, value, change, verdict).
-    ``floors`` are a system's own family floors (:func:`.noise.parse_floors`).
+def _figure_id(case, variable, per_node):
+    return (baseline.workload_key(case), variable,
+            fleet.node_of(case) if per_node else None)
 
-    A figure with fewer than ``min_runs`` stored runs has ``no baseline``:
-    the spread of one or two runs says nothing about the noise.
+
+def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None):
+    '''One row per figure of ``new_cases`` (a dict each: check, node,
+    figure, identity, baseline and its runs, median, band, value, change,
+    verdict, note), compared with the first of ``baselines`` (a list of
+    :class:`.baseline.Baseline`) that has runs of its workload; per node
+    when ``new_cases`` is a fleet run. ``floors`` are a system's own
+    family floors (:func:`.noise.parse_floors`).
 
     ``confirm_cases`` are the rerun of the suspects: a figure outside its
     band is ``regressed`` only if its rerun is too (or was not rerun).
     '''
+    per_node = fleet.is_fleet_run(new_cases)
     reruns = {}
     for case in confirm_cases:
         if not case.get('fixture'):
             for variable, (value, _) in figures_of(case).items():
-                reruns[figure_key(case), variable] = float(value)
+                reruns[_figure_id(case, variable, per_node)] = float(value)
 
     rows = []
     for case in new_cases:
         if case.get('fixture'):
             continue
 
-        key = figure_key(case)
+        key = baseline.workload_key(case)
+        node = fleet.node_of(case) if per_node else None
         for variable, (value, unit) in sorted(figures_of(case).items()):
-            row = {'check': case['display_name'], 'figure': variable,
-                   'partition': key[1], 'environ': key[2],
-                   'identity': key[4], 'unit': unit, 'value': float(value),
-                   'baseline_runs': 0, 'baseline_median': None, 'band': None,
-                   'change': None, 'rerun_value': None,
-                   'verdict': 'no baseline'}
+            row = {'check': case['display_name'], 'node': node,
+                   'figure': variable, 'partition': key[1],
+                   'environ': key[2], 'identity': case.get('identity', ''),
+                   'unit': unit, 'value': float(value), 'baseline': None,
+                   'baseline_runs': 0, 'baseline_median': None,
+                   'band': None, 'change': None, 'rerun_value': None,
+                   'verdict': 'no baseline', 'note': ''}
             rows.append(row)
-            stored = baseline.get((key, variable), [])
-            row['baseline_runs'] = len(stored)
-            if len(stored) < min_runs:
+            for source in baselines:
+                stored, whose = source.lookup(key, variable, node)
+                if stored:
+                    break
+            else:
                 continue
 
-            median, width = noise.band(stored,
-                                       noise.family_floor(key[0], floors))
-            row.update(baseline_median=median, band=width,
-                       change=noise.change(row['value'], median),
+            floor = noise.family_floor(key[0], floors)
+            if len(stored) >= min_runs:
+                median, width = noise.band(stored, floor)
+            else:
+                median, width = statistics.median(stored), floor
+                row['note'] = FEW_RUNS
+
+            row.update(baseline=source.name + (f' ({whose})' if node and
+                                               whose != 'node' else ''),
+                       baseline_runs=len(stored), baseline_median=median,
+                       band=width, change=noise.change(row['value'], median),
                        verdict=noise.verdict(row['value'], median, width,
                                              unit))
-            rerun = reruns.get((key, variable))
+            rerun = reruns.get(_figure_id(case, variable, per_node))
             if row['verdict'] == 'regressed' and rerun is not None:
                 row['rerun_value'] = rerun
-                again = noise.verdict(rerun, median, width, unit)
-                if again != 'regressed':
+                if noise.verdict(rerun, median, width, unit) != 'regressed':
                     row['verdict'] = 'within noise'
 
     rows.sort(key=lambda r: (ORDER.index(r['verdict']), r['check'],
-                             r['figure']))
+                             r['node'] or '', r['figure']))
     return rows
 
 
@@ -123,10 +141,11 @@ def failed_checks(new_cases, confirm_cases=()):
 
 
 def suspects(rows, new_cases):
-    '''Hashes of the checks with a figure that looks regressed.'''
+    '''Hashes of the checks with a figure that looks regressed (ReFrame's
+    ``hashcode``, which ``-n /<hash>`` selects).'''
     names = {r['check'] for r in rows if r['verdict'] == 'regressed'}
-    return sorted({c['hash'] for c in new_cases
-                   if c['display_name'] in names and c.get('hash')})
+    return sorted({c['hashcode'] for c in new_cases
+                   if c['display_name'] in names and c.get('hashcode')})
 
 
 def exit_status(rows, failed):
@@ -140,34 +159,85 @@ def exit_status(rows, failed):
     return 0
 
 
-def format_table(rows, failed):
+def _name(row):
+    '''The check without default variants or ReFrame-made parameters.'''
+    words = [w for w in row['check'].split() if not w.startswith('%.')]
+    node = f' @{row["node"]}' if row['node'] else ''
+    return f'{short_name(" ".join(words))}{node} {row["figure"]}'
+
+
+def format_table(rows, failed, per_node=False):
+    '''The verdict table; for a fleet run only the figures that are not
+    within noise, counted, and the nodes that regressed.'''
     def num(value):
         return '-' if value is None else f'{value:.4g}'
 
-    lines = [f'{"verdict":<13} {"check / figure":<50} {"baseline":>9} '
-             f'{"band":>6} {"new":>9} {"change":>7} unit']
-    for r in rows:
+    shown = [r for r in rows if not per_node or
+             r['verdict'] != 'within noise']
+    lines = [f'{"verdict":<13} {"check / figure":<50} {"baseline":>14} '
+             f'{"median":>9} {"band":>6} {"new":>9} {"change":>7} unit']
+    for r in shown:
         band = '-' if r['band'] is None else f'±{100 * r["band"]:.0f}%'
         change = ('-' if r['change'] is None
                   else f'{100 * r["change"]:+.1f}%')
-        name = f'{short_name(r["check"])} {r["figure"]}'
-        lines.append(f'{r["verdict"]:<13} {name:<50} '
+        source = (f'{r["baseline"].split()[0]}x{r["baseline_runs"]}'
+                  if r['baseline'] else '-')
+        note = f'  ({r["note"]})' if r['note'] else ''
+        lines.append(f'{r["verdict"]:<13} {_name(r):<50} {source:>14} '
                      f'{num(r["baseline_median"]):>9} {band:>6} '
-                     f'{num(r["value"]):>9} {change:>7} {r["unit"]}')
+                     f'{num(r["value"]):>9} {change:>7} {r["unit"]}{note}')
+
+    if per_node:
+        counts = Counter(r['verdict'] for r in rows)
+        lines.append('figures: ' + ', '.join(f'{counts[v]} {v}'
+                                             for v in ORDER if counts[v]))
+        regressed = Counter(r['node'] for r in rows
+                            if r['verdict'] == 'regressed')
+        if regressed:
+            lines.append('nodes that regressed: ' + ', '.join(
+                f'{node} ({count} figure(s))'
+                for node, count in regressed.most_common()))
 
     lines += [f'FAILED check: {name}' for name in failed]
     return '\n'.join(lines)
 
 
-def run_reframe(args, report, extra=()):
+class Interrupted(Exception):
+    '''Ctrl-C or SIGTERM arrived while ReFrame ran; the signal number.'''
+
+
+@contextlib.contextmanager
+def _signals_to_reframe():
+    '''Ctrl-C and a batch system's SIGTERM reach the whole process group
+    (``ci/post-upgrade.sh``'s lock passes them to it): ReFrame stops its
+    checks and stores what it ran. Here they only stop what follows;
+    Python's default would kill ReFrame before it stored anything.'''
+    received = []
+    handlers = {signum: signal.signal(signum,
+                                      lambda n, _: received.append(n))
+                for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+    if received:
+        raise Interrupted(received[0])
+
+
+def run_reframe(args, report, extra):
     '''Run the post-upgrade set, its output into the log beside
-    ``report``; return ReFrame's exit status.'''
+    ``report``; return ReFrame's exit status.
+
+    :raises Interrupted: if a signal stopped the run.
+    '''
     env = dict(os.environ, RFM_REPORT_FILE=report)
-    command = [REFRAME, '-C', str(CONFIG),
-               '--mode', 'post-upgrade', '-r', *args, *extra]
+    command = [REFRAME, '-C', str(CONFIG), '--mode', 'post-upgrade', '-r',
+               *extra, *args]
     log = log_of(report)
     print(f'post-upgrade: ReFrame\'s output goes to {log}', file=sys.stderr)
-    with open(log, 'w') as out:
+    with open(log, 'w') as out, _signals_to_reframe():
         return subprocess.run(command, env=env, stdout=out,
                               stderr=subprocess.STDOUT).returncode
 
@@ -176,40 +246,138 @@ def log_of(report):
     return report[:-len('.json')] + '.log'
 
 
-def show_run(report):
+def run_set(args, report, kind):
+    '''Run the post-upgrade set as ``kind`` (``before``, ``after``):
+    ``[(report, ReFrame's exit status)]`` of its ReFrame runs (two for
+    ``--all-nodes``: the nodes', then the multi-node checks').'''
+    tagged = [f'--session-extras={baseline.EXTRA}={kind}']
+    job = (['-J', f'reservation={args.reservation}']
+           if args.reservation else [])
+    if args.all_nodes is None:
+        return [(report, run_reframe(args.reframe_args, report,
+                                     tagged + job))]
+
+    state = args.all_nodes or ('avail' if args.reservation else 'idle')
+    nodes = fleet_nodes.path_beside(report)
+    listed = fleet_nodes.main(['--state', state, '--json', nodes,
+                               '-C', str(CONFIG), *job, *args.reframe_args])
+    if listed != 0:
+        return []
+
+    # one job queued per node covered, unless told otherwise
+    os.environ.setdefault('HPC_ACCEPTANCE_MAX_JOBS', str(max(1, sum(
+        len(p['covered']) for p in fleet_nodes.read(nodes).values()))))
+
+    multinode = report[:-len('.json')] + '-multinode.json'
+    return [(report, run_reframe(args.reframe_args, report, tagged + job + [
+                f'--distribute={state}', '--exclude-tag=multinode',
+                '--session-extras=fleet=yes'])),
+            (multinode, run_reframe(args.reframe_args, multinode,
+                                    tagged + job + ['--tag=multinode']))]
+
+
+def read_cases(runs):
+    '''The test cases of the runs that wrote a report.'''
+    return [case for path, _ in runs if os.path.exists(path)
+            for case in report_testcases(path)]
+
+
+def show_run(runs):
     '''The console summary and the report page of the run, as after an
     acceptance run; neither may hide the verdict that follows.'''
-    log = log_of(report)
-    log_args = ['--log', log] if os.path.exists(log) else []
-    summary.main([report, *log_args])
+    reports = [path for path, _ in runs if os.path.exists(path)]
+    if not reports:
+        return
+
+    logs = [arg for path in reports if os.path.exists(log_of(path))
+            for arg in ('--log', log_of(path))]
+    nodes = fleet_nodes.path_beside(reports[0])
+    node_args = ['--nodes', nodes] if os.path.exists(nodes) else []
+    summary.main([*reports, *logs, *node_args])
     page = io.StringIO()
     with contextlib.redirect_stdout(page):
-        written = report_page_command.main(['--run-report', report,
-                                            *log_args])
+        written = report_page_command.main(
+            [arg for path in reports for arg in ('--run-report', path)] +
+            logs + node_args)
 
     if written == 0:
         print(f'post-upgrade: report page {page.getvalue().strip()}')
 
 
-def main(argv=None):
+def _sessions(cases):
+    return {c['session_uuid'] for c in cases if c.get('session_uuid')}
+
+
+_NOT_A_BASELINE = ('post-upgrade --before INTERRUPTED: this run is not a '
+                   'baseline (run --before again)')
+
+
+def record_before(args, report):
+    '''``--before``: run and store the baseline; 0 if it is whole.'''
+    try:
+        runs = run_set(args, report, 'before')
+    except Interrupted:
+        print(_NOT_A_BASELINE, file=sys.stderr)
+        return 1
+
+    try:
+        cases = read_cases(runs)
+    except ResultsError as err:
+        print(f'post-upgrade --before NOT RECORDED: {err}', file=sys.stderr)
+        return 1
+
+    if not cases:
+        print('post-upgrade --before NOT RECORDED: no test case ran',
+              file=sys.stderr)
+        return 1
+
+    show_run(runs)
+    if baseline.interrupted(cases):
+        print(_NOT_A_BASELINE, file=sys.stderr)
+        return 1
+
+    try:
+        before = baseline.before_runs()
+    except ResultsError as err:
+        print(f'post-upgrade --before: {err}', file=sys.stderr)
+        return 1
+
+    figures = sum(len(figures_of(c)) for c in cases if not c['fixture'])
+    print(f'post-upgrade --before recorded: {figures} figure(s); the '
+          f'baseline now holds {before.sessions} --before session(s)')
+    return 0
+
+
+def _parser():
     parser = argparse.ArgumentParser(
         prog='hpc-acceptance post-upgrade',
         description=__doc__.split('\n\n')[0],
     )
-    parser.add_argument('--baseline', default=DEFAULT_BASELINE,
-                        help='stored sessions to compare with, as '
-                             'ReFrame\'s --describe-stored-testcases takes '
+    parser.add_argument('--before', action='store_true',
+                        help='record the baseline: run the set and store '
+                             'it, before the upgrade')
+    parser.add_argument('--all-nodes', nargs='?', const='', metavar='STATE',
+                        help='every node (ReFrame\'s --distribute, in '
+                             'STATE: idle, avail in a reservation)')
+    parser.add_argument('--reservation', help='a Slurm reservation to run '
+                                              'in')
+    parser.add_argument('--baseline', default=baseline.NIGHTLY,
+                        help='nightly sessions compared with where a '
+                             'figure has no --before run, as ReFrame\'s '
+                             '--describe-stored-testcases takes them '
                              '(default: %(default)s)')
     parser.add_argument('--json', help='where to write the verdict table '
                                        '(default: next to the run report)')
-    parser.add_argument('--report', help='judge this JSON run report '
-                                         'instead of running ReFrame')
+    parser.add_argument('--report', action='append',
+                        help='judge this JSON run report instead of running '
+                             'ReFrame (twice for a fleet run)')
     parser.add_argument('--output-dir',
-                        default=str(report_page_command.REPORTS_DIR),
                         help='where the run reports and the verdict go '
-                             '(default: %(default)s)')
+                             '(default: the folder of RFM_REPORT_FILE, else '
+                             f'{report_page_command.REPORTS_DIR})')
     parser.add_argument('--min-runs', type=int, default=3,
-                        help='stored runs a figure needs for a verdict '
+                        help='baseline runs a figure needs for the band its '
+                             'runs show; fewer: the family\'s minimum '
                              '(default: %(default)s)')
     parser.add_argument('--floor', default='', metavar='FAMILY=F ...',
                         help='the system\'s own minimum bands, learnt from '
@@ -220,55 +388,94 @@ def main(argv=None):
                         help='no confirmation rerun of suspect checks')
     parser.add_argument('reframe_args', nargs='*',
                         help='arguments for reframe, after --')
+    return parser
+
+
+def main(argv=None):
+    parser = _parser()
     args = parser.parse_args(argv)
     try:
         floors = noise.parse_floors(args.floor)
     except ValueError as err:
         parser.error(f'--floor: {err}')
 
-    try:
-        baseline = baseline_values(stored_testcases(args.baseline))
-    except ResultsError as err:
-        print(f'post-upgrade: baseline: {err}', file=sys.stderr)
-        return 3
+    if args.output_dir is None:
+        # beside the report ReFrame would write, as ci/acceptance.sh does
+        chosen = os.environ.get('RFM_REPORT_FILE')
+        args.output_dir = (os.path.dirname(os.path.abspath(chosen))
+                           if chosen else str(report_page_command.REPORTS_DIR))
 
     stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
-    report = args.report or os.path.join(args.output_dir,
-                                         f'post-upgrade-{stamp}.json')
+    kind = 'before' if args.before else 'after'
+    report = os.path.join(args.output_dir, f'post-upgrade-{stamp}.json')
     if not args.report:
         os.makedirs(args.output_dir, exist_ok=True)
-        run_reframe(args.reframe_args, report)
+
+    if args.before:
+        return record_before(args, report)
 
     try:
-        new_cases = report_testcases(report)
+        runs = ([(path, 0) for path in args.report] if args.report
+                else run_set(args, report, kind))
+    except Interrupted as stop:
+        print('post-upgrade INTERRUPTED: no verdict', file=sys.stderr)
+        return 128 + stop.args[0]
+
+    try:
+        new_cases = read_cases(runs)
+        if not new_cases:
+            raise ResultsError('no test case ran')
+
+        baselines = [baseline.before_runs(exclude=_sessions(new_cases)),
+                     baseline.nightly_runs(args.baseline)]
     except ResultsError as err:
         print(f'post-upgrade NOT JUDGED: {err}', file=sys.stderr)
         return 3
 
-    rows = judge(new_cases, baseline, min_runs=args.min_runs, floors=floors)
+    rows = judge(new_cases, baselines, min_runs=args.min_runs,
+                 floors=floors)
+    per_node = fleet.is_fleet_run(new_cases)
     confirm_cases = []
     hashes = suspects(rows, new_cases)
-    if hashes and not args.no_confirm and not args.report:
+    if hashes and not (args.no_confirm or args.report or per_node):
         print(f'post-upgrade: {len(hashes)} check(s) look regressed: '
               f'running them again to confirm', file=sys.stderr)
         rerun = report.replace('.json', '-confirm.json')
-        run_reframe(args.reframe_args, rerun,
-                    [arg for h in hashes for arg in ('-n', f'/{h}')])
         try:
+            run_reframe(args.reframe_args, rerun,
+                        [f'--session-extras={baseline.EXTRA}=confirm'] +
+                        [arg for h in hashes for arg in ('-n', f'/{h}')])
             confirm_cases = report_testcases(rerun)
+        except Interrupted:
+            print('post-upgrade: confirmation interrupted: the suspects '
+                  'count as regressed', file=sys.stderr)
         except ResultsError as err:
             print(f'post-upgrade: no confirmation: {err}', file=sys.stderr)
 
-        rows = judge(new_cases, baseline, confirm_cases, args.min_runs,
+        rows = judge(new_cases, baselines, confirm_cases, args.min_runs,
                      floors)
 
     failed = failed_checks(new_cases, confirm_cases)
     status = exit_status(rows, failed)
-    show_run(report)
-    print(format_table(rows, failed))
-    path = args.json or report.replace('.json', '-verdict.json')
+    show_run(runs)
+    before, nightly = baselines
+    print(f'post-upgrade: baseline: {before.sessions} --before session(s), '
+          f'{nightly.sessions} nightly session(s) where a figure has no '
+          f'--before run')
+    for note in before.notes:
+        print(f'post-upgrade: {note}')
+
+    # against the runs it is compared with first
+    changed = what_changed.differences(
+        (before if before.cases else nightly).cases, new_cases)
+    print('what changed since the baseline:' +
+          ''.join(f'\n  {line}' for line in changed) +
+          ('' if changed else ' nothing the runs recorded'))
+    print(format_table(rows, failed, per_node))
+    path = args.json or runs[0][0].replace('.json', '-verdict.json')
     write_atomically(path, json.dumps(
-        {'report': report, 'baseline': args.baseline, 'exit_status': status,
+        {'reports': [p for p, _ in runs], 'baseline': args.baseline,
+         'what_changed': changed, 'exit_status': status,
          'failed_checks': failed, 'figures': rows}, indent=2))
 
     print(f'post-upgrade: verdict table in {path}', file=sys.stderr)

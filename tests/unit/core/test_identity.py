@@ -42,3 +42,9 @@ def test_a_field_not_known_yet_is_not_compared():
 def test_dependency_kind_drops_the_checkout_specific_path():
     assert identity.dependency_kind('in-tree:/x/var/stage/build') == 'in-tree'
     assert identity.dependency_kind('spack:/env (stream@5.10)') == 'spack'
+
+
+def test_the_workload_leaves_out_where_the_binary_came_from():
+    text = 'dependency=path;isa_built=sse4.2;npb_class=C;num_tasks=4'
+    assert identity.workload(text) == 'npb_class=C;num_tasks=4'
+    assert identity.workload('') == ''

@@ -3,7 +3,10 @@
 
 import pytest
 
+import fleet_cases
+from hpc_acceptance.tools import baseline as bl
 from hpc_acceptance.tools import post_upgrade as pu
+from hpc_acceptance.tools.results import short_name
 
 QUIET = 'array_elements=1000000;ntimes=10'
 
@@ -12,7 +15,7 @@ def case(value, result='pass', identity=QUIET, unit='MB/s',
          name='StreamCheck %threads=all_cores', variable='triad'):
     return {'display_name': name, 'result': result, 'system': 'local',
             'partition': 'default', 'environ': 'gnu', 'identity': identity,
-            'hash': 'abcd1234',
+            'hashcode': 'abcd1234', 'session_uuid': f'session-{value}',
             'perfvalues': {f'local:default:{variable}': [
                 value, 0, None, None, unit, result]}}
 
@@ -20,12 +23,17 @@ def case(value, result='pass', identity=QUIET, unit='MB/s',
 NIGHTLY = [case(v) for v in (36600, 36900, 35700, 32000, 34700)]
 
 
+def nightly(cases):
+    '''Only nightly runs stored: no --before run.'''
+    return [bl.collect('before', []), bl.collect('nightly', cases)]
+
+
 def verdicts(rows):
     return [(r['figure'], r['verdict']) for r in rows]
 
 
 def test_a_quiet_repeat_is_within_noise_and_exits_0():
-    rows = pu.judge([case(33000)], pu.baseline_values(NIGHTLY))
+    rows = pu.judge([case(33000)], nightly(NIGHTLY))
     assert verdicts(rows) == [('triad', 'within noise')]
     assert rows[0]['baseline_median'] == 35700
     assert rows[0]['baseline_runs'] == 5
@@ -33,7 +41,7 @@ def test_a_quiet_repeat_is_within_noise_and_exits_0():
 
 
 def test_a_hog_regresses_and_exits_1():
-    rows = pu.judge([case(17700)], pu.baseline_values(NIGHTLY))
+    rows = pu.judge([case(17700)], nightly(NIGHTLY))
     assert verdicts(rows) == [('triad', 'regressed')]
     assert round(rows[0]['change'], 2) == -0.5
     assert pu.exit_status(rows, []) == 1
@@ -42,7 +50,7 @@ def test_a_hog_regresses_and_exits_1():
 
 def test_a_systems_own_floor_sets_the_band():
     # a system whose quiet repeats drift by 60 %: a halved figure is noise
-    rows = pu.judge([case(17700)], pu.baseline_values(NIGHTLY),
+    rows = pu.judge([case(17700)], nightly(NIGHTLY),
                     floors={'Stream': 0.6})
     assert verdicts(rows) == [('triad', 'within noise')]
     assert rows[0]['band'] == 0.6
@@ -57,7 +65,7 @@ def test_a_bad_floor_option_is_named(capsys):
 
 
 def test_a_quiet_confirmation_rerun_clears_a_suspect():
-    baseline = pu.baseline_values(NIGHTLY)
+    baseline = nightly(NIGHTLY)
     rows = pu.judge([case(17700)], baseline, confirm_cases=[case(35000)])
     assert verdicts(rows) == [('triad', 'within noise')]
     assert rows[0]['rerun_value'] == 35000
@@ -66,7 +74,7 @@ def test_a_quiet_confirmation_rerun_clears_a_suspect():
 
 
 def test_an_improvement_is_not_a_failure():
-    rows = pu.judge([case(60000)], pu.baseline_values(NIGHTLY))
+    rows = pu.judge([case(60000)], nightly(NIGHTLY))
     assert verdicts(rows) == [('triad', 'improved')]
     assert pu.exit_status(rows, []) == 0
 
@@ -75,39 +83,44 @@ def test_other_inputs_have_no_baseline_and_nothing_judged_exits_2():
     # HPL at memory_fraction 0.8 after nightly runs at 0.005, NPB class C
     # after class W: never compared with the other identity's runs
     bigger = case(17700, identity='array_elements=8000000;ntimes=10')
-    rows = pu.judge([bigger], pu.baseline_values(NIGHTLY))
+    rows = pu.judge([bigger], nightly(NIGHTLY))
     assert verdicts(rows) == [('triad', 'no baseline')]
     assert pu.exit_status(rows, []) == 2
 
 
-def test_too_few_stored_runs_are_no_baseline():
-    rows = pu.judge([case(17700)], pu.baseline_values(NIGHTLY[:2]))
-    assert verdicts(rows) == [('triad', 'no baseline')]
-    assert rows[0]['baseline_runs'] == 2
-    assert pu.exit_status(rows, []) == 2
+def test_few_stored_runs_give_a_verdict_with_the_family_band():
+    '''One run before and one after: what a maintenance window holds.'''
+    rows = pu.judge([case(17700)], nightly(NIGHTLY[:1]))
+    assert verdicts(rows) == [('triad', 'regressed')]
+    assert rows[0]['note'] == 'few baseline runs'
+    assert rows[0]['band'] == 0.25 and rows[0]['baseline_runs'] == 1
+    rows = pu.judge([case(33000)], nightly(NIGHTLY[:2]))
+    assert verdicts(rows) == [('triad', 'within noise')]
+    assert pu.exit_status(rows, []) == 0
+    assert '(few baseline runs)' in pu.format_table(rows, [])
 
 
 def test_failed_stored_runs_are_no_baseline():
-    rows = pu.judge([case(100)], pu.baseline_values([case(36000, 'fail')]))
+    rows = pu.judge([case(100)], nightly([case(36000, 'fail')]))
     assert verdicts(rows) == [('triad', 'no baseline')]
 
 
 def test_a_failed_check_exits_1_unless_its_rerun_passed():
     failed = case(36000, result='fail')
-    rows = pu.judge([failed], pu.baseline_values(NIGHTLY))
+    rows = pu.judge([failed], nightly(NIGHTLY))
     assert pu.failed_checks([failed]) == ['StreamCheck %threads=all_cores']
     assert pu.exit_status(rows, pu.failed_checks([failed])) == 1
     assert pu.failed_checks([failed], [case(36000)]) == []
 
 
 def test_latency_up_is_a_regression_and_regressions_come_first():
-    nightly = [case(v, unit='ns', variable='latency',
-                    name='MemoryLatencyCheck %threads=single')
-               for v in (124, 126, 122)] + NIGHTLY
+    stored = [case(v, unit='ns', variable='latency',
+                   name='MemoryLatencyCheck %threads=single')
+              for v in (124, 126, 122)] + NIGHTLY
     new = [case(36000),
            case(283, unit='ns', variable='latency',
                 name='MemoryLatencyCheck %threads=single')]
-    rows = pu.judge(new, pu.baseline_values(nightly))
+    rows = pu.judge(new, nightly(stored))
     assert verdicts(rows) == [('latency', 'regressed'),
                               ('triad', 'within noise')]
     table = pu.format_table(rows, [])
@@ -116,6 +129,78 @@ def test_latency_up_is_a_regression_and_regressions_come_first():
 
 
 def test_default_parameters_are_left_out_of_the_table():
-    assert pu.short_name('MemoryDaxpyCheck %isa=native %turbo=as-configured '
+    assert short_name('MemoryDaxpyCheck %isa=native %turbo=as-configured '
                          '%smt=as-configured %threads=single') == (
         'MemoryDaxpyCheck %threads=single')
+
+
+def test_the_before_runs_come_first_and_the_nightly_fills_in():
+    before = bl.collect('before', [case(20000), case(20500)])
+    latency = case(150, unit='ns', variable='latency',
+                   name='MemoryLatencyCheck %threads=single')
+    stored = bl.collect('nightly', NIGHTLY + [
+        case(v, unit='ns', variable='latency',
+             name='MemoryLatencyCheck %threads=single') for v in (100, 101)])
+    rows = pu.judge([case(20200), latency], [before, stored])
+    by_figure = {r['figure']: r for r in rows}
+    assert by_figure['triad']['baseline'] == 'before'
+    assert by_figure['triad']['verdict'] == 'within noise'
+    assert by_figure['latency']['baseline'] == 'nightly'
+    assert by_figure['latency']['verdict'] == 'regressed'
+    table = pu.format_table(rows, [])
+    assert 'beforex2' in table and 'nightlyx2' in table
+
+
+def test_other_software_is_compared_and_shown_as_what_changed():
+    '''An upgrade brings another binary (Spack instead of in-tree, a build
+    for another ISA): the same work is compared across it.'''
+    old = [dict(case(v), identity=f'dependency=in-tree;isa_built=avx2;'
+                f'{QUIET}', dependency_source='in-tree:/stage/build',
+                isa_built='avx2', node_software='kernel=6.1.0-25; mpi=4.1.4')
+           for v in (36000, 36500, 35500)]
+    new = dict(case(17000), identity=f'dependency=path;isa_built=sse4.2;'
+               f'{QUIET}', dependency_source='path:/usr/local/bin/stream',
+               isa_built='sse4.2', node_software='kernel=6.1.0-26; '
+               'mpi=4.1.4')
+    rows = pu.judge([new], [bl.collect('before', old),
+                            bl.collect('nightly', [])])
+    assert verdicts(rows) == [('triad', 'regressed')]
+    changed = pu.what_changed.differences(old, [new])
+    assert changed == [
+        'kernel: 6.1.0-25 -> 6.1.0-26',
+        'StreamCheck %threads=all_cores: binary in-tree:/stage/build -> '
+        'path:/usr/local/bin/stream; built for avx2 -> sse4.2']
+
+
+def test_a_fleet_is_compared_node_by_node():
+    slow = {'n3': (0.5, ('StreamCheck',))}
+    before = bl.collect('before', fleet_cases.fleet(4, seed=1) +
+                        fleet_cases.fleet(4, seed=2))
+    after = fleet_cases.fleet(4, seed=3, slow=slow, session='after')
+    rows = pu.judge(after, [before, bl.collect('nightly', [])])
+    regressed = {(r['node'], r['figure']) for r in rows
+                 if r['verdict'] == 'regressed'}
+    assert {node for node, _ in regressed} == {'n3'}
+    assert all(r['baseline'] == 'before' and r['baseline_runs'] == 2
+               for r in rows)
+    table = pu.format_table(rows, [], per_node=True)
+    assert 'nodes that regressed: n3 (5 figure(s))' in table
+    assert 'within noise' not in table.splitlines()[1]
+
+
+def test_an_interrupted_before_run_is_not_a_baseline():
+    assert bl.interrupted([case(1), dict(case(2), result='abort')])
+    assert not bl.interrupted([case(1), dict(case(2), result='fail')])
+
+
+def test_the_latest_series_of_before_runs_is_the_baseline():
+    def row(uuid, when, kind):
+        return {'UUID': uuid, 'Start time': f'20261124T{when}+0000',
+                'post_upgrade': kind}
+
+    sessions = [row('b1', '010000', 'before'), row('a1', '020000', 'after'),
+                row('b2', '030000', 'before'), row('b3', '040000', 'before'),
+                row('a2', '050000', 'after'), row('a3', '060000', 'after')]
+    assert bl.latest_before_series(sessions) == ['b2', 'b3']
+    assert bl.latest_before_series(sessions[:1]) == ['b1']
+    assert bl.latest_before_series([]) == []
