@@ -22,8 +22,19 @@ passed in the selected sessions, and for each of its performance variables:
 Runs of two identities (NPB class W and C, HPL at two memory fractions)
 get two entries, keyed by the identity as the last ``$index`` level.
 
-Entries need ``--min-runs`` values (3 by default); fewer are listed and left
-out. Entries of the current file that the sessions do not cover are kept.
+The selected sessions are every kind of run (nightly, post-upgrade), so
+that the variants only a post-upgrade run makes (ISA, Turbo, SMT, HPL over
+80 % of memory) get entries too. Entries need ``--min-runs`` values (3 by
+default); fewer are listed and left out. The proposal is merged into the
+current file entry by entry: an entry the sessions do not cover (another
+variant, another identity) is kept, one they cover is replaced.
+
+A band wider than twice the family's minimum means runs that scatter more
+than a quiet system's: it is written with a loud warning. A band of
+:data:`NO_BOUND` or more bounds nothing (a rate may fall to nearly zero):
+the command refuses to write such a file and names the figures; run the
+suite more times on a quiet system, or leave those sessions out.
+
 The command prints a diff against ``reference/<system>.yaml`` and writes the
 file only with ``--write``. Bringing up a new system: run the suite N times,
 then run this command.
@@ -41,6 +52,12 @@ from hpc_acceptance.tools import noise
 from hpc_acceptance.tools.atomic_file import write_atomically
 from hpc_acceptance.tools.results import (ResultsError, figure_key,
                                           figures_of, stored_testcases)
+
+#: The band from which a tolerance bounds nothing worth the name.
+NO_BOUND = 0.9
+
+#: Bands above this many times the family's minimum are warned about.
+WIDE = 2
 
 
 def collect(testcases, system):
@@ -77,7 +94,9 @@ def collect(testcases, system):
 
 
 def propose(collected, *, floor, min_runs, floors=None):
-    '''Reference data for ``collected``, plus notes on what was left out.
+    '''Reference data for ``collected``, plus notes on what was left out
+    and warnings on bands wider than :data:`WIDE` times the minimum (those
+    of :data:`NO_BOUND` or more start with ``REFUSED``).
 
     ``floor`` (a fraction, or ``None`` for the family's minimum band of
     :mod:`.noise`, or its entry in ``floors``) is the narrowest band a
@@ -88,8 +107,8 @@ def propose(collected, *, floor, min_runs, floors=None):
             collected.items()):
         where = '.'.join([check, partition, environ] +
                          [str(v) for _, v in params] + [ident])
-        least = (noise.family_floor(check, floors) if floor is None
-                 else floor)
+        family = noise.family_floor(check, floors)
+        least = family if floor is None else floor
         refs = {}
         for variable, (values, unit) in sorted(figures.items()):
             if len(values) < min_runs:
@@ -98,6 +117,16 @@ def propose(collected, *, floor, min_runs, floors=None):
                 continue
 
             median, width = noise.band(values, least)
+            if width >= NO_BOUND:
+                notes.append(f'REFUSED {where}.{variable}: band '
+                             f'{100 * width:.0f}% bounds nothing (runs '
+                             f'{_spread(values)})')
+            elif width > WIDE * family:
+                notes.append(f'WARNING {where}.{variable}: band '
+                             f'{100 * width:.0f}%, more than {WIDE}x the '
+                             f'minimum {100 * family:.0f}% (runs '
+                             f'{_spread(values)})')
+
             refs[variable] = [median, *noise.tolerances(width, unit), unit]
 
         if not refs:
@@ -116,10 +145,34 @@ def propose(collected, *, floor, min_runs, floors=None):
     return proposed, notes
 
 
+def _spread(values):
+    return f'{min(values):.4g} to {max(values):.4g}'
+
+
 def merge(current, proposed):
-    '''``current`` with every check that ``proposed`` covers replaced.'''
+    '''``current`` with the entries of ``proposed`` put in, one by one: an
+    entry (down to its figures) that ``proposed`` has replaces the
+    current one, every other current entry stays. A check whose
+    ``$index`` changed is replaced whole: its keys mean other things.'''
     merged = dict(current)
-    merged.update(proposed)
+    for check, entry in proposed.items():
+        old = current.get(check)
+        if isinstance(old, dict) and old.get('$index') == entry.get('$index'):
+            merged[check] = _merge_levels(old, entry)
+        else:
+            merged[check] = entry
+
+    return merged
+
+
+def _merge_levels(old, new):
+    merged = dict(old)
+    for key, value in new.items():
+        if isinstance(value, dict) and isinstance(old.get(key), dict):
+            merged[key] = _merge_levels(old[key], value)
+        else:
+            merged[key] = value
+
     return merged
 
 
@@ -191,7 +244,10 @@ def main(argv=None):
                                    min_runs=args.min_runs)
     notes += more_notes
     for note in notes:
-        print(f'note: {note}', file=sys.stderr)
+        loud = note.startswith(('WARNING', 'REFUSED'))
+        print(note if loud else f'note: {note}', file=sys.stderr)
+
+    refused = [n for n in notes if n.startswith('REFUSED')]
 
     if not proposed:
         print(f'propose_references: no passed runs of system '
@@ -208,6 +264,14 @@ def main(argv=None):
         old.splitlines(keepends=True), new.splitlines(keepends=True),
         fromfile=path if current else '/dev/null', tofile=path
     ))
+    if refused:
+        print(f'propose_references: {len(refused)} figure(s) would get no '
+              f'bound (REFUSED above): {path} not written. Run the suite more '
+              f'times on a quiet system (a node of its own, nothing else '
+              f'running), or select other sessions with --sessions',
+              file=sys.stderr)
+        return 1
+
     if args.write:
         write_atomically(path, new)
 

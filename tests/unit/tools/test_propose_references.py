@@ -83,8 +83,8 @@ def test_propose_uses_the_median_and_needs_enough_runs():
         'sys:p': {'gnu': {'single': {'n=1': {
             'bw': [100.0, -0.208, None, 'MB/s']}}}},
     }}
-    assert notes == ['C.sys:p.gnu.single.n=1.lat: 1 run(s), need 3: left '
-                     'out']
+    assert [n for n in notes if not n.startswith('WARNING')] == [
+        'C.sys:p.gnu.single.n=1.lat: 1 run(s), need 3: left out']
 
 
 def test_times_are_bounded_above_and_the_family_floor_applies():
@@ -166,3 +166,60 @@ def test_a_bad_floor_option_is_named(capsys, floor, named):
         pr.main(['--system', 'local', '--floor', floor])
     assert stop.value.code == 2
     assert named in capsys.readouterr().err
+
+
+def _stream_entry(isa, value):
+    return {'$index': ['$partition', '$environ', 'isa', 'identity'],
+            'local:default': {'gnu': {isa: {'n=1': {
+                'triad': [value, -0.25, None, 'MB/s']}}}}}
+
+
+def test_re_proposing_keeps_the_variants_other_runs_taught():
+    '''A nightly has the native variant only: re-proposing from nightly
+    runs must not wipe the ISA variants a post-upgrade run gave.'''
+    current = {'StreamCheck': _stream_entry('avx2', 30000.0)}
+    proposed = {'StreamCheck': _stream_entry('native', 36000.0)}
+    merged = pr.merge(current, proposed)
+    levels = merged['StreamCheck']['local:default']['gnu']
+    assert levels['avx2']['n=1']['triad'][0] == 30000.0
+    assert levels['native']['n=1']['triad'][0] == 36000.0
+    # the proposal replaces what it covers
+    again = pr.merge(merged, {'StreamCheck': _stream_entry('avx2', 31000.0)})
+    assert again['StreamCheck']['local:default']['gnu']['avx2']['n=1'][
+        'triad'][0] == 31000.0
+
+
+def test_a_check_whose_index_changed_is_replaced_whole():
+    current = {'StreamCheck': _stream_entry('avx2', 30000.0)}
+    proposed = {'StreamCheck': {'$index': ['$partition'],
+                                'local:default': {'x': [1, None, None, 's']}}}
+    assert pr.merge(current, proposed) == proposed
+
+
+def _scattered(values, unit='MB/s', check='StreamCheck'):
+    return {(check, 'sys:p', 'gnu', (), 'n=1'): {'bw': (values, unit)}}
+
+
+def test_a_band_beyond_twice_the_minimum_is_warned_about():
+    proposed, notes = pr.propose(_scattered([100.0, 100.0, 40.0]),
+                                 floor=None, min_runs=3)
+    assert proposed
+    (note,) = notes
+    assert note.startswith('WARNING StreamCheck.sys:p.gnu.n=1.bw: band ')
+    assert 'more than 2x the minimum 25%' in note
+
+
+def test_a_band_that_bounds_nothing_is_refused(tmp_path, monkeypatch,
+                                               capsys):
+    monkeypatch.setattr(pr, 'stored_testcases', lambda query: [
+        {'display_name': 'StreamCheck', 'result': 'pass', 'system': 'sys',
+         'partition': 'p', 'environ': 'gnu', 'identity': 'n=1',
+         'perfvalues': {'sys:p:bw': [value, 0, None, None, 'MB/s', 'pass']}}
+        for value in (100.0, 100.0, 5.0)])
+    status = pr.main(['--system', 'sys', '--reference-dir', str(tmp_path),
+                      '--write'])
+    assert status == 1
+    err = capsys.readouterr().err
+    assert 'REFUSED StreamCheck.sys:p.gnu.n=1.bw: band ' in err
+    assert 'not written' in err
+    assert list(tmp_path.iterdir()) == []
