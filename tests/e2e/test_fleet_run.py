@@ -15,6 +15,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -22,6 +23,8 @@ import pytest
 
 import slurm_cluster
 from conftest import DATA_DIR, HPC_ACCEPTANCE, PROJECT_DIR, REFRAME
+from hpc_acceptance.tools.fleet import node_of
+from hpc_acceptance.tools.results import final_testcases
 
 NODES = slurm_cluster.node_names(4)
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),
@@ -77,8 +80,9 @@ def fleet_run(state, cluster, name, *args):
 
 
 def _cases(report):
-    data = json.loads(report.read_text())
-    return [c for c in data['runs'][-1]['testcases'] if not c['fixture']]
+    '''Each test case's last attempt (the nightly retries a failure).'''
+    return [c for c in final_testcases(json.loads(report.read_text()))
+            if not c['fixture']]
 
 
 def _hpc_acceptance(state, cluster, *args):
@@ -213,6 +217,45 @@ def test_a_drained_node_is_left_out_and_listed(state, cluster):
         'test)' in done.stdout
     assert 'not compared across nodes: 3 node(s)' in done.stdout
     assert {c['node'] for c in _cases(report)} == {'n1', 'n3', 'n4'}
+
+
+def _take_down_when_a_job_runs(cluster, node, taken):
+    '''Mark ``node`` down, as an administrator would, once the first job
+    of the run is running (the node's own job still pending behind it).'''
+    env = dict(os.environ, **cluster)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        running = subprocess.run(['squeue', '-h', '-t', 'R'], env=env,
+                                 capture_output=True, text=True).stdout
+        if running.strip():
+            _scontrol(cluster, 'update', f'NodeName={node}', 'State=DOWN',
+                      'Reason=lost power (test)')
+            taken.append(node)
+            return
+
+        time.sleep(0.2)
+
+
+def test_a_node_lost_mid_run_fails_only_its_own_checks(state, cluster):
+    taken = []
+    saboteur = threading.Thread(target=_take_down_when_a_job_runs,
+                                args=(cluster, 'n4', taken))
+    saboteur.start()
+    try:
+        done, report = fleet_run(state, cluster, 'lost-n4', *ONE_CHECK)
+    finally:
+        saboteur.join()
+        _scontrol(cluster, 'update', 'NodeName=n4', 'State=RESUME')
+
+    assert taken == ['n4']
+    assert done.returncode == 1, done.stdout[-5000:]
+    results = {node_of(c): c for c in _cases(report)}
+    assert [results[n]['result'] for n in NODES] == ['pass'] * 3 + ['fail']
+    assert 'ReqNodeNotAvail, UnavailableNodes:n4' in \
+        results['n4']['fail_reason']
+    assert done.stdout.splitlines()[-1].endswith(
+        '1 suspect node(s): n4 (slurm-nodes:compute); see hpc-acceptance '
+        'suspects')
 
 
 def test_a_fleet_run_in_a_reservation_covers_its_nodes(state, cluster):

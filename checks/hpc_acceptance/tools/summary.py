@@ -22,7 +22,8 @@ from collections import Counter, OrderedDict
 
 from hpc_acceptance.tools import fleet, fleet_history, fleet_nodes, skips
 from hpc_acceptance.tools.results import (FAILED_RESULTS, ResultsError,
-                                          report_session, report_testcases)
+                                          report_session, report_testcases,
+                                          short_name)
 
 MAX_LINES = 40
 _COLUMNS = ('pass', 'fail', 'skip')
@@ -57,11 +58,25 @@ def tally(testcases):
     return OrderedDict(sorted(families.items()))
 
 
+def label(case):
+    '''A test case as people read it: its variants at their defaults and
+    ReFrame's partition parameter left out, the node of a fleet run said
+    so (``on n4``), and where it ran.'''
+    words = []
+    for word in short_name(case['display_name']).split():
+        if word.startswith('%.nid='):
+            words.append(f'on {word.split("=", 1)[1]}')
+        elif not word.startswith('%.'):
+            words.append(word)
+
+    return (f'{" ".join(words)} @{case["system"]}:{case["partition"]}+'
+            f'{case["environ"]}')
+
+
 def failures(testcases):
     '''``[(test case, reason)]`` of every failed test case, fixtures
     included (a failed build is why its checks did not run).'''
-    return [(f'{case["display_name"]} @{case["system"]}:'
-             f'{case["partition"]}+{case["environ"]}',
+    return [(label(case),
              f'{case.get("fail_phase") or case["result"]}: '
              f'{case.get("fail_reason") or case["result"]}')
             for case in testcases if case['result'] in FAILED_RESULTS]
