@@ -14,6 +14,7 @@ from a run that passed its sanity check. The BLAS the binary ran with is
 recorded (:mod:`hpc_acceptance.hpcc.blas`): it decides HPL and DGEMM.
 '''
 
+import math
 import os
 
 import reframe as rfm
@@ -172,14 +173,22 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
 
     def peak_gflops(self):
         '''Peak Gflop/s of the cores used, from the partition's per-node
-        ``extras.peak_gflops``; ``None`` where either is unknown.'''
+        ``extras.peak_gflops``; ``None`` where either is unknown.
+
+        The peak is the cores', not the hardware threads': with ``smt=on``
+        two ranks share a core (and its floating-point units), so a node's
+        ranks occupy their count divided by the threads per core.'''
         partition = self.current_partition
         node_peak = partition.extras.get('peak_gflops')
         cores = partition.processor.num_cores
         if not (node_peak and cores):
             return None
 
-        return node_peak * self.num_tasks / cores
+        nodes = self.num_tasks // self.num_tasks_per_node
+        cores_per_node = min(
+            cores, math.ceil(self.num_tasks_per_node / self.threads_per_core)
+        )
+        return node_peak * nodes * cores_per_node / cores
 
     @run_before('sanity')
     def record_blas(self):
