@@ -96,17 +96,16 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         return None
 
     def in_tree_dir(self):
-        '''Directory of the in-tree build for this check's ISA variant;
-        skips the check if that ISA could not be built.'''
+        '''Directory of the in-tree build for this check's ISA variant, or
+        ``None`` if its benchmark has no in-tree implementation.'''
         build = self.in_tree_build()
-        if build is None:
-            return None
+        return None if build is None else build.isa_dir(self.isa)
 
-        unsupported = build.unsupported(self.isa)
-        if unsupported:
-            self.skip(f'isa={self.isa}: {unsupported}')
-
-        return build.isa_dir(self.isa)
+    def in_tree_unsupported(self):
+        '''Why the in-tree build could not target this check's ISA
+        variant, or ``None``.'''
+        build = self.in_tree_build()
+        return None if build is None else build.unsupported(self.isa)
 
     @property
     def processor_info(self):
@@ -213,6 +212,7 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             partition_name=self.current_partition.fullname,
             partition_extras=self.current_partition.extras,
             in_tree_dir=self.in_tree_dir(),
+            in_tree_unsupported=self.in_tree_unsupported(),
             isa=self.isa,
             native_target=self.current_partition.processor.arch,
         )
