@@ -1,5 +1,5 @@
-'''The node a job ran on and its Turbo and SMT state, as ``node_state.sh``
-reports them.
+'''The node a job ran on, its Turbo and SMT state and its nominal clock, as
+``node_state.sh`` reports them.
 
 The same script answers on the ReFrame host (to decide, for local
 partitions, which variants can run) and in every job (to verify the state a
@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
+from typing import Optional
 
 #: The probe: POSIX sh, so compute nodes need nothing but a shell.
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -18,6 +19,8 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 _LINE = re.compile(r'^(?P<name>turbo|smt) (?P<state>on|off|unknown)'
                    r'(?: (?P<detail>.*))?$')
 _NODE = re.compile(r'^node (?P<name>\S+)', re.MULTILINE)
+_NOMINAL = re.compile(r'^nominal_khz (?:(?P<khz>\d+)|unknown) ?'
+                      r'(?P<detail>.*)$', re.MULTILINE)
 
 
 class NodeStateError(ValueError):
@@ -47,6 +50,25 @@ def parse(text, source='node state'):
                              f'line (was the probe run?)')
 
     return states
+
+
+@dataclass(frozen=True)
+class Nominal:
+    #: GHz, or ``None`` where the node does not state it
+    ghz: Optional[float]
+    #: where it was read, or why it is unknown
+    detail: str
+
+
+def nominal_clock(text):
+    '''The node's nominal clock (:class:`Nominal`) from the probe's
+    output; unknown where the output has no ``nominal_khz`` line.'''
+    match = _NOMINAL.search(text)
+    if match is None:
+        return Nominal(None, 'the probe did not report it')
+
+    ghz = int(match['khz']) / 1e6 if match['khz'] else None
+    return Nominal(ghz, match['detail'])
 
 
 def node_name(text):

@@ -1,8 +1,10 @@
 #!/bin/sh
-# Prints the node it runs on, and its Turbo and SMT state, one line each:
+# Prints the node it runs on, its Turbo and SMT state and its nominal clock,
+# one line each:
 #   node <name> <how it was read>
 #   turbo on|off|unknown <how it was read>
 #   smt on|off|unknown <how it was read>
+#   nominal_khz <kHz>|unknown <how it was read, or why not>
 # Plain POSIX sh, so it runs on compute nodes without Python. The checks run
 # it in their jobs to verify the state a variant ran in, and ReFrame runs it
 # on local partitions to decide which variants can run at all.
@@ -40,4 +42,22 @@ if [ -r "$cpu/smt/active" ]; then
     echo "smt $s smt/active=$v smt/control=$c"
 else
     echo "smt unknown the kernel does not report SMT ($cpu/smt is missing)"
+fi
+
+# The nominal (base) clock: what a clock that Slurm set (--cpu-freq, which
+# moves no Turbo switch) is judged by. intel_pstate states it; acpi-cpufreq
+# lists no boost states, so its highest is the nominal one (on Intel,
+# nominal + 1 MHz, which marks the Turbo range).
+f=$cpu/cpu0/cpufreq
+driver=$(cat "$f/scaling_driver" 2>/dev/null || true)
+if [ -r "$f/base_frequency" ]; then
+    echo "nominal_khz $(cat "$f/base_frequency") cpu0/cpufreq/base_frequency"
+elif [ "$driver" = acpi-cpufreq ] && [ -r "$f/cpuinfo_max_freq" ]; then
+    echo "nominal_khz $(cat "$f/cpuinfo_max_freq")" \
+         "cpu0/cpufreq/cpuinfo_max_freq (acpi-cpufreq)"
+elif [ -d "$f" ]; then
+    echo "nominal_khz unknown the cpufreq driver $driver states no nominal" \
+         "clock"
+else
+    echo "nominal_khz unknown no cpufreq driver"
 fi

@@ -69,3 +69,47 @@ def test_the_probe_names_its_node_as_the_scheduler_does(tmp_path):
     assert node_state.node_name(done.stdout) == \
         socket.gethostname().split('.')[0]
     assert node_state.node_name('turbo on x\nsmt on y\n') is None
+
+
+def test_nominal_clock_from_intel_pstate(tmp_path):
+    env = fake_sysfs(tmp_path, {'intel_pstate/no_turbo': '0',
+                                'cpu0/cpufreq/scaling_driver': 'intel_pstate',
+                                'cpu0/cpufreq/base_frequency': '2400000',
+                                'cpu0/cpufreq/cpuinfo_max_freq': '3500000'})
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    assert node_state.nominal_clock(text) == node_state.Nominal(
+        2.4, 'cpu0/cpufreq/base_frequency')
+    # the lines before it read as before
+    assert node_state.parse(text)['turbo'].value == 'on'
+    assert node_state.node_name(text)
+
+
+def test_nominal_clock_is_acpi_cpufreqs_highest(tmp_path):
+    # acpi-cpufreq lists no boost states: its highest is the nominal clock
+    env = fake_sysfs(tmp_path, {'cpufreq/boost': '1',
+                                'cpu0/cpufreq/scaling_driver': 'acpi-cpufreq',
+                                'cpu0/cpufreq/cpuinfo_max_freq': '2250000'})
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    assert node_state.nominal_clock(text) == node_state.Nominal(
+        2.25, 'cpu0/cpufreq/cpuinfo_max_freq (acpi-cpufreq)')
+
+
+@pytest.mark.parametrize('files, why', [
+    # amd-pstate and cppc state no nominal clock; their cpuinfo_max_freq
+    # is the Turbo range's top
+    ({'cpu0/cpufreq/scaling_driver': 'cppc',
+      'cpu0/cpufreq/cpuinfo_max_freq': '3000000'},
+     'the cpufreq driver cppc states no nominal clock'),
+    ({}, 'no cpufreq driver'),
+])
+def test_nominal_clock_unknown_says_why(tmp_path, files, why):
+    env = fake_sysfs(tmp_path, files)
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    assert node_state.nominal_clock(text) == node_state.Nominal(None, why)
+
+
+def test_output_of_an_older_probe_has_no_nominal_clock():
+    assert node_state.nominal_clock('turbo on x\nsmt on y\n').ghz is None
