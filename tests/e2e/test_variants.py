@@ -170,6 +170,29 @@ def test_turbo_set_by_slurm_is_measured_in_a_step(run_reframe, tmp_path):
                      re.MULTILINE)
 
 
+def test_a_node_unlike_its_description_asks_to_re_detect(run_reframe,
+                                                         tmp_path):
+    # The partition described with twice this host's hardware threads per
+    # core, as a node is after SMT was turned off in its BIOS: the job sees
+    # the node as it is
+    described = 2 * host.threads_per_core()
+    done = run_reframe(
+        '-C', str(DESCRIBED_CPU), *DAXPY_SINGLE,
+        '-n', 'MemoryDaxpyCheck%isa=native%turbo=as-configured'
+              '%smt=as-configured%threads=single$', '-r',
+        env={'HPC_ACCEPTANCE_TEST_THREADS_PER_CORE': str(described)})
+    assert done.returncode == 1, done.stdout[-3000:]
+    case = cases(tmp_path)[params()]
+    assert case['result'] == 'fail'
+    cpus = len(list(host.SYS_CPU.glob('cpu[0-9]*')))
+    cores = cpus // host.threads_per_core()
+    assert (f"the node's topology changed since it was detected: the node "
+            f"has {cpus} CPUs on {cores} cores ({host.threads_per_core()} "
+            f"per core), the partition's processor description {cpus} on "
+            f"{cpus // described} ({described} per core): re-detect it: "
+            in case['fail_reason']), case['fail_reason']
+
+
 def test_nightly_runs_default_variants_post_upgrade_all(run_reframe):
     nightly = run_reframe('-c', 'checks/memory', '--mode', 'nightly', '-l')
     every = run_reframe('-c', 'checks/memory', '--mode', 'post-upgrade',

@@ -23,7 +23,8 @@ import reframe.core.runtime as runtime
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import dependency, identity, references, topology
+from hpc_acceptance.core import (dependency, identity, references, topology,
+                                 topology_change)
 from hpc_acceptance.core.spack import (SpackEnvironmentError,
                                        SpackEnvironmentPlugin)
 from hpc_acceptance.core.variants import HardwareVariants
@@ -72,6 +73,12 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
     #: class, sizes, ranks, threads, binding, ...): the family's part of
     #: :attr:`identity`, declared once per family.
     identity_fields = ()
+
+    #: Those of :attr:`identity_fields` the check sizes from the processor
+    #: description alone (threads or ranks per core or hardware thread): a
+    #: reference entry that differs in one was measured on a node of
+    #: another topology (:mod:`hpc_acceptance.core.topology_change`).
+    topology_fields = ()
 
     #: The binary this check runs; ``None`` for checks that need none.
     #:
@@ -198,7 +205,17 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
                 f'{path}: no entry for {name}'
             )
 
-        where, entry = references.entry_for(path, data[name], self)
+        try:
+            where, entry = references.entry_for(path, data[name], self)
+        except references.IdentityMismatch as err:
+            changed = topology_change.reference_problem(
+                err, self.topology_fields,
+                self.current_partition.processor.info)
+            if changed:
+                raise references.ReferenceFileError(changed) from None
+
+            raise
+
         units = {var: fn.unit for var, fn in self.perf_variables.items()}
         references.check_variables(path, where, entry, units)
 

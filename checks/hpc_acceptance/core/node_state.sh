@@ -5,6 +5,7 @@
 #   turbo on|off|unknown <how it was read>
 #   smt on|off|unknown <how it was read>
 #   nominal_khz <kHz>|unknown <how it was read, or why not>
+#   topology <CPUs> <cores>|unknown <how it was read, or why not>
 # Plain POSIX sh, so it runs on compute nodes without Python. The checks run
 # it in their jobs to verify the state a variant ran in, and ReFrame runs it
 # on local partitions to decide which variants can run at all.
@@ -60,4 +61,24 @@ elif [ -d "$f" ]; then
          "clock"
 else
     echo "nominal_khz unknown no cpufreq driver"
+fi
+
+# The CPUs and cores the kernel shows, counted as ReFrame's topology
+# detection counts them (cpuN directories; distinct core_cpus masks, else
+# thread_siblings), so that a job can tell a node whose topology changed
+# since it was detected (SMT or cores disabled in the BIOS).
+cpus=0
+for d in "$cpu"/cpu[0-9]*; do
+    if [ -d "$d" ]; then cpus=$((cpus + 1)); fi
+done
+cores=$(for d in "$cpu"/cpu[0-9]*/topology; do
+            if [ -r "$d/core_cpus" ]; then cat "$d/core_cpus"
+            elif [ -r "$d/thread_siblings" ]; then cat "$d/thread_siblings"
+            fi
+        done | sort -u | wc -l)
+cores=$((cores))
+if [ "$cpus" -gt 0 ] && [ "$cores" -gt 0 ]; then
+    echo "topology $cpus $cores cpu*/topology"
+else
+    echo "topology unknown no CPU topology in $cpu"
 fi

@@ -33,7 +33,8 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    variable)
 from reframe.core.exceptions import SanityError
 
-from hpc_acceptance.core import figures, isa, job_status, node_state, turbo
+from hpc_acceptance.core import (figures, isa, job_status, node_state,
+                                 topology_change, turbo)
 from hpc_acceptance.core.builds import ClockProbeBuild
 
 DEFAULTS = {'isa': 'native', 'turbo': 'as-configured',
@@ -264,6 +265,15 @@ class HardwareVariants(rfm.RegressionTestPlugin):
                                     for name, s in states.items())
 
         problems, clocks = [], []
+        changed = topology_change.live_problem(
+            node_state.topology(probed),
+            self.current_partition.processor.info)
+        if changed:
+            problems.append(f'{changed}: re-detect it: ' +
+                            topology_change.redetect(
+                                self.current_system.name,
+                                self.current_partition.name))
+
         for name in (_CLOCK_BEFORE, _CLOCK_AFTER):
             try:
                 with open(os.path.join(self.stagedir, name)) as fp:

@@ -88,6 +88,10 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     identity_fields = ('problem_size', 'block_size', 'process_grid',
                        'num_tasks', 'num_tasks_per_node')
 
+    #: Sized from the processor description: a rank per core (per hardware
+    #: thread with ``smt=on``), unless ``-S num_tasks_per_node`` sets them.
+    topology_fields = ('process_grid', 'num_tasks', 'num_tasks_per_node')
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+mpi']
     keep_files = [input_file.INPUT_FILE, input_file.OUTPUT_FILE,
@@ -110,6 +114,10 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
             )
             # with smt=on, one process per hardware thread
             self.num_tasks_per_node = cores * self.threads_per_core
+        else:
+            # set by hand: a reference of another count is no sign of
+            # another topology
+            self.topology_fields = ()
 
         self.num_tasks = self.node_count() * self.num_tasks_per_node
         self.num_cpus_per_task = 1

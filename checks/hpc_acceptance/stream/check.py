@@ -101,6 +101,9 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     identity_fields = ('implementation', 'array_elements', 'ntimes',
                        'num_cpus_per_task', 'binding')
 
+    #: Sized from the processor description: the threads of the layout.
+    topology_fields = ('num_cpus_per_task',)
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+openmp']
     num_tasks = 1

@@ -5,6 +5,7 @@ import socket
 import subprocess
 
 import pytest
+from reframe.utility.cpuinfo import cpuinfo
 
 from hpc_acceptance.core import node_state
 
@@ -113,3 +114,53 @@ def test_nominal_clock_unknown_says_why(tmp_path, files, why):
 
 def test_output_of_an_older_probe_has_no_nominal_clock():
     assert node_state.nominal_clock('turbo on x\nsmt on y\n').ghz is None
+
+
+def cpu_tree(cores):
+    '''A /sys cpu tree of ``cores``, each a list of CPU numbers, with the
+    kernel's core_cpus masks.'''
+    files = {}
+    for core in cores:
+        mask = format(sum(1 << cpu for cpu in core), 'x')
+        files.update({f'cpu{cpu}/topology/core_cpus': mask for cpu in core})
+
+    return files
+
+
+@pytest.mark.parametrize('cores, cpus, count', [
+    ([[0, 2], [1, 3]], 4, 2),          # SMT on: two CPUs a core
+    ([[0], [1], [2], [3]], 4, 4),      # SMT off in the BIOS
+])
+def test_the_probe_counts_cpus_and_cores(tmp_path, cores, cpus, count):
+    env = fake_sysfs(tmp_path, cpu_tree(cores))
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    live = node_state.topology(text)
+    assert (live.cpus, live.cores) == (cpus, count)
+
+
+def test_thread_siblings_count_cores_on_older_kernels(tmp_path):
+    files = {name.replace('core_cpus', 'thread_siblings'): mask
+             for name, mask in cpu_tree([[0, 1], [2, 3]]).items()}
+    env = fake_sysfs(tmp_path, files)
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    live = node_state.topology(text)
+    assert (live.cpus, live.cores) == (4, 2)
+
+
+def test_the_probe_counts_this_host_as_reframe_detects_it():
+    info = cpuinfo()
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, check=True).stdout
+    live = node_state.topology(text)
+    assert (live.cpus, live.cores) == (
+        info['num_cpus'], info['num_cpus'] // info['num_cpus_per_core'])
+
+
+def test_no_cpu_tree_no_topology(tmp_path):
+    env = fake_sysfs(tmp_path, {})
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    assert node_state.topology(text).cpus is None
+    assert node_state.topology('turbo on x\nsmt on y\n').cpus is None

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 from reframe.core.exceptions import SkipTestError
 
-from hpc_acceptance.core import node_state
+from hpc_acceptance.core import node_state, topology_change
 from hpc_acceptance.core.variants import HardwareVariants
 
 NO_TURBO = 'intel_pstate/no_turbo'
@@ -199,3 +199,33 @@ def test_a_partition_without_commands_for_both_states_is_refused(tmp_path):
                        r"turbo_control needs commands for both 'on' and "
                        r"'off'"):
         HardwareVariants.set_turbo(check)
+
+
+def test_a_node_whose_topology_changed_since_it_was_detected(
+        tmp_path, monkeypatch):
+    # described with SMT (4 CPUs on 2 cores); SMT off in the BIOS since
+    described = partition(None)
+    described.processor.info = {'num_cpus': 4, 'num_cpus_per_core': 2}
+    files = {f'cpu{cpu}/topology/core_cpus': str(1 << cpu)
+             for cpu in range(2)}
+    check = finished(tmp_path, files, (2.6, 2.6), 'as-configured', described)
+    check.current_system = SimpleNamespace(name='cluster')
+    check.current_partition.name = 'compute'
+    monkeypatch.setattr(topology_change, 'topology_prefix',
+                        lambda: str(tmp_path / 'var' / 'topology'))
+    [problem] = HardwareVariants.variant_problems(check)
+    assert problem == (
+        "the node's topology changed since it was detected: the node has 2 "
+        "CPUs on 2 cores (1 per core), the partition's processor "
+        "description 4 on 2 (2 per core): re-detect it: reframe "
+        "--detect-host-topology=FILE on a compute node, into the file the "
+        "partition's processor description is read from")
+
+    # a topology ReFrame detected on a node itself
+    detected = tmp_path / 'var' / 'topology' / 'cluster-compute'
+    detected.mkdir(parents=True)
+    (detected / 'processor.json').write_text('{}')
+    [problem] = HardwareVariants.variant_problems(check)
+    assert problem.endswith(
+        f're-detect it: delete {detected}/processor.json, which ReFrame '
+        f'detected on a node: it detects it again')
