@@ -66,8 +66,9 @@ def control_of(partition):
 
     raise ReframeError(
         f'{partition.fullname}: extras.turbo_control needs commands for both '
-        f"'on' and 'off' (the other state's put the node back after the "
-        f"job), as {{'on': [commands], 'off': [commands]}}, or 'slurm'; "
+        f"'on' and 'off' (the other state's commands put the node back "
+        f"after the job), as {{'on': [commands], 'off': [commands]}}, or "
+        f"'slurm'; "
         f'found {control!r}'
     )
 
