@@ -66,8 +66,10 @@ system = {
             ],
             'extras': {
                 'spack_env': 'spack-envs/example-cluster',
-                # Turbo variants: Slurm sets the frequency (resource above).
+                # Turbo variants: Slurm sets the frequency (resource above),
+                # verified by the clock measured against the base clock.
                 'turbo_control': 'slurm',
+                'nominal_clock_ghz': 2.4,
                 # Memory of one node: 16 x 16 GiB DIMMs
                 'memory_bytes': 256 * 2**30,
                 # 8 DDR4-3200 channels x 8 bytes x 3.2 GT/s x 2 sockets

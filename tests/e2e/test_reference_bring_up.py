@@ -10,7 +10,11 @@ import subprocess
 
 import yaml
 
-from conftest import HPC_ACCEPTANCE, ONE_TIMED_RUN, PROJECT_DIR
+import host
+from conftest import DATA_DIR, HPC_ACCEPTANCE, ONE_TIMED_RUN, PROJECT_DIR
+from report_cases import case_of, results
+
+DESCRIBED_CPU = DATA_DIR / 'variants' / 'local_described_cpu.py'
 
 SELECT = ['-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
           '--exclude-tag=variant', *ONE_TIMED_RUN]
@@ -74,6 +78,25 @@ def test_three_runs_give_a_reference_file_that_the_next_run_passes(
     assert other.returncode != 0
     assert 'identity mismatch' in other.stdout
     assert '--repeats=1' in other.stdout and '--repeats=2' in other.stdout
+
+    # The nodes described with twice their hardware threads per core, as
+    # after a BIOS change: the all-cores run's threads, sized from the
+    # description, are not those of the references; the one-thread run's
+    # inputs are, and its job sees a node unlike its description
+    described = str(2 * host.threads_per_core())
+    changed = run_reframe(
+        '-C', str(DESCRIBED_CPU), *SELECT, '-r',
+        env={'RFM_REFERENCE_PREFIX': str(tmp_path / 'refs'),
+             'HPC_ACCEPTANCE_TEST_THREADS_PER_CORE': described})
+    assert changed.returncode == 1
+    found = results(tmp_path / 'report.json')
+    all_cores = case_of(found, 'MemoryDaxpyCheck', threads='all_cores')
+    assert ("the node's topology changed since the references were measured"
+            in all_cores['fail_reason']), all_cores['fail_reason']
+    assert 'num_cpus_per_task: reference ' in all_cores['fail_reason']
+    single = case_of(found, 'MemoryDaxpyCheck', threads='single')
+    assert ("the node's topology changed since it was detected"
+            in single['fail_reason']), single['fail_reason']
 
 
 def test_too_few_runs_are_reported_not_invented(run_reframe, tmp_path):

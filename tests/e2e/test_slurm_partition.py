@@ -8,6 +8,7 @@ own view of the node, Turbo asked of Slurm's --cpu-freq.
 '''
 
 import json
+import re
 
 import pytest
 
@@ -58,20 +59,27 @@ def test_memory_check_and_its_builds_run_as_batch_jobs(run_reframe, slurm,
     assert default['jobid']
     assert 'turbo unknown (no cpufreq driver' in default['node_state']
 
-    # Turbo asked of Slurm; the job found no way to confirm it: skipped
+    # Turbo asked of Slurm, its clock measured in an srun step (Slurm sets
+    # --cpu-freq on steps); no nominal clock to confirm it by: skipped
     stage = tmp_path / 'prefix' / 'stage' / 'slurm-localhost' / 'compute'
     scripts = [p.read_text() for p in stage.rglob('rfm_job.sh')
                if '--cpu-freq=' in p.read_text()]
     assert any('#SBATCH --cpu-freq=High' in s for s in scripts)
     assert any('#SBATCH --cpu-freq=HighM1' in s for s in scripts)
+    assert all(re.search(r'^srun --ntasks=1 --nodes=1 --ntasks-per-node=1 '
+                         r'\S+/core_clock > core_clock.before$', s, re.M)
+               for s in scripts)
     for turbo in ('on', 'off'):
         case = found['MemoryDaxpyCheck isa=native smt=as-configured '
                      f'threads=single turbo={turbo}']
         assert case['result'] == 'skip'
-
-    assert (f'turbo=on: the node reports no cpufreq driver ({tmp_path}/'
-            f'no-sys/devices/system/cpu/cpu0/cpufreq is missing): the state '
-            f'could be neither set nor confirmed') in done.stdout
+        assert re.search(
+            rf'turbo={turbo}: Slurm set the clock \(--cpu-freq\), which no '
+            rf'Turbo switch shows, and the clock measured \([\d.]+ GHz\) '
+            rf'has no nominal clock to be compared with: the node gives none '
+            rf'\(no cpufreq driver\) and the partition declares none: set '
+            rf'extras.nominal_clock_ghz to the nodes\' base clock',
+            done.stdout), turbo
 
     # the kernels were built by a job on the partition too
     [build] = stage.rglob('MemoryKernelsBuild_*/rfm_build.sh')

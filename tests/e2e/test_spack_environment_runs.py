@@ -13,7 +13,7 @@ import shutil
 import stat
 
 import pytest
-from conftest import DATA_DIR, PROJECT_DIR
+from conftest import DATA_DIR, ONE_TIMED_RUN, PROJECT_DIR
 from report_cases import DEFAULT_VARIANTS
 
 SPACK_DATA = DATA_DIR / 'spack'
@@ -166,3 +166,25 @@ def test_environment_without_spack_yaml_fails_the_fixture(run_reframe,
         f'local:default: extras.spack_env names {missing}, which has no '
         f'spack.yaml')
     assert not (tmp_path / 'spack-calls.log').exists()
+
+
+def test_isa_variant_built_by_spack_where_the_in_tree_build_cannot(
+        run_reframe, tmp_path, fake_spack):
+    # A compiler declared too old for archspec's sse4.2 flags: the in-tree
+    # build cannot target the variant, the partition's Spack environment
+    # builds it as target=x86_64_v2, and Spack is the source that is used.
+    env_dir = copy_environments(tmp_path)
+    done = run_reframe(
+        *WITH_SPACK_ENV, '-c', 'checks/memory', *ONE_TIMED_RUN,
+        '-n', 'MemoryLatencyCheck%isa=sse4.2.*%threads=single$', '-r',
+        env=dict(fake_spack, HPC_ACCEPTANCE_TEST_SPACK_ENV=str(env_dir),
+                 HPC_ACCEPTANCE_TEST_GCC_VERSION='4.0'))
+    assert 'gcc 4.0 cannot build for sse4.2' not in done.stdout, \
+        done.stdout[-3000:]
+    [case] = [c for n, c in cases(tmp_path / 'report.json').items()
+              if n.startswith('MemoryLatencyCheck')]
+    assert case['result'] != 'skip'
+    spec = 'hpc-acceptance-kernels target=x86_64_v2'
+    assert case['dependency_source'] == f'spack:{env_dir} ({spec})'
+    calls = (tmp_path / 'spack-calls.log').read_text().splitlines()
+    assert f'-e {env_dir} load --sh {spec}' in calls

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hpc_acceptance.core import identity
 from report_cases import DEFAULT_VARIANTS, case_of, results
 from spack_ci import MISSING_KIT, prefix_of, setup_spack, spack
 
@@ -75,6 +76,12 @@ def test_checks_run_from_spack(spack_ci, run_reframe, tmp_path):
         outputdir = Path(case['outputdir'])
         spec = (outputdir / 'spack-spec.txt').read_text()
         assert re.search(r'/[a-z0-9]{32}$', spec.strip()), spec
+
+    # McCalpin's array size and repetitions are compiled in (the subset's
+    # stream_array_size, STREAM's default NTIMES): recorded as they ran,
+    # not as the rule's minimum and -S StreamCheck.ntimes=3
+    ran = identity.parse(case_of(cases, 'StreamCheck')['identity'])
+    assert (ran['array_elements'], ran['ntimes']) == ('268435456', '10')
 
     # the checks' perflogs; the build fixtures log no dependency
     perflogs = list((tmp_path / 'perflogs').rglob('*Check.log'))

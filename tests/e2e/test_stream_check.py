@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from reframe.utility.cpuinfo import cpuinfo
 
+from hpc_acceptance.core import identity
 from hpc_acceptance.stream import output as stream_output
 from hpc_acceptance.stream import sizing as stream_sizing
 from conftest import DATA_DIR
@@ -204,3 +205,32 @@ def test_example_cluster_layouts_sizes_and_peak(run_reframe, tmp_path):
     assert "export OMP_PLACES='{0,72},{1,73}," in scripts['36']
     assert ",{35,107}'\n" in scripts['36']
     assert '#SBATCH --exclusive' in scripts['72']
+
+
+def test_mccalpin_identity_records_what_the_binary_ran(
+        run_reframe, tmp_path, mccalpin_on_path):
+    # McCalpin's array size and repetitions are compiled in: this binary
+    # ran 268435456 elements 4 times, whatever the check's own settings
+    # (the rule's minimum, ntimes 10) say
+    compiled_in = 268_435_456
+    info = cpuinfo()
+    rule = stream_sizing.min_array_elements(
+        stream_sizing.last_level_cache_bytes(
+            info, stream_sizing.layout_cores(info, 'single')))
+    if rule > compiled_in:
+        pytest.skip(f'STREAM\'s rule asks for {rule} elements on this host, '
+                    f'more than the captured run\'s {compiled_in}')
+
+    env = mccalpin_on_path('stream_c.omp1-268435456-ntimes4.txt')
+    done = run_reframe('-c', 'checks/stream', '-n', '%threads=single', '-r',
+                       *DEFAULT_VARIANTS, env=env)
+    assert done.returncode == 0, done.stdout[-3000:]
+    case = case_of(results(tmp_path / 'report.json'), 'StreamCheck',
+                   threads='single')
+    assert case['implementation'] == 'mccalpin'
+    assert (case['array_elements'], case['ntimes']) == (compiled_in, 4)
+    ran = identity.parse(case['identity'])
+    assert (ran['array_elements'], ran['ntimes']) == (str(compiled_in), '4')
+    perflog = (tmp_path / 'perflogs' / 'local' / 'default' /
+               'StreamCheck.log').read_text().splitlines()
+    assert f'identity={case["identity"]}|' in perflog[1]

@@ -127,6 +127,72 @@ def test_turbo_state_the_node_is_in_runs_the_other_says_why_not(
             '(extras.turbo_control)') in done.stdout
 
 
+def test_turbo_switched_by_commands_and_the_node_put_back(run_reframe,
+                                                         tmp_path):
+    # A node with Turbo on (intel_pstate's switch in a fake /sys: this VM
+    # has no cpufreq driver) that the partition switches by commands
+    switch = (tmp_path / 'sys' / 'devices' / 'system' / 'cpu' /
+              'intel_pstate' / 'no_turbo')
+    switch.parent.mkdir(parents=True)
+    switch.write_text('0\n')
+    control = {'on': [f'echo 0 > {switch}'], 'off': [f'echo 1 > {switch}']}
+    done = run_reframe(
+        '-C', str(DESCRIBED_CPU), *DAXPY_SINGLE,
+        '-n', 'MemoryDaxpyCheck%isa=native%turbo=off%smt=as-configured'
+              '%threads=single$', '-r',
+        env={'NODE_STATE_SYSFS': str(tmp_path / 'sys'),
+             'HPC_ACCEPTANCE_TEST_TURBO_CONTROL': json.dumps(control)})
+    assert done.returncode == 0, done.stdout[-3000:]
+    off = cases(tmp_path)[params(turbo='off')]
+    assert off['result'] == 'pass'
+    assert off['node_state'].startswith('turbo off (intel_pstate/no_turbo=1)')
+    # when the job ended, the node was put back as it was found
+    assert switch.read_text() == '0\n'
+
+
+def test_turbo_set_by_slurm_is_measured_in_a_step(run_reframe, tmp_path):
+    # Slurm sets --cpu-freq on srun's steps only: the clock probes run in
+    # one, the node-state probe (no clock) in the batch script
+    done = run_reframe(
+        '-c', 'checks/memory', '--system', 'example-cluster',
+        '-n', 'MemoryDaxpyCheck%isa=native%turbo=off%smt=as-configured'
+              '%threads=single$', '--dry-run')
+    assert done.returncode == 0, done.stdout[-3000:]
+    [script] = (tmp_path / 'prefix' / 'stage').rglob(
+        'MemoryDaxpyCheck_*/rfm_job.sh')
+    text = script.read_text()
+    assert '#SBATCH --cpu-freq=HighM1\n' in text
+    step = 'srun --ntasks=1 --nodes=1 --ntasks-per-node=1 '
+    assert re.search(rf'^{step}\S+/core_clock > core_clock.before$', text,
+                     re.MULTILINE)
+    assert re.search(rf'{step}\S+/core_clock > core_clock.after;', text)
+    assert re.search(r'^sh \S+/node_state.sh > node_state.txt$', text,
+                     re.MULTILINE)
+
+
+def test_a_node_unlike_its_description_asks_to_re_detect(run_reframe,
+                                                         tmp_path):
+    # The partition described with twice this host's hardware threads per
+    # core, as a node is after SMT was turned off in its BIOS: the job sees
+    # the node as it is
+    described = 2 * host.threads_per_core()
+    done = run_reframe(
+        '-C', str(DESCRIBED_CPU), *DAXPY_SINGLE,
+        '-n', 'MemoryDaxpyCheck%isa=native%turbo=as-configured'
+              '%smt=as-configured%threads=single$', '-r',
+        env={'HPC_ACCEPTANCE_TEST_THREADS_PER_CORE': str(described)})
+    assert done.returncode == 1, done.stdout[-3000:]
+    case = cases(tmp_path)[params()]
+    assert case['result'] == 'fail'
+    cpus = len(list(host.SYS_CPU.glob('cpu[0-9]*')))
+    cores = cpus // host.threads_per_core()
+    assert (f"the node's topology changed since it was detected: the node "
+            f"has {cpus} CPUs on {cores} cores ({host.threads_per_core()} "
+            f"per core), the partition's processor description {cpus} on "
+            f"{cpus // described} ({described} per core): re-detect it: "
+            in case['fail_reason']), case['fail_reason']
+
+
 def test_nightly_runs_default_variants_post_upgrade_all(run_reframe):
     nightly = run_reframe('-c', 'checks/memory', '--mode', 'nightly', '-l')
     every = run_reframe('-c', 'checks/memory', '--mode', 'post-upgrade',

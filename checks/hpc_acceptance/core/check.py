@@ -23,7 +23,8 @@ import reframe.core.runtime as runtime
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import dependency, identity, references, topology
+from hpc_acceptance.core import (dependency, identity, references, topology,
+                                 topology_change)
 from hpc_acceptance.core.spack import (SpackEnvironmentError,
                                        SpackEnvironmentPlugin)
 from hpc_acceptance.core.variants import HardwareVariants
@@ -73,6 +74,12 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
     #: :attr:`identity`, declared once per family.
     identity_fields = ()
 
+    #: Those of :attr:`identity_fields` the check sizes from the processor
+    #: description alone (threads or ranks per core or hardware thread): a
+    #: reference entry that differs in one was measured on a node of
+    #: another topology (:mod:`hpc_acceptance.core.topology_change`).
+    topology_fields = ()
+
     #: The binary this check runs; ``None`` for checks that need none.
     #:
     #: :type: :class:`hpc_acceptance.core.dependency.Requirement` or ``None``
@@ -96,17 +103,16 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         return None
 
     def in_tree_dir(self):
-        '''Directory of the in-tree build for this check's ISA variant;
-        skips the check if that ISA could not be built.'''
+        '''Directory of the in-tree build for this check's ISA variant, or
+        ``None`` if its benchmark has no in-tree implementation.'''
         build = self.in_tree_build()
-        if build is None:
-            return None
+        return None if build is None else build.isa_dir(self.isa)
 
-        unsupported = build.unsupported(self.isa)
-        if unsupported:
-            self.skip(f'isa={self.isa}: {unsupported}')
-
-        return build.isa_dir(self.isa)
+    def in_tree_unsupported(self):
+        '''Why the in-tree build could not target this check's ISA
+        variant, or ``None``.'''
+        build = self.in_tree_build()
+        return None if build is None else build.unsupported(self.isa)
 
     @property
     def processor_info(self):
@@ -199,7 +205,17 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
                 f'{path}: no entry for {name}'
             )
 
-        where, entry = references.entry_for(path, data[name], self)
+        try:
+            where, entry = references.entry_for(path, data[name], self)
+        except references.IdentityMismatch as err:
+            changed = topology_change.reference_problem(
+                err, self.topology_fields,
+                self.current_partition.processor.info)
+            if changed:
+                raise references.ReferenceFileError(changed) from None
+
+            raise
+
         units = {var: fn.unit for var, fn in self.perf_variables.items()}
         references.check_variables(path, where, entry, units)
 
@@ -213,6 +229,7 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             partition_name=self.current_partition.fullname,
             partition_extras=self.current_partition.extras,
             in_tree_dir=self.in_tree_dir(),
+            in_tree_unsupported=self.in_tree_unsupported(),
             isa=self.isa,
             native_target=self.current_partition.processor.arch,
         )

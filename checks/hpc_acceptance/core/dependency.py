@@ -98,12 +98,16 @@ def spack_resolution(spack_env, spec, executable, target=None):
 
 
 def resolve(requirement, *, partition_name, partition_extras,
-            in_tree_dir=None, isa='native', native_target=None,
-            which=shutil.which):
+            in_tree_dir=None, in_tree_unsupported=None, isa='native',
+            native_target=None, which=shutil.which):
     '''Find ``requirement`` for a partition; see the module documentation.
 
-    :arg in_tree_dir: directory of the check's successful in-tree build for
-        ``isa``, or ``None`` if the check has none.
+    :arg in_tree_dir: directory of the check's in-tree build for ``isa``, or
+        ``None`` if the check has none.
+    :arg in_tree_unsupported: why the in-tree build could not target
+        ``isa``, or ``None`` if it could. It matters only where the in-tree
+        build is the source that would be used: a partition whose Spack
+        environment builds the ISA does not need it.
     :arg isa: the ISA variant: Spack builds it as ``target=``; a binary from
         a module or ``PATH`` is one fixed build and serves ``native`` only.
     :arg native_target: the partition's ``processor.arch``, the ``target=``
@@ -127,6 +131,10 @@ def resolve(requirement, *, partition_name, partition_extras,
 
     if isa == 'native' and found:
         return Resolution(source='path', executable=found, detail=found)
+
+    if in_tree_dir and in_tree_unsupported:
+        return Resolution(source=None,
+                          reason=f'isa={isa}: {in_tree_unsupported}')
 
     if in_tree_dir:
         # The build fixture's sanity check guarantees the binary is there.

@@ -63,17 +63,22 @@ def parse(identity):
     return fields
 
 
-def differences(expected, actual):
-    '''What differs between two identity strings, as ``name: A vs B``
-    phrases; a field :data:`UNKNOWN` in ``actual`` is not compared.'''
+def differing_fields(expected, actual):
+    '''The names of the fields that differ between two identity strings,
+    sorted; a field :data:`UNKNOWN` in ``actual`` is not compared.'''
     want, have = parse(expected), parse(actual)
-    phrases = []
-    for name in sorted(set(want) | set(have)):
-        a, b = want.get(name, '(absent)'), have.get(name, '(absent)')
-        if a != b and b != UNKNOWN:
-            phrases.append(f'{name}: reference {a}, this run {b}')
+    return [name for name in sorted(set(want) | set(have))
+            if want.get(name, '(absent)') != have.get(name, '(absent)') and
+            have.get(name) != UNKNOWN]
 
-    return phrases
+
+def differences(expected, actual):
+    '''What differs between two identity strings, as ``name: reference
+    A, this run B`` phrases (see :func:`differing_fields`).'''
+    want, have = parse(expected), parse(actual)
+    return [f'{name}: reference {want.get(name, "(absent)")}, this run '
+            f'{have.get(name, "(absent)")}'
+            for name in differing_fields(expected, actual)]
 
 
 def matches(expected, actual):

@@ -1,5 +1,5 @@
-'''The node a job ran on and its Turbo and SMT state, as ``node_state.sh``
-reports them.
+'''The node a job ran on, its Turbo and SMT state, its nominal clock and
+the CPUs and cores it has, as ``node_state.sh`` reports them.
 
 The same script answers on the ReFrame host (to decide, for local
 partitions, which variants can run) and in every job (to verify the state a
@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
+from typing import Optional
 
 #: The probe: POSIX sh, so compute nodes need nothing but a shell.
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -20,6 +21,10 @@ _LINE = re.compile(r'^(?P<name>turbo|smt) (?P<state>on|off|unknown)'
 _NODE = re.compile(r'^node (?P<name>\S+)', re.MULTILINE)
 _SOFTWARE = re.compile(r'^software (?P<name>\w+) (?P<version>.*\S)',
                        re.MULTILINE)
+_TOPOLOGY = re.compile(r'^topology (?:(?P<cpus>\d+) (?P<cores>\d+)|unknown)'
+                       r' ?(?P<detail>.*)$', re.MULTILINE)
+_NOMINAL = re.compile(r'^nominal_khz (?:(?P<khz>\d+)|unknown) ?'
+                      r'(?P<detail>.*)$', re.MULTILINE)
 
 
 class NodeStateError(ValueError):
@@ -49,6 +54,47 @@ def parse(text, source='node state'):
                              f'line (was the probe run?)')
 
     return states
+
+
+@dataclass(frozen=True)
+class Nominal:
+    #: GHz, or ``None`` where the node does not state it
+    ghz: Optional[float]
+    #: where it was read, or why it is unknown
+    detail: str
+
+
+def nominal_clock(text):
+    '''The node's nominal clock (:class:`Nominal`) from the probe's
+    output; unknown where the output has no ``nominal_khz`` line.'''
+    match = _NOMINAL.search(text)
+    if match is None:
+        return Nominal(None, 'the probe did not report it')
+
+    ghz = int(match['khz']) / 1e6 if match['khz'] else None
+    return Nominal(ghz, match['detail'])
+
+
+@dataclass(frozen=True)
+class Topology:
+    #: CPUs (hardware threads) and cores, or ``None`` where unknown
+    cpus: Optional[int]
+    cores: Optional[int]
+    #: where it was read, or why it is unknown
+    detail: str
+
+
+def topology(text):
+    '''The CPUs and cores of the node (:class:`Topology`) from the probe's
+    output; unknown where the output has no ``topology`` line.'''
+    match = _TOPOLOGY.search(text)
+    if match is None:
+        return Topology(None, None, 'the probe did not report it')
+
+    if match['cpus'] is None:
+        return Topology(None, None, match['detail'])
+
+    return Topology(int(match['cpus']), int(match['cores']), match['detail'])
 
 
 def node_name(text):

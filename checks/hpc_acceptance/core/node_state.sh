@@ -1,9 +1,11 @@
 #!/bin/sh
-# Prints the node it runs on, its Turbo and SMT state, and the software it
-# runs, one line each:
+# Prints the node it runs on, its Turbo and SMT state, its nominal clock,
+# its topology and the software it runs, one line each:
 #   node <name> <how it was read>
 #   turbo on|off|unknown <how it was read>
 #   smt on|off|unknown <how it was read>
+#   nominal_khz <kHz>|unknown <how it was read, or why not>
+#   topology <CPUs> <cores>|unknown <how it was read, or why not>
 #   software kernel|bios|mpi|compiler <version, as the tool prints it>
 # The optional argument names the compiler of the checks' environment
 # (mpicc, say), whose version is reported.
@@ -44,6 +46,44 @@ if [ -r "$cpu/smt/active" ]; then
     echo "smt $s smt/active=$v smt/control=$c"
 else
     echo "smt unknown the kernel does not report SMT ($cpu/smt is missing)"
+fi
+
+# The nominal (base) clock: what a clock that Slurm set (--cpu-freq, which
+# moves no Turbo switch) is judged by. intel_pstate states it; acpi-cpufreq
+# lists no boost states, so its highest is the nominal one (on Intel,
+# nominal + 1 MHz, which marks the Turbo range).
+f=$cpu/cpu0/cpufreq
+driver=$(cat "$f/scaling_driver" 2>/dev/null || true)
+if [ -r "$f/base_frequency" ]; then
+    echo "nominal_khz $(cat "$f/base_frequency") cpu0/cpufreq/base_frequency"
+elif [ "$driver" = acpi-cpufreq ] && [ -r "$f/cpuinfo_max_freq" ]; then
+    echo "nominal_khz $(cat "$f/cpuinfo_max_freq")" \
+         "cpu0/cpufreq/cpuinfo_max_freq (acpi-cpufreq)"
+elif [ -d "$f" ]; then
+    echo "nominal_khz unknown the cpufreq driver $driver states no nominal" \
+         "clock"
+else
+    echo "nominal_khz unknown no cpufreq driver"
+fi
+
+# The CPUs and cores the kernel shows, counted as ReFrame's topology
+# detection counts them (cpuN directories; distinct core_cpus masks, else
+# thread_siblings), so that a job can tell a node whose topology changed
+# since it was detected (SMT or cores disabled in the BIOS).
+cpus=0
+for d in "$cpu"/cpu[0-9]*; do
+    if [ -d "$d" ]; then cpus=$((cpus + 1)); fi
+done
+cores=$(for d in "$cpu"/cpu[0-9]*/topology; do
+            if [ -r "$d/core_cpus" ]; then cat "$d/core_cpus"
+            elif [ -r "$d/thread_siblings" ]; then cat "$d/thread_siblings"
+            fi
+        done | sort -u | wc -l)
+cores=$((cores))
+if [ "$cpus" -gt 0 ] && [ "$cores" -gt 0 ]; then
+    echo "topology $cpus $cores cpu*/topology"
+else
+    echo "topology unknown no CPU topology in $cpu"
 fi
 
 # What an upgrade changes: a post-upgrade comparison lists it.

@@ -38,6 +38,19 @@ class ReferenceFileError(ReframeError):
     '''
 
 
+class IdentityMismatch(ReferenceFileError):
+    '''No entry of a reference file has the identity of the run.'''
+
+    def __init__(self, message, *, where, value, differing):
+        super().__init__(message)
+        #: the file and entry, as ``path: Check.partition.identity``
+        self.where = where
+        #: the run's identity
+        self.value = value
+        #: ``{entry's identity: [names of the inputs that differ]}``
+        self.differing = differing
+
+
 def reference_dir(configured_prefix=None):
     '''The configured reference prefix, else the checkout's ``reference/``.'''
     return configured_prefix or str(REFERENCE_DIR)
@@ -258,12 +271,14 @@ def _identity_key(path, where, keys, value):
     found = '; '.join(
         f'[{", ".join(identity.differences(key, value))}]' for key in keys
     ) or 'no entries'
-    raise ReferenceFileError(
+    raise IdentityMismatch(
         f'{path}: {".".join(where)}: identity mismatch: the references were '
         f'measured with other inputs than this run ({found}); this run: '
         f'{value!r}. Propose references for these inputs '
         f'(hpc-acceptance propose-references) or run with the inputs of '
-        f'the references'
+        f'the references',
+        where=f'{path}: {".".join(where)}', value=value,
+        differing={key: identity.differing_fields(key, value) for key in keys}
     )
 
 

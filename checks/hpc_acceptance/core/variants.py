@@ -11,8 +11,10 @@ non-default case carries the ``variant`` tag (nightly leaves them out).
 - ``turbo``: ``on``/``off`` are set through the partition's
   ``extras.turbo_control`` (``'slurm'``: Slurm's ``--cpu-freq`` via the
   partition resource ``cpu_freq``; or ``{'on': [commands], 'off':
-  [commands]}``) and verified in the job; where the state can be neither set
-  nor confirmed the variant is skipped with the reason.
+  [commands]}``) and verified in the job (:mod:`hpc_acceptance.core.turbo`:
+  by the clock for Slurm, by the Turbo switch for commands, which put the
+  node back when the job ends); where the state can be neither set nor
+  confirmed the variant is skipped with the reason.
 - ``smt``: ``on`` runs two hardware threads per core, ``off`` one, through
   ReFrame's ``use_multithreading`` and the checks' layouts; skipped where SMT
   is absent or disabled.
@@ -32,7 +34,8 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    variable)
 from reframe.core.exceptions import SanityError
 
-from hpc_acceptance.core import figures, isa, job_status, node_state
+from hpc_acceptance.core import (figures, isa, job_status, node_state,
+                                 topology_change, turbo)
 from hpc_acceptance.core.builds import ClockProbeBuild
 
 DEFAULTS = {'isa': 'native', 'turbo': 'as-configured',
@@ -126,7 +129,7 @@ class HardwareVariants(rfm.RegressionTestPlugin):
             return
 
         part = self.current_partition
-        control = part.extras.get('turbo_control')
+        control = turbo.control_of(part)
         if part.scheduler.registered_name == 'local':
             state = node_state.probe_here()['turbo']
             self.skip_if(
@@ -153,8 +156,9 @@ class HardwareVariants(rfm.RegressionTestPlugin):
             # it is the highest without Turbo.
             freq = 'High' if self.turbo == 'on' else 'HighM1'
             self.extra_resources['cpu_freq'] = {'freq': freq}
-        elif isinstance(control, dict) and control.get(self.turbo):
-            self.prerun_cmds = list(control[self.turbo]) + self.prerun_cmds
+        elif control:
+            self.prerun_cmds = turbo.command_lines(
+                control, self.turbo, node_state.SCRIPT) + self.prerun_cmds
 
     @run_after('setup')
     def set_smt(self):
@@ -176,6 +180,12 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     def probe_clock_and_state(self):
         probe = os.path.join(self.clock_probe.isa_dir('native'), 'core_clock')
         compiler = shlex.quote(self.current_environ.cc or '')
+        if (self.turbo in ('on', 'off') and
+                self.current_partition.extras.get('turbo_control') == 'slurm'):
+            # Slurm sets --cpu-freq on the CPUs of srun's steps only: the
+            # clock that verifies it is measured in one.
+            probe = f'{turbo.SLURM_STEP} {probe}'
+
         self.prerun_cmds = self.prerun_cmds + [
             f'sh {node_state.SCRIPT} {compiler} > {_NODE_STATE}',
             f'{probe} > {_CLOCK_BEFORE}',
@@ -256,31 +266,23 @@ class HardwareVariants(rfm.RegressionTestPlugin):
         path = os.path.join(self.stagedir, _NODE_STATE)
         try:
             with open(path) as fp:
-                states = node_state.parse(fp.read(), path)
+                probed = fp.read()
+            states = node_state.parse(probed, path)
         except (OSError, node_state.NodeStateError) as err:
             return [f'node state: {err}']
 
         self.node_state = '; '.join(f'{name} {s.value} ({s.detail})'
                                     for name, s in states.items())
 
-        # On a remote partition this is the first look at the node.
-        self.skip_if(
-            self.turbo in ('on', 'off') and
-            states['turbo'].value == 'unknown',
-            f'turbo={self.turbo}: the node reports {states["turbo"].detail}: '
-            f'the state could be neither set nor confirmed'
-        )
-        problems = []
-        if self.turbo in ('on', 'off') and states['turbo'].value != self.turbo:
-            problems.append(
-                f'asked for turbo {self.turbo}, the node reports '
-                f'{states["turbo"].value} ({states["turbo"].detail}): the '
-                f'partition\'s turbo control did not take effect'
-            )
-
-        if self.smt == 'on' and states['smt'].value != 'on':
-            problems.append(f'asked for smt on, the node reports '
-                            f'{states["smt"].value} ({states["smt"].detail})')
+        problems, clocks = [], []
+        changed = topology_change.live_problem(
+            node_state.topology(probed),
+            self.current_partition.processor.info)
+        if changed:
+            problems.append(f'{changed}: re-detect it: ' +
+                            topology_change.redetect(
+                                self.current_system.name,
+                                self.current_partition.name))
 
         for name in (_CLOCK_BEFORE, _CLOCK_AFTER):
             try:
@@ -290,7 +292,22 @@ class HardwareVariants(rfm.RegressionTestPlugin):
                 problems.append(f'core clock probe: {err}')
                 continue
 
-            problems += [f'{name}: {p}' for p in figures.output_problems(
+            found = [f'{name}: {p}' for p in figures.output_problems(
                 text, {'core_clock': 'GHz'}, name)]
+            problems += found
+            if not found:
+                clocks.append(
+                    figures.parse_figures(text, name)['core_clock'].value)
+
+        if self.turbo in ('on', 'off'):
+            skip, found = turbo.verdict(self.turbo,
+                                        self.current_partition.extras,
+                                        probed, clocks, self.stagedir)
+            self.skip_if(skip is not None, skip)
+            problems = found + problems
+
+        if self.smt == 'on' and states['smt'].value != 'on':
+            problems.append(f'asked for smt on, the node reports '
+                            f'{states["smt"].value} ({states["smt"].detail})')
 
         return problems

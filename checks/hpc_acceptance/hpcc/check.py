@@ -14,6 +14,7 @@ from a run that passed its sanity check. The BLAS the binary ran with is
 recorded (:mod:`hpc_acceptance.hpcc.blas`): it decides HPL and DGEMM.
 '''
 
+import math
 import os
 
 import reframe as rfm
@@ -87,6 +88,10 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
     identity_fields = ('problem_size', 'block_size', 'process_grid',
                        'num_tasks', 'num_tasks_per_node')
 
+    #: Sized from the processor description: a rank per core (per hardware
+    #: thread with ``smt=on``), unless ``-S num_tasks_per_node`` sets them.
+    topology_fields = ('process_grid', 'num_tasks', 'num_tasks_per_node')
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+mpi']
     keep_files = [input_file.INPUT_FILE, input_file.OUTPUT_FILE,
@@ -109,6 +114,10 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
             )
             # with smt=on, one process per hardware thread
             self.num_tasks_per_node = cores * self.threads_per_core
+        else:
+            # set by hand: a reference of another count is no sign of
+            # another topology
+            self.topology_fields = ()
 
         self.num_tasks = self.node_count() * self.num_tasks_per_node
         self.num_cpus_per_task = 1
@@ -172,14 +181,22 @@ class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
 
     def peak_gflops(self):
         '''Peak Gflop/s of the cores used, from the partition's per-node
-        ``extras.peak_gflops``; ``None`` where either is unknown.'''
+        ``extras.peak_gflops``; ``None`` where either is unknown.
+
+        The peak is the cores', not the hardware threads': with ``smt=on``
+        two ranks share a core (and its floating-point units), so a node's
+        ranks occupy their count divided by the threads per core.'''
         partition = self.current_partition
         node_peak = partition.extras.get('peak_gflops')
         cores = partition.processor.num_cores
         if not (node_peak and cores):
             return None
 
-        return node_peak * self.num_tasks / cores
+        nodes = self.num_tasks // self.num_tasks_per_node
+        cores_per_node = min(
+            cores, math.ceil(self.num_tasks_per_node / self.threads_per_core)
+        )
+        return node_peak * nodes * cores_per_node / cores
 
     @run_before('sanity')
     def record_blas(self):

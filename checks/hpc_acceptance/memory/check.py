@@ -65,6 +65,9 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: in the program's options.
     identity_fields = ('num_cpus_per_task', 'executable_opts')
 
+    #: Sized from the processor description: the threads of ``all_cores``.
+    topology_fields = ('num_cpus_per_task',)
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+openmp']
     num_tasks = 1

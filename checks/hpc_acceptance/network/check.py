@@ -125,6 +125,10 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: figure.
     identity_fields = ('num_tasks', 'num_tasks_per_node', 'repeats')
 
+    #: Sized from the processor description: the ranks of the placements
+    #: that fill a node's cores.
+    topology_fields = ('num_tasks', 'num_tasks_per_node')
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+mpi']
     tags = {'network', 'nightly'}

@@ -88,6 +88,9 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     identity_fields = ('npb_class', 'num_tasks', 'num_tasks_per_node',
                        'oversubscribe')
 
+    #: Sized from the processor description: the ranks that fit a node.
+    topology_fields = ('num_tasks_per_node',)
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+mpi']
     tags = {'npb', 'nightly'}

@@ -10,20 +10,23 @@ validation) but is this project's code. ``dependency_source`` and
 
 The arrays are sized from the topology: four times the last-level caches of
 the cores the thread layout uses (:mod:`hpc_acceptance.stream.sizing`).
-McCalpin's array size is compiled in: the check reads the size the binary
-prints and fails if it is below that rule.
+McCalpin's array size and repetitions are compiled in: the check reads what
+the binary prints, fails if the size is below that rule, and records what
+ran (``array_elements``, ``ntimes`` and so the identity), not its own
+settings.
 '''
 
+import os
 import shlex
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import (fixture, parameter, run_after,
-                                   sanity_function, variable)
+                                   run_before, sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import job_status, topology
+from hpc_acceptance.core import identity, job_status, topology
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
 from hpc_acceptance.core.openmp_process import OpenMPProcess
@@ -58,8 +61,8 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: Elements of each array of the in-tree program. ``None`` sizes them
     #: by STREAM's rule, four times the last-level caches of the cores
     #: used; a smaller value is refused. After setup it holds the size of
-    #: the run. (McCalpin's size is compiled in: the check reads it from
-    #: the output and fails if it is below the rule.)
+    #: the run. (McCalpin's size is compiled in: after the run this holds
+    #: the size it printed, and the check fails if that is below the rule.)
     #:
     #: :type: :class:`int` or ``None``
     #: :default: ``None``
@@ -67,7 +70,8 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck,
                               loggable=True)
 
     #: Repetitions of every kernel; the first is not counted (in-tree
-    #: program only: McCalpin's is compiled in, Spack's ``ntimes``).
+    #: program only: McCalpin's is compiled in, Spack's ``ntimes``; after
+    #: the run this holds the count it printed).
     #:
     #: :type: :class:`int`, at least 2
     #: :default: ``10``
@@ -96,6 +100,9 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     #: which STREAM, its array size and repetitions, threads and binding.
     identity_fields = ('implementation', 'array_elements', 'ntimes',
                        'num_cpus_per_task', 'binding')
+
+    #: Sized from the processor description: the threads of the layout.
+    topology_fields = ('num_cpus_per_task',)
 
     valid_systems = ['+compute']
     valid_prog_environs = ['+openmp']
@@ -147,6 +154,35 @@ class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck,
                                     f'--ntimes={self.ntimes}']
         else:
             self.implementation = output.MCCALPIN
+
+    def identity_inputs(self, *, after_run):
+        inputs = super().identity_inputs(after_run=after_run)
+        if self.implementation == output.MCCALPIN and not after_run:
+            # Compiled in: known once the binary has printed them.
+            inputs.update(array_elements=identity.UNKNOWN,
+                          ntimes=identity.UNKNOWN)
+
+        return inputs
+
+    @run_before('sanity')
+    def record_what_ran(self):
+        '''McCalpin's array size and repetitions, as the binary printed
+        them: the figures are those of that run, not of this check's
+        settings (the in-tree program ran with the settings).'''
+        if self.implementation != output.MCCALPIN:
+            return
+
+        # Hooks run outside the stage directory, sanity inside it.
+        path = os.path.join(self.stagedir, self.stdout.evaluate())
+        try:
+            run = output.parse(_read(path), path)
+        except output.StreamOutputError:
+            return  # the sanity check says what is wrong with the output
+
+        if run.elements:
+            self.array_elements = run.elements
+        if run.ntimes:
+            self.ntimes = run.ntimes
 
     @property
     def places(self):

@@ -195,6 +195,10 @@ def problems(run, *, threads, min_elements=None):
         else:
             found.append(f'{name} ran {counted} threads, expected {threads}')
 
+    if run.ntimes is None:
+        found.append(f'{name} did not print its repetitions (NTIMES): what '
+                     f'ran cannot be recorded')
+
     if min_elements is not None and run.elements is None:
         found.append(f'{name} did not print its array size: cannot check '
                      f'it against STREAM\'s 4 x last-level cache rule')

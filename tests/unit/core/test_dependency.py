@@ -51,6 +51,27 @@ def test_isa_variant_uses_the_in_tree_build_for_it():
                                             '/stage/build/avx2/mem_latency')
 
 
+def test_isa_the_in_tree_build_cannot_target_comes_from_spack():
+    req = Requirement(executable='mem_latency', spack_spec='kernels')
+    res = resolve(req, partition_name='c:p',
+                  partition_extras={'spack_env': '/envs/c'},
+                  in_tree_dir='/stage/build/avx512', isa='avx512',
+                  in_tree_unsupported='gcc 4.8 cannot build for avx512',
+                  which=which_from({'spack': '/opt/spack/bin/spack'}))
+    assert res.source == 'spack'
+    assert res.spack_target == 'x86_64_v4'
+
+
+def test_isa_the_in_tree_build_cannot_target_skips_where_it_is_the_source():
+    req = Requirement(executable='mem_latency', spack_spec='kernels')
+    res = resolve(req, partition_name='c:p', partition_extras={},
+                  in_tree_dir='/stage/build/avx512', isa='avx512',
+                  in_tree_unsupported='gcc 4.8 cannot build for avx512',
+                  which=which_from({'mem_latency': '/usr/bin/mem_latency'}))
+    assert not res.found
+    assert res.reason == 'isa=avx512: gcc 4.8 cannot build for avx512'
+
+
 def test_spack_environment_without_spack_falls_back_to_path():
     res = resolve(HPCC, partition_name='c:p',
                   partition_extras={'spack_env': 'spack-envs/c'},

@@ -5,6 +5,7 @@ import socket
 import subprocess
 
 import pytest
+from reframe.utility.cpuinfo import cpuinfo
 
 from hpc_acceptance.core import node_state
 
@@ -87,3 +88,97 @@ def test_the_probe_reports_the_software_an_upgrade_changes(tmp_path):
     assert 'compiler=' not in software
     assert node_state.software('software mpi Open MPI 5.0; x\n') == \
         'mpi=Open MPI 5.0, x'
+
+
+def test_nominal_clock_from_intel_pstate(tmp_path):
+    env = fake_sysfs(tmp_path, {'intel_pstate/no_turbo': '0',
+                                'cpu0/cpufreq/scaling_driver': 'intel_pstate',
+                                'cpu0/cpufreq/base_frequency': '2400000',
+                                'cpu0/cpufreq/cpuinfo_max_freq': '3500000'})
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    assert node_state.nominal_clock(text) == node_state.Nominal(
+        2.4, 'cpu0/cpufreq/base_frequency')
+    # the lines before it read as before
+    assert node_state.parse(text)['turbo'].value == 'on'
+    assert node_state.node_name(text)
+
+
+def test_nominal_clock_is_acpi_cpufreqs_highest(tmp_path):
+    # acpi-cpufreq lists no boost states: its highest is the nominal clock
+    env = fake_sysfs(tmp_path, {'cpufreq/boost': '1',
+                                'cpu0/cpufreq/scaling_driver': 'acpi-cpufreq',
+                                'cpu0/cpufreq/cpuinfo_max_freq': '2250000'})
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    assert node_state.nominal_clock(text) == node_state.Nominal(
+        2.25, 'cpu0/cpufreq/cpuinfo_max_freq (acpi-cpufreq)')
+
+
+@pytest.mark.parametrize('files, why', [
+    # amd-pstate and cppc state no nominal clock; their cpuinfo_max_freq
+    # is the Turbo range's top
+    ({'cpu0/cpufreq/scaling_driver': 'cppc',
+      'cpu0/cpufreq/cpuinfo_max_freq': '3000000'},
+     'the cpufreq driver cppc states no nominal clock'),
+    ({}, 'no cpufreq driver'),
+])
+def test_nominal_clock_unknown_says_why(tmp_path, files, why):
+    env = fake_sysfs(tmp_path, files)
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    assert node_state.nominal_clock(text) == node_state.Nominal(None, why)
+
+
+def test_output_of_an_older_probe_has_no_nominal_clock():
+    assert node_state.nominal_clock('turbo on x\nsmt on y\n').ghz is None
+
+
+def cpu_tree(cores):
+    '''A /sys cpu tree of ``cores``, each a list of CPU numbers, with the
+    kernel's core_cpus masks.'''
+    files = {}
+    for core in cores:
+        mask = format(sum(1 << cpu for cpu in core), 'x')
+        files.update({f'cpu{cpu}/topology/core_cpus': mask for cpu in core})
+
+    return files
+
+
+@pytest.mark.parametrize('cores, cpus, count', [
+    ([[0, 2], [1, 3]], 4, 2),          # SMT on: two CPUs a core
+    ([[0], [1], [2], [3]], 4, 4),      # SMT off in the BIOS
+])
+def test_the_probe_counts_cpus_and_cores(tmp_path, cores, cpus, count):
+    env = fake_sysfs(tmp_path, cpu_tree(cores))
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    live = node_state.topology(text)
+    assert (live.cpus, live.cores) == (cpus, count)
+
+
+def test_thread_siblings_count_cores_on_older_kernels(tmp_path):
+    files = {name.replace('core_cpus', 'thread_siblings'): mask
+             for name, mask in cpu_tree([[0, 1], [2, 3]]).items()}
+    env = fake_sysfs(tmp_path, files)
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    live = node_state.topology(text)
+    assert (live.cpus, live.cores) == (4, 2)
+
+
+def test_the_probe_counts_this_host_as_reframe_detects_it():
+    info = cpuinfo()
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, check=True).stdout
+    live = node_state.topology(text)
+    assert (live.cpus, live.cores) == (
+        info['num_cpus'], info['num_cpus'] // info['num_cpus_per_core'])
+
+
+def test_no_cpu_tree_no_topology(tmp_path):
+    env = fake_sysfs(tmp_path, {})
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    assert node_state.topology(text).cpus is None
+    assert node_state.topology('turbo on x\nsmt on y\n').cpus is None

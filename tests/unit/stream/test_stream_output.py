@@ -123,3 +123,14 @@ def test_other_output_is_named_by_its_source():
 
     with pytest.raises(StreamOutputError, match=r'\(empty output\)'):
         parse('', 'rfm_job.out')
+
+
+def test_mccalpin_run_that_does_not_say_its_repetitions_is_refused():
+    # its figures' identity records the repetitions the binary ran
+    text = read('stream_c.default-10M.omp2.txt').replace(
+        'Each kernel will be executed 10 times.', '')
+    run = parse(text)
+    assert run.ntimes is None
+    assert problems(run, threads=2) == [
+        "McCalpin's STREAM did not print its repetitions (NTIMES): what ran "
+        "cannot be recorded"]

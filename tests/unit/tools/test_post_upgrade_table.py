@@ -130,7 +130,7 @@ def test_latency_up_is_a_regression_and_regressions_come_first():
 
 def test_default_parameters_are_left_out_of_the_table():
     assert short_name('MemoryDaxpyCheck %isa=native %turbo=as-configured '
-                         '%smt=as-configured %threads=single') == (
+                      '%smt=as-configured %threads=single') == (
         'MemoryDaxpyCheck %threads=single')
 
 
