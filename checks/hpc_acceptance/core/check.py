@@ -120,6 +120,8 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             self.reference_file = 'none'
             return
 
+        references.load_for(path, [p.fullname for p in
+                                   self.current_system.partitions])
         self.reference = {'$ref': path}
         self.require_reference = True
         self.reference_file = path
@@ -156,17 +158,42 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         if self.reference_file == 'none':
             return
 
-        path = self.reference_file
-        data = references.load(path)
-        name = type(self).__name__
+        path, name = self.reference_file, type(self).__name__
+        data = references.load_for(path, [p.fullname for p in
+                                          self.current_system.partitions])
         if name not in data:
-            raise references.ReferenceFileError(
-                f'{path}: no entry for {name}'
-            )
+            raise references.no_entry(path, name, data)
 
-        where, entry = references.entry_for(path, data[name], self)
+        if not self.reference.index:
+            # keyed by system:partition only: ReFrame looks it up after
+            # the run, and with require_reference fails a missing figure
+            return
+
+        # ReFrame's own lookup: its index walk, keys as anchored regular
+        # expressions, and __ref_missing_identity__ below for identities.
+        try:
+            entry = self.reference[self]
+        except KeyError as err:
+            missing, index = err.args[0], self.reference.index
+            problem = (f'$index names {missing!r}, which the check does not '
+                       f'have' if missing in index and
+                       not hasattr(self, missing) else
+                       f'no entry for {missing!r} of this run '
+                       f'({self.display_name}), looked up by $index '
+                       f'[{", ".join(index)}]')
+            raise references.ReferenceFileError(
+                f'{path}: {name}: {problem}') from None
+
         units = {var: fn.unit for var, fn in self.perf_variables.items()}
-        references.check_variables(path, where, entry, units)
+        references.check_variables(path, self.display_name, entry, units)
+
+    def __ref_missing_identity__(self, data, key):
+        '''ReFrame's hook for a reference level keyed by ``identity``
+        that has no key equal to this run's: the entry of the identity
+        this run may be compared with (the built ISA is not known before
+        the run), else an error naming every input that differs.'''
+        return data[references.identity_key(
+            self.reference_file, self.display_name, list(data), key)]
 
     @run_after('setup')
     def resolve_dependency(self):
