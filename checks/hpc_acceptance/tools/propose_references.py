@@ -209,6 +209,8 @@ def main(argv=None):
         fromfile=path if current else '/dev/null', tofile=path
     ))
     if args.write:
+        # a new site directory has no reference/ yet
+        os.makedirs(args.reference_dir, exist_ok=True)
         write_atomically(path, new)
 
         print(f'wrote {path}', file=sys.stderr)
