@@ -174,18 +174,29 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         try:
             entry = self.reference[self]
         except KeyError as err:
-            missing, index = err.args[0], self.reference.index
-            problem = (f'$index names {missing!r}, which the check does not '
-                       f'have' if missing in index and
-                       not hasattr(self, missing) else
-                       f'no entry for {missing!r} of this run '
-                       f'({self.display_name}), looked up by $index '
-                       f'[{", ".join(index)}]')
             raise references.ReferenceFileError(
-                f'{path}: {name}: {problem}') from None
+                f'{path}: {name}: {self._missing_entry(err.args[0])}'
+            ) from None
 
         units = {var: fn.unit for var, fn in self.perf_variables.items()}
         references.check_variables(path, self.display_name, entry, units)
+
+    def _missing_entry(self, key):
+        '''What ReFrame's lookup did not find: the key ``key`` of the
+        ``$index`` attribute that has it, or that attribute itself.'''
+        index = self.reference.index
+        if key in index and not key.startswith('$') and \
+                not hasattr(self, key):
+            return f'$index names {key!r}, which the check does not have'
+
+        values = {'$system': self.current_system.name,
+                  '$partition': self.current_partition.fullname,
+                  '$environ': self.current_environ.name}
+        names = [k for k in index
+                 if values.get(k, getattr(self, k, None)) == key]
+        missing = f'{names[0]}={key!r}' if names else repr(key)
+        return (f'no entry for {missing} ({self.display_name}; $index: '
+                f'{", ".join(index)})')
 
     def __ref_missing_identity__(self, data, key):
         '''ReFrame's hook for a reference level keyed by ``identity``

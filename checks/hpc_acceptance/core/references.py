@@ -285,13 +285,13 @@ def check_variables(path, where, entry, units):
     for variable, ref in entry.items():
         if variable not in units:
             raise ReferenceFileError(
-                f'{path}: {where}.{variable}: the check reports no such '
+                f'{path}: {where}: {variable}: the check reports no such '
                 f'performance variable (it reports: '
                 f'{", ".join(sorted(units))})'
             )
 
         if ref[3] != units[variable]:
             raise ReferenceFileError(
-                f'{path}: {where}.{variable}: unit {ref[3]!r} differs from '
+                f'{path}: {where}: {variable}: unit {ref[3]!r} differs from '
                 f'the check\'s {units[variable]!r}'
             )

@@ -142,7 +142,7 @@ def test_check_variables_wants_known_names_and_same_units():
                                    {'bandwidth_l1': 'MB/s'})
 
     with pytest.raises(ReferenceFileError,
-                       match=r'X\.bandwidth_l1: the check reports no such '
+                       match=r'X: bandwidth_l1: the check reports no such '
                              r'performance variable'):
         references.check_variables('f.yaml', 'X', dict(entry, bandwidth_l2=[
             1, -0.1, None, 'MB/s']), {'bandwidth_l2': 'MB/s'})
