@@ -7,6 +7,7 @@ test_new_system.py.
 import os
 import re
 import shutil
+import socket
 import subprocess
 
 import pytest
@@ -87,13 +88,21 @@ def test_modules_without_a_modules_system_are_refused(tmp_path):
             '(lmod: could not find a sane Lmod installation') in done.stdout
 
 
+def unused_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
 def test_a_scheduler_that_does_not_answer_is_named(tmp_path):
-    # a configuration whose controller is not running
+    # a controller that is not running, on a port no test cluster of this
+    # machine listens on
     conf = tmp_path / 'slurm.conf'
     conf.write_text((DATA_DIR / 'slurm' / 'slurm.conf.in').read_text()
                     .replace('@ROOT@', str(tmp_path))
                     .replace('@CONTROLLER@', 'localhost')
-                    .replace('@NODES@', 'NodeName=n1 CPUs=1'))
+                    .replace('@NODES@', f'NodeName=n1 CPUs=1\n'
+                                        f'SlurmctldPort={unused_port()}'))
     if not shutil.which('scontrol'):
         pytest.skip('Slurm is not installed (ci/setup.sh installs '
                     'slurm-wlm)')

@@ -30,6 +30,7 @@ import os
 from pathlib import Path
 
 from reframe.core.exceptions import ConfigError
+
 from hpc_acceptance.core import system_files
 from hpc_acceptance.core.paths import PROJECT_DIR
 
@@ -50,10 +51,6 @@ def named():
 
 def systems_dir(root):
     return Path(root) / 'systems'
-
-
-def spack_envs_dir(root):
-    return Path(root) / 'spack-envs'
 
 
 def reference_dir(root):

@@ -69,14 +69,14 @@ class Toolchain:
 
     @property
     def environment_name(self):
-        return COMPILER_NAMES.get(self.compiler, ((), self.compiler))[1]
+        return COMPILER_NAMES[self.compiler][1]
 
     @property
     def archspec_compiler(self):
         '''``{'name', 'version'}`` of ``extras.compiler``: archspec's name
         of the compiler, for the ISA variants' flags.'''
-        name = COMPILER_NAMES.get(self.compiler, ((), '', self.compiler))[2]
-        return {'name': name, 'version': self.compiler_version}
+        return {'name': COMPILER_NAMES[self.compiler][2],
+                'version': self.compiler_version}
 
 
 def version_of(spec):
