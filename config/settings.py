@@ -6,6 +6,9 @@ Systems are read from ``config/systems/*.py``: each file defines
 ``system`` (one entry of ReFrame's ``systems``) and ``environments``.
 ``local.py``, the embedded default that matches any host, is tried last, so
 a site's own file wins on its hosts. ``--system NAME`` picks one explicitly.
+A site directory (``HPC_ACCEPTANCE_SITE_DIR``, see
+:mod:`hpc_acceptance.core.site`) adds its systems before these, or is
+layered over this file: ``-C config/settings.py -C <site>/config.py``.
 
 Run-time state goes under ``var/`` of the checkout unless overridden:
 
@@ -29,7 +32,7 @@ from pathlib import Path
 
 from reframe.core.exceptions import ConfigError
 
-from hpc_acceptance.core import check_names, references, system_files
+from hpc_acceptance.core import references, site, system_files
 from hpc_acceptance.npb import classes as npb_classes
 
 CONFIG_DIR = Path(__file__).resolve().parent
@@ -74,20 +77,18 @@ for _module in _modules:
         if _MAX_JOBS and _partition['scheduler'] != 'local':
             _partition['max_jobs'] = _MAX_JOBS
 
+# A site directory named by HPC_ACCEPTANCE_SITE_DIR: its systems come
+# first, so that they win on their hosts (README, "Adding a site's system").
+_SITE_DIR = site.named()
+_site = site.configuration(_SITE_DIR) if _SITE_DIR else {}
+
 # A malformed reference file stops ReFrame here, before anything runs, with
-# the file, line and key at fault: bad YAML or shape, a tolerance of the wrong
-# sign, or an entry for a system, check or partition that does not exist.
-_CHECK_DIRS = [str(PROJECT_DIR / 'checks')] + [
-    d for d in os.environ.get('RFM_CHECK_SEARCH_PATH', '').split(':') if d
-]
+# the file, line and key at fault: bad YAML or shape, or a tolerance of the
+# wrong sign. Each check checks its system's file against the partitions
+# when it is set up, whichever configuration files define them.
 try:
-    references.load_all(
-        references.reference_dir(os.environ.get('RFM_REFERENCE_PREFIX')),
-        partitions={m.system['name']: [f'{m.system["name"]}:{p["name"]}'
-                                       for p in m.system['partitions']]
-                    for m in _modules},
-        check_names=check_names.simple_test_classes(_CHECK_DIRS),
-    )
+    references.check_files(references.search_dirs(
+        os.environ.get('RFM_REFERENCE_PREFIX')))
 except references.ReferenceFileError as err:
     raise ConfigError(f'unusable reference file: {err}') from None
 
@@ -137,8 +138,9 @@ _NPB_CLASS_W = [option for bench in npb_classes.BENCHMARKS
                                f'Npb{bench.capitalize()}Check.npb_class=W')]
 
 site_configuration = {
-    'systems': [m.system for m in _modules],
-    'environments': [env for m in _modules for env in m.environments],
+    'systems': _site.get('systems', []) + [m.system for m in _modules],
+    'environments': (_site.get('environments', []) +
+                     [env for m in _modules for env in m.environments]),
     'modes': [
         {'name': 'nightly', 'options': _NIGHTLY},
         {'name': 'fleet', 'options': _FLEET},
@@ -165,7 +167,7 @@ site_configuration = {
             'report_junit': str(VAR_DIR / 'reports' / 'junit.xml'),
             'topology_prefix': str(VAR_DIR / 'topology'),
         }
-    ],
+    ] + _site.get('general', []),
     'logging': [
         {
             'handlers': [

@@ -17,9 +17,21 @@ CONFIG = PROJECT_DIR / 'config' / 'settings.py'
 REFRAME = Path(sys.executable).parent / 'reframe'
 #: The project's console entry point, installed next to reframe.
 HPC_ACCEPTANCE = Path(sys.executable).parent / 'hpc-acceptance'
+#: Nodes of the Slurm cluster of the fixture ``cluster``.
+CLUSTER_NODES = 4
 #: reframe options for one timed run per memory figure, for runs whose
 #: figures' values are not what a test looks at.
 ONE_TIMED_RUN = ('-S', 'repeats=1', '-S', 'span_ms=1')
+
+
+def run_new_system(*args, env, tmp_path):
+    '''``hpc-acceptance new-system ARGS``, finished, its output merged;
+    its probes write below ``tmp_path``.'''
+    return subprocess.run([str(HPC_ACCEPTANCE), 'new-system', *args],
+                          cwd=PROJECT_DIR, text=True,
+                          env=dict(env, RFM_PREFIX=str(tmp_path / 'prefix')),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          timeout=1800)
 
 
 def load_topology(name):
@@ -44,6 +56,22 @@ def spack_ci():
     if spack_ci_kit.MISSING_KIT:
         pytest.skip(spack_ci_kit.MISSING_KIT)
     return spack_ci_kit.install()
+
+
+@pytest.fixture(scope='module')
+def cluster(tmp_path_factory):
+    '''Environment (``SLURM_CONF``) of a running Slurm cluster of
+    :data:`CLUSTER_NODES` nodes ``n1``..., each a network namespace of this
+    machine (tests/slurm_cluster.py), for the tests of one module; skips
+    where it cannot start.'''
+    import slurm_cluster
+    root = tmp_path_factory.mktemp('slurm-nodes')
+    try:
+        with slurm_cluster.namespaced_nodes(root, CLUSTER_NODES) as env:
+            yield env
+    except slurm_cluster.ClusterUnavailable as err:
+        # raised while starting only: a test's failure does not reach here
+        pytest.skip(str(err))
 
 
 @pytest.fixture

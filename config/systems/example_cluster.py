@@ -1,4 +1,6 @@
-'''Example production system: copy this file, rename it and edit it.
+'''Example production system: copy this file, rename it and edit it, or
+let ``hpc-acceptance new-system`` write one from what the cluster says
+(README, "Adding a site's system").
 
 A Slurm cluster with a login node and a ``compute`` partition of two-socket
 nodes. What a site changes:

@@ -3,7 +3,7 @@
 import re
 import socket
 
-from conftest import PROJECT_DIR
+from conftest import ONE_TIMED_RUN, PROJECT_DIR
 
 EXAMPLE = ['--system', 'example-cluster']
 
@@ -108,18 +108,22 @@ def test_committed_reference_files_load(run_reframe):
     assert done.returncode == 0, done.stdout
 
 
-def test_reference_entry_for_an_unknown_check_stops_the_run(run_reframe,
-                                                            tmp_path):
+def test_a_misspelt_check_entry_fails_the_check_naming_it(run_reframe,
+                                                        tmp_path):
     refs = tmp_path / 'refs'
     refs.mkdir()
     (refs / 'local.yaml').write_text(
         'MemoryLatencyChekc:\n'
         '  local:default:\n'
         '    latency_l1: [1.2, -0.1, 0.1, ns]\n')
-    done = run_reframe('-c', 'checks/', '-l',
+    done = run_reframe('-c', 'checks/memory', '-n', 'MemoryLatencyCheck',
+                       '--exclude-tag=variant', *ONE_TIMED_RUN, '-r',
                        env={'RFM_REFERENCE_PREFIX': str(refs)})
     assert done.returncode == 1
-    assert 'MemoryLatencyChekc: no such check in the suite' in done.stdout
+    assert (f'{refs}/local.yaml: no entry for MemoryLatencyCheck (it has '
+            f'MemoryLatencyChekc: a misspelling?)') in done.stdout
+    # before its benchmark ran: no job was started
+    assert 'Job type: local (id=None)' in done.stdout
 
 
 def _listed(stdout):

@@ -11,33 +11,19 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 from reframe.utility.cpuinfo import cpuinfo
 
 import slurm_cluster
 from hpc_acceptance.core.topology import num_cores
-from conftest import DATA_DIR
+from conftest import CLUSTER_NODES as NODES, DATA_DIR
 from report_cases import DEFAULT_VARIANTS, case_of, results
 from spack_ci import prefix_of
 
-NODES = 4
 #: Cores of one node: every node is this machine (the partition's processor
 #: is the embedded default's, detected the same way).
 NODE_CORES = num_cores(cpuinfo())
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),
            '--system', 'slurm-nodes']
-
-
-@pytest.fixture(scope='module')
-def cluster(tmp_path_factory):
-    '''Environment (``SLURM_CONF``) of the running namespaced cluster.'''
-    root = tmp_path_factory.mktemp('slurm-nodes')
-    try:
-        with slurm_cluster.namespaced_nodes(root, NODES) as env:
-            yield env
-    except slurm_cluster.ClusterUnavailable as err:
-        # raised while starting only: a test's failure does not reach here
-        pytest.skip(str(err))
 
 
 def perflog_rank_hosts(perflogs, check):

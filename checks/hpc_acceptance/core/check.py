@@ -161,6 +161,8 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             self.reference_file = 'none'
             return
 
+        references.load_for(path, [p.fullname for p in
+                                   self.current_system.partitions])
         self.reference = {'$ref': path}
         self.require_reference = True
         self.reference_file = path
@@ -197,16 +199,25 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         if self.reference_file == 'none':
             return
 
-        path = self.reference_file
-        data = references.load(path)
-        name = type(self).__name__
+        path, name = self.reference_file, type(self).__name__
+        data = references.load_for(path, [p.fullname for p in
+                                          self.current_system.partitions])
         if name not in data:
-            raise references.ReferenceFileError(
-                f'{path}: no entry for {name}'
-            )
+            raise references.no_entry(path, name, data)
 
+        if not self.reference.index:
+            # keyed by system:partition only: ReFrame looks it up after
+            # the run, and with require_reference fails a missing figure
+            return
+
+        # ReFrame's own lookup: its index walk, keys as anchored regular
+        # expressions, and __ref_missing_identity__ below for identities.
         try:
-            where, entry = references.entry_for(path, data[name], self)
+            entry = self.reference[self]
+        except KeyError as err:
+            raise references.ReferenceFileError(
+                f'{path}: {name}: {self._missing_entry(err.args[0])}'
+            ) from None
         except references.IdentityMismatch as err:
             changed = topology_change.reference_problem(
                 err, self.topology_fields,
@@ -217,7 +228,32 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             raise
 
         units = {var: fn.unit for var, fn in self.perf_variables.items()}
-        references.check_variables(path, where, entry, units)
+        references.check_variables(path, self.display_name, entry, units)
+
+    def _missing_entry(self, key):
+        '''What ReFrame's lookup did not find: the key ``key`` of the
+        ``$index`` attribute that has it, or that attribute itself.'''
+        index = self.reference.index
+        if key in index and not key.startswith('$') and \
+                not hasattr(self, key):
+            return f'$index names {key!r}, which the check does not have'
+
+        values = {'$system': self.current_system.name,
+                  '$partition': self.current_partition.fullname,
+                  '$environ': self.current_environ.name}
+        names = [k for k in index
+                 if values.get(k, getattr(self, k, None)) == key]
+        missing = f'{names[0]}={key!r}' if names else repr(key)
+        return (f'no entry for {missing} ({self.display_name}; $index: '
+                f'{", ".join(index)})')
+
+    def __ref_missing_identity__(self, data, key):
+        '''ReFrame's hook for a reference level keyed by ``identity``
+        that has no key equal to this run's: the entry of the identity
+        this run may be compared with (the built ISA is not known before
+        the run), else an error naming every input that differs.'''
+        return data[references.identity_key(
+            self.reference_file, self.display_name, list(data), key)]
 
     @run_after('setup')
     def resolve_dependency(self):

@@ -5,28 +5,39 @@ check class, an optional ``$index`` over test attributes (``$partition``,
 variant parameters, ...) and, at the leaves, one
 ``[value, lower, upper, unit]`` per performance variable, where ``lower``
 and ``upper`` are fractions (``-0.1``, ``0.1``) and ``null`` leaves a side
-open.
+open. ReFrame itself reads the file and looks a check's entry up
+(``reference = {'$ref': file}``); the checks add what ReFrame does not do
+before a benchmark has run.
 
 A system without a file runs its checks without bounds and says so; a
 system with a file must have an entry for every check and figure it runs
-(checks set ``require_reference``).
+(checks set ``require_reference``). A system's file is looked for in the
+directory ``RFM_REFERENCE_PREFIX`` names, else in the site directory's
+``reference/`` (:mod:`hpc_acceptance.core.site`), then in the checkout's.
 
-Validation happens in two places, both before any benchmark runs:
+Validation, each error naming the file and the key at fault:
 
-- when ReFrame loads the configuration (:func:`load_all`): syntax, shape,
-  tolerance signs, unknown systems, checks and partitions;
-- when a check is about to run (:func:`entry_for`, :func:`check_variables`):
-  the ``$index`` attributes, the entry for the check's variant, and the
-  performance variables and units the check reports.
+- when ReFrame loads the configuration (:func:`check_files`): syntax
+  (ReFrame's own reading lets a YAML error through without its line),
+  shape and tolerance signs (ReFrame checks tolerances only when it
+  compares a figure, after the benchmark ran);
+- when a check is set up (:func:`load_for`): the same, and the partition
+  keys against the partitions of the system it runs on, whichever
+  configuration files defined them;
+- just before a check runs (:func:`check_variables`): the performance
+  variables and units it reports, which ReFrame would only find missing
+  once the benchmark ran, and a different unit only warn about.
 '''
 
+import difflib
+import functools
 import os
 import re
 
 import yaml
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import identity
+from hpc_acceptance.core import identity, site
 from hpc_acceptance.core.paths import REFERENCE_DIR
 
 
@@ -51,15 +62,31 @@ class IdentityMismatch(ReferenceFileError):
         self.differing = differing
 
 
+def search_dirs(configured_prefix=None):
+    '''The directories a system's file is looked for in, in order: the
+    configured prefix alone, else the site's and the checkout's.'''
+    if configured_prefix:
+        return [str(configured_prefix)]
+
+    root = site.named()
+    dirs = [str(site.reference_dir(root))] if root else []
+    return dirs + [str(REFERENCE_DIR)]
+
+
 def reference_dir(configured_prefix=None):
-    '''The configured reference prefix, else the checkout's ``reference/``.'''
-    return configured_prefix or str(REFERENCE_DIR)
+    '''Where a new reference file goes: the configured prefix, else the
+    site directory's ``reference/``, else the checkout's.'''
+    return search_dirs(configured_prefix)[0]
 
 
 def reference_file(system_name, prefix=None):
     '''Path of the system's reference file, or ``None`` if it has none.'''
-    path = os.path.join(reference_dir(prefix), f'{system_name}.yaml')
-    return path if os.path.isfile(path) else None
+    for directory in search_dirs(prefix):
+        path = os.path.join(directory, f'{system_name}.yaml')
+        if os.path.isfile(path):
+            return path
+
+    return None
 
 
 def load(path):
@@ -153,43 +180,45 @@ def check_entry(where, ref):
         raise ReferenceFileError(f'{where}: unit {unit!r} is not a string')
 
 
-def load_all(directory, *, partitions, check_names):
-    '''Load and validate every ``<system>.yaml`` directly in ``directory``.
+def check_files(directories):
+    '''Load every ``*.yaml`` directly in ``directories`` (those that
+    exist), checking syntax and shape; what a file needs of the
+    configuration (its partitions) is checked by :func:`load_for`.
 
-    :arg partitions: ``{system name: [partition full names]}`` of the
-        configuration; a file for a system not in it is an error.
-    :arg check_names: class names of the checks in the suite.
-    :returns: ``{system name: data}``
     :raises ReferenceFileError: for the first file that cannot be used.
     '''
-    loaded = {}
-    for name in sorted(os.listdir(directory)):
-        if not name.endswith('.yaml'):
+    for directory in directories:
+        if not os.path.isdir(directory):
             continue
 
-        path = os.path.join(directory, name)
-        system = os.path.splitext(name)[0]
-        if system not in partitions:
-            raise ReferenceFileError(
-                f'{path}: no system {system!r} in the configuration '
-                f'(systems: {", ".join(sorted(partitions))})'
-            )
+        for name in sorted(os.listdir(directory)):
+            if name.endswith('.yaml'):
+                load(os.path.join(directory, name))
 
-        data = load(path)
-        for check, entry in data.items():
-            if check not in check_names:
-                raise ReferenceFileError(
-                    f'{path}: {check}: no such check in the suite'
-                )
 
-            _check_partition_keys(path, check, entry, partitions[system])
+def load_for(path, partitions):
+    '''The data of the reference file ``path`` of a system whose
+    partitions (full names) are ``partitions``, checked once per process
+    and version of the file.
 
-        loaded[system] = data
+    :raises ReferenceFileError: as :func:`load` does, and for a
+        ``$partition`` key that matches none of ``partitions``.
+    '''
+    return _load_checked(path, os.stat(path).st_mtime_ns, tuple(partitions))
 
-    return loaded
+
+@functools.lru_cache(maxsize=None)
+def _load_checked(path, mtime_ns, partitions):
+    data = load(path)
+    for check, entry in data.items():
+        _check_partition_keys(path, check, entry, partitions)
+
+    return data
 
 
 def _check_partition_keys(path, check, entry, partitions):
+    # ReFrame would find no entry for a misspelt partition and run the
+    # check without bounds; a reference that can never apply is an error.
     index = list(entry.get('$index', []))
     if '$partition' not in index:
         return
@@ -218,52 +247,24 @@ def keys_at_depth(entry, depth, prefix=()):
             yield from keys_at_depth(value, depth - 1, prefix + (str(key),))
 
 
-def entry_for(path, check_entry, test):
-    '''The ``{variable: [value, lower, upper, unit]}`` that applies to
-    ``test``, found the way ReFrame looks it up: the key equal to the
-    attribute's value (so ``2`` and ``'2'`` differ), else, for strings, the
-    first key that matches as an anchored regular expression.
+def no_entry(path, check, data):
+    '''The error for a file without an entry for ``check``, naming the
+    entries of the file that look like a misspelling of it.'''
+    alike = difflib.get_close_matches(check, [str(k) for k in data], n=3)
+    hint = (f' (it has {", ".join(alike)}: a misspelling?)' if alike else
+            '')
+    return ReferenceFileError(f'{path}: no entry for {check}{hint}')
 
-    :raises ReferenceFileError: naming the index attribute the check does
-        not have, or the level that has no key for the test's value.
+
+def identity_key(path, where, keys, value):
+    '''The key among ``keys`` whose identity a run of identity ``value``
+    may be compared with (inputs not known yet are not compared); else an
+    error that names every differing input.
+
+    ReFrame finds an equal key itself; checks hand it this for the
+    identities that are not equal but match (see
+    :class:`~hpc_acceptance.core.check.AcceptanceCheck`).
     '''
-    name = type(test).__name__
-    data = check_entry
-    where = [name]
-    for subkey in check_entry.get('$index', []):
-        value = _index_value(test, subkey)
-        if value is None:
-            raise ReferenceFileError(
-                f'{path}: {name}: $index names {subkey!r}, which the check '
-                f'does not have'
-            )
-
-        keys = [k for k in data if k != '$index']
-        if subkey == 'identity':
-            match = _identity_key(path, where, keys, value)
-            where.append('identity')
-            data = data[match]
-            continue
-
-        match = value if value in keys else next(
-            (k for k in keys if isinstance(k, str) and
-             isinstance(value, str) and re.fullmatch(k, value)), None
-        )
-        if match is None:
-            raise ReferenceFileError(
-                f'{path}: {".".join(where)}: no entry for {subkey}='
-                f'{value!r} (entries: {", ".join(repr(k) for k in keys)})'
-            )
-
-        where.append(str(match))
-        data = data[match]
-
-    return '.'.join(where), data
-
-
-def _identity_key(path, where, keys, value):
-    '''The entry whose identity a run of identity ``value`` may be
-    compared with; else an error that names every differing input.'''
     for key in keys:
         if identity.matches(key, value):
             return key
@@ -272,27 +273,14 @@ def _identity_key(path, where, keys, value):
         f'[{", ".join(identity.differences(key, value))}]' for key in keys
     ) or 'no entries'
     raise IdentityMismatch(
-        f'{path}: {".".join(where)}: identity mismatch: the references were '
+        f'{path}: {where}: identity mismatch: the references were '
         f'measured with other inputs than this run ({found}); this run: '
         f'{value!r}. Propose references for these inputs '
         f'(hpc-acceptance propose-references) or run with the inputs of '
         f'the references',
-        where=f'{path}: {".".join(where)}', value=value,
+        where=f'{path}: {where}', value=value,
         differing={key: identity.differing_fields(key, value) for key in keys}
     )
-
-
-def _index_value(test, subkey):
-    if subkey == '$system':
-        return test.current_system.name
-    if subkey == '$partition':
-        return test.current_partition.fullname
-    if subkey == '$environ':
-        return test.current_environ.name
-    if subkey.startswith('$processor.'):
-        return getattr(test.current_partition.processor, subkey[11:], None)
-
-    return getattr(test, subkey, None)
 
 
 def check_variables(path, where, entry, units):
@@ -312,13 +300,13 @@ def check_variables(path, where, entry, units):
     for variable, ref in entry.items():
         if variable not in units:
             raise ReferenceFileError(
-                f'{path}: {where}.{variable}: the check reports no such '
+                f'{path}: {where}: {variable}: the check reports no such '
                 f'performance variable (it reports: '
                 f'{", ".join(sorted(units))})'
             )
 
         if ref[3] != units[variable]:
             raise ReferenceFileError(
-                f'{path}: {where}.{variable}: unit {ref[3]!r} differs from '
+                f'{path}: {where}: {variable}: unit {ref[3]!r} differs from '
                 f'the check\'s {units[variable]!r}'
             )

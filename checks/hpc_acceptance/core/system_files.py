@@ -4,7 +4,7 @@ entry of ReFrame's ``systems``) and ``environments``. The configuration
 layered over it, which redefine the embedded default ``local``.
 '''
 
-import importlib.util
+from reframe.utility import import_module_from_file
 
 from hpc_acceptance.core.paths import PROJECT_DIR
 
@@ -13,13 +13,9 @@ SYSTEMS_DIR = PROJECT_DIR / 'config' / 'systems'
 
 
 def load(path):
-    '''The module of the system file ``path``.'''
-    spec = importlib.util.spec_from_file_location(
-        f'hpc_acceptance_config_{path.stem}', path
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    '''The module of the system file ``path``, loaded as ReFrame loads
+    configuration and check files (once per process).'''
+    return import_module_from_file(str(path))
 
 
 def local():

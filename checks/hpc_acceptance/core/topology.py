@@ -48,9 +48,10 @@ def cache_levels(info):
     caches = (info or {}).get('topology', {}).get('caches')
     if not caches:
         raise TopologyError(
-            'the partition has no processor topology with caches: set '
-            '"processor" in its configuration (see config/systems/'
-            'example_cluster.py) or enable general.remote_detect'
+            'the partition has no processor topology with caches: '
+            '"hpc-acceptance new-system" writes one where ReFrame reads it '
+            '(topology_prefix), or set "processor" in its configuration '
+            '(see config/systems/example_cluster.py)'
         )
 
     levels = []

@@ -8,7 +8,7 @@ rest of the command line itself.
 import sys
 
 from hpc_acceptance.tools import (compare_published, fleet_nodes,
-                                  node_topology, post_upgrade,
+                                  new_system, node_topology, post_upgrade,
                                   propose_references, report, summary,
                                   suspects, verdict)
 
@@ -31,6 +31,9 @@ SUBCOMMANDS = {
                      'against the stored baseline'),
     'topology': (node_topology,
                  'the sizes this node\'s checks use'),
+    'new-system': (new_system,
+                   'bring a cluster in: ask it, write and check its '
+                   'system, Spack environment and topologies'),
     'nodes': (fleet_nodes,
               'the nodes a fleet run (--all-nodes) covers and those it '
               'leaves out, with their state'),

@@ -273,6 +273,8 @@ def main(argv=None):
         return 1
 
     if args.write:
+        # a new site directory has no reference/ yet
+        os.makedirs(args.reference_dir, exist_ok=True)
         write_atomically(path, new)
 
         print(f'wrote {path}', file=sys.stderr)

@@ -1,69 +1,58 @@
-'''The base check's reference lookup (AcceptanceCheck._check_reference_entry)
-on a stand-in for a check: what it says when no reference entry has the
-run's identity.'''
-
-from types import SimpleNamespace
+'''What the base check says when no reference entry has the run's identity
+(AcceptanceCheck._check_reference_entry hands ReFrame's lookup
+references.identity_key, and a mismatch to topology_change): a node whose
+topology changed since the references were measured is told so.'''
 
 import pytest
 
-from hpc_acceptance.core.check import AcceptanceCheck
-from hpc_acceptance.core.references import ReferenceFileError
+from hpc_acceptance.core import references, topology_change
 
-#: References of a two-socket node with SMT: 72 cores, 144 CPUs.
-REFERENCES = '''
-MemoryDaxpyCheck:
-  $index: [$partition, identity]
-  'cluster:compute':
-    'dependency=in-tree;isa_built=avx2;num_cpus_per_task=72;repeats=5':
-      flops: [1000.0, -0.1, null, MFLOP/s]
-'''
+#: The identity of the references of a two-socket node with SMT: 72 cores,
+#: 144 CPUs, one thread per CPU.
+MEASURED = 'dependency=in-tree;isa_built=avx2;num_cpus_per_task=72;repeats=5'
+WHERE = 'MemoryDaxpyCheck %threads=all_cores'
 
 
-class MemoryDaxpyCheck(SimpleNamespace):
-    '''The stand-in: what the lookup reads of the check.'''
+def looked_up(run_identity):
+    return references.identity_key('cluster.yaml', WHERE, [MEASURED],
+                                   run_identity)
 
 
-def check_of(tmp_path, run_identity, cores, per_core):
-    path = tmp_path / 'cluster.yaml'
-    path.write_text(REFERENCES)
-    info = {'num_cpus': cores * per_core, 'num_cpus_per_core': per_core}
-    return MemoryDaxpyCheck(
-        reference_file=str(path), identity=run_identity,
-        topology_fields=('num_cpus_per_task',),
-        current_partition=SimpleNamespace(
-            fullname='cluster:compute', processor=SimpleNamespace(info=info)),
-        perf_variables={'flops': SimpleNamespace(unit='MFLOP/s')})
+def mismatch(run_identity):
+    with pytest.raises(references.IdentityMismatch) as failed:
+        looked_up(run_identity)
+
+    return failed.value
 
 
-def test_the_entry_of_the_run_is_found(tmp_path):
-    check = check_of(tmp_path, 'dependency=in-tree;isa_built=?;'
-                     'num_cpus_per_task=72;repeats=5', 72, 2)
-    AcceptanceCheck._check_reference_entry(check)
+def info(cores, per_core):
+    return {'num_cpus': cores * per_core, 'num_cpus_per_core': per_core}
 
 
-def test_threads_sized_from_another_topology_say_the_topology_changed(
-        tmp_path):
+def test_the_entry_of_the_run_is_found_before_the_isa_is_known():
+    assert looked_up('dependency=in-tree;isa_built=?;num_cpus_per_task=72;'
+                     'repeats=5') == MEASURED
+
+
+def test_threads_sized_from_another_topology_say_the_topology_changed():
     # SMT was on when the references were measured, 72 threads; it is off
     # since (a BIOS change), so on 36 cores the check runs 36 threads
-    check = check_of(tmp_path, 'dependency=in-tree;isa_built=?;'
-                     'num_cpus_per_task=36;repeats=5', 36, 1)
-    with pytest.raises(ReferenceFileError) as failed:
-        AcceptanceCheck._check_reference_entry(check)
-
-    message = str(failed.value)
+    found = mismatch('dependency=in-tree;isa_built=?;num_cpus_per_task=36;'
+                     'repeats=5')
+    message = topology_change.reference_problem(
+        found, ('num_cpus_per_task',), info(36, 1))
     assert message.startswith(
-        f"{tmp_path}/cluster.yaml: MemoryDaxpyCheck.cluster:compute: "
-        f"the node's topology changed since the references were measured: "
-        f"the inputs sized from the processor description (36 cores, 1 per "
-        f"core now) differ ([num_cpus_per_task: reference 72, this run 36])")
-    assert 'identity mismatch' not in message
+        f"cluster.yaml: {WHERE}: the node's topology changed since the "
+        f"references were measured: the inputs sized from the processor "
+        f"description (36 cores, 1 per core now) differ ([num_cpus_per_task: "
+        f"reference 72, this run 36])")
     assert 'propose-references' in message
 
 
-def test_other_inputs_are_an_identity_mismatch(tmp_path):
-    check = check_of(tmp_path, 'dependency=in-tree;isa_built=?;'
-                     'num_cpus_per_task=72;repeats=1', 72, 2)
-    with pytest.raises(ReferenceFileError,
-                       match=r'identity mismatch: .*\[repeats: reference 5, '
-                             r'this run 1\]'):
-        AcceptanceCheck._check_reference_entry(check)
+def test_other_inputs_are_an_identity_mismatch():
+    found = mismatch('dependency=in-tree;isa_built=?;num_cpus_per_task=72;'
+                     'repeats=1')
+    assert 'identity mismatch: ' in str(found)
+    assert '[repeats: reference 5, this run 1]' in str(found)
+    assert topology_change.reference_problem(
+        found, ('num_cpus_per_task',), info(72, 2)) is None

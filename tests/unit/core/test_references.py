@@ -1,6 +1,7 @@
 '''Reference files: location and shape checks
 (hpc_acceptance.core.references).'''
 
+import os
 import re
 
 import pytest
@@ -75,86 +76,62 @@ def test_top_level_must_map_checks(tmp_path):
         references.load(write(tmp_path, '- just\n- a list\n'))
 
 
-PARTITIONS = {'cluster': ['cluster:compute', 'cluster:login'],
-              'local': ['local:default']}
-CHECKS = {'MemoryReadBandwidthCheck', 'MemoryLatencyCheck'}
+PARTITIONS = ['cluster:compute', 'cluster:login']
 
 
-def load_dir(directory):
-    return references.load_all(str(directory), partitions=PARTITIONS,
-                               check_names=CHECKS)
-
-
-def test_load_all_reads_every_system_file(tmp_path):
+def test_check_files_reads_every_file_of_every_directory(tmp_path):
     write(tmp_path, GOOD)
-    assert set(load_dir(tmp_path)) == {'cluster'}
+    (tmp_path / 'site').mkdir()
+    write(tmp_path / 'site', GOOD.replace('-0.1,', '0.1,'), name='other.yaml')
+    references.check_files([str(tmp_path), str(tmp_path / 'no-such-dir')])
+    with pytest.raises(ReferenceFileError, match=r'other\.yaml: .*lower '
+                                                 r'tolerance 0\.1'):
+        references.check_files([str(tmp_path), str(tmp_path / 'site')])
 
 
-def test_file_for_an_unknown_system_is_an_error(tmp_path):
-    write(tmp_path, GOOD, name='clutser.yaml')
-    with pytest.raises(ReferenceFileError,
-                       match=r"clutser\.yaml: no system 'clutser' in the "
-                             r"configuration \(systems: cluster, local\)"):
-        load_dir(tmp_path)
-
-
-def test_entry_for_an_unknown_check_is_an_error(tmp_path):
-    write(tmp_path, GOOD.replace('MemoryReadBandwidthCheck',
-                                 'MemoryReadBandwithCheck'))
-    with pytest.raises(ReferenceFileError,
-                       match='MemoryReadBandwithCheck: no such check'):
-        load_dir(tmp_path)
+def test_a_site_directory_comes_before_the_checkout(tmp_path, monkeypatch):
+    from hpc_acceptance.core import site
+    from hpc_acceptance.core.paths import REFERENCE_DIR
+    monkeypatch.setenv(site.VARIABLE, str(tmp_path))
+    assert references.search_dirs() == [str(tmp_path / 'reference'),
+                                        str(REFERENCE_DIR)]
+    # new files go to the site; a configured prefix is the only place
+    assert references.reference_dir() == str(tmp_path / 'reference')
+    assert references.search_dirs('/refs') == ['/refs']
+    monkeypatch.delenv(site.VARIABLE)
+    assert references.search_dirs() == [str(REFERENCE_DIR)]
 
 
 def test_partition_keys_must_match_a_partition(tmp_path):
-    write(tmp_path, GOOD.replace("'cluster:compute'", "'cluster:gpu'"))
+    path = write(tmp_path, GOOD.replace("'cluster:compute'", "'cluster:gpu'"))
     with pytest.raises(ReferenceFileError,
                        match=r'MemoryReadBandwidthCheck\.cluster:gpu: '
                              r'matches no partition of the system'):
-        load_dir(tmp_path)
+        references.load_for(path, PARTITIONS)
 
 
 def test_partition_keys_may_be_regexes_as_in_reframe(tmp_path):
-    write(tmp_path, GOOD.replace("'cluster:compute'", "'cluster:.*'"))
-    assert load_dir(tmp_path)
+    path = write(tmp_path, GOOD.replace("'cluster:compute'", "'cluster:.*'"))
+    assert references.load_for(path, PARTITIONS)
 
 
-class FakeTest:
-    '''Stands in for a check: entry_for reads attributes by name.'''
-
-    threads = 'single'
-
-    class current_partition:
-        fullname = 'cluster:compute'
-
-
-def test_entry_for_walks_the_index(tmp_path):
-    data = references.load(write(tmp_path, GOOD))
-    where, entry = references.entry_for(
-        'f.yaml', data['MemoryReadBandwidthCheck'], FakeTest())
-    assert where == 'FakeTest.cluster:compute.single'
-    assert set(entry) == {'bandwidth_l1', 'bandwidth_memory'}
+def test_load_for_sees_a_changed_file(tmp_path):
+    path = write(tmp_path, GOOD)
+    assert references.load_for(path, PARTITIONS)
+    write(tmp_path, GOOD.replace("'cluster:compute'", "'cluster:gpu'"))
+    os.utime(path, ns=(1, 1))
+    with pytest.raises(ReferenceFileError, match='matches no partition'):
+        references.load_for(path, PARTITIONS)
 
 
-def test_entry_for_names_the_missing_variant(tmp_path):
-    data = references.load(write(tmp_path, GOOD))
-    test = FakeTest()
-    test.threads = 'all_cores'
-    with pytest.raises(ReferenceFileError,
-                       match=r"no entry for threads='all_cores' \(entries: "
-                             r"'single'\)"):
-        references.entry_for('f.yaml', data['MemoryReadBandwidthCheck'],
-                             test)
-
-
-def test_entry_for_names_an_index_attribute_the_check_lacks(tmp_path):
-    data = references.load(write(tmp_path, GOOD.replace('threads]',
-                                                        'cores]')))
-    with pytest.raises(ReferenceFileError,
-                       match=r"\$index names 'cores', which the check does "
-                             r"not have"):
-        references.entry_for('f.yaml', data['MemoryReadBandwidthCheck'],
-                             FakeTest())
+def test_a_missing_entry_names_a_near_one(tmp_path):
+    data = references.load(write(tmp_path, GOOD.replace(
+        'MemoryReadBandwidthCheck', 'MemoryReadBandwithCheck')))
+    err = references.no_entry('f.yaml', 'MemoryReadBandwidthCheck', data)
+    assert str(err) == ('f.yaml: no entry for MemoryReadBandwidthCheck (it '
+                        'has MemoryReadBandwithCheck: a misspelling?)')
+    assert str(references.no_entry('f.yaml', 'NpbCgCheck', data)) == \
+        'f.yaml: no entry for NpbCgCheck'
 
 
 def test_check_variables_wants_known_names_and_same_units():
@@ -165,7 +142,7 @@ def test_check_variables_wants_known_names_and_same_units():
                                    {'bandwidth_l1': 'MB/s'})
 
     with pytest.raises(ReferenceFileError,
-                       match=r'X\.bandwidth_l1: the check reports no such '
+                       match=r'X: bandwidth_l1: the check reports no such '
                              r'performance variable'):
         references.check_variables('f.yaml', 'X', dict(entry, bandwidth_l2=[
             1, -0.1, None, 'MB/s']), {'bandwidth_l2': 'MB/s'})
@@ -180,61 +157,33 @@ def test_check_variables_wants_every_figure_of_the_check():
                                     'core_clock': 'GHz'})
 
 
-def test_entry_for_tells_numbers_from_strings_as_reframe_does(tmp_path):
-    # YAML '2' is a string; ReFrame looks up an int parameter 2 exactly
-    path = write(tmp_path, "DotCheck:\n  $index: [streams]\n"
-                           "  '2':\n    bandwidth: [1, -0.1, 0.1, MB/s]\n")
-    test = FakeTest()
-    test.streams = 2
-    with pytest.raises(ReferenceFileError,
-                       match=r"no entry for streams=2 \(entries: '2'\)"):
-        references.entry_for(path, references.load(path)['DotCheck'], test)
+REFERENCE_IDENTITY = 'dependency=npb_dir;isa_built=not stated;npb_class=W;'\
+                     'num_tasks=2'
 
 
-BY_IDENTITY = '''
-NpbCgCheck:
-  $index: [$partition, identity]
-  'cluster:compute':
-    'dependency=npb_dir;isa_built=not stated;npb_class=W;num_tasks=2':
-      time: [1.5, null, 0.1, s]
-'''
-
-
-class FakeNpb:
-    identity = 'dependency=npb_dir;isa_built=?;npb_class=W;num_tasks=2'
-
-    class current_partition:
-        fullname = 'cluster:compute'
-
-
-def test_an_identity_index_finds_the_entry_of_the_same_inputs(tmp_path):
-    data = references.load(write(tmp_path, BY_IDENTITY))
+def test_an_identity_key_of_the_same_inputs_is_found():
     # before the run the built ISA is not known yet ('?'): not compared
-    where, entry = references.entry_for('f.yaml', data['NpbCgCheck'],
-                                        FakeNpb())
-    assert where == 'FakeNpb.cluster:compute.identity'
-    assert entry['time'][0] == 1.5
+    run = 'dependency=npb_dir;isa_built=?;npb_class=W;num_tasks=2'
+    assert references.identity_key('f.yaml', 'X', ['npb_class=C;num_tasks=2',
+                                                   REFERENCE_IDENTITY],
+                                   run) == REFERENCE_IDENTITY
 
 
-def test_a_smaller_class_against_class_c_references_is_refused(tmp_path):
-    # fault (d) of issue 15: a run of another class must not pass as
-    # "faster"; the message names both classes
-    data = references.load(write(tmp_path, BY_IDENTITY))
-    test = FakeNpb()
-    test.identity = test.identity.replace('npb_class=W', 'npb_class=C')
+def test_a_smaller_class_against_class_c_references_is_refused():
+    # a run of another class must not pass as "faster"; the message names
+    # both classes
+    run = REFERENCE_IDENTITY.replace('npb_class=W', 'npb_class=C')
     with pytest.raises(ReferenceFileError,
-                       match=r'identity mismatch: .*npb_class: reference '
-                             r'W, this run C'):
-        references.entry_for('f.yaml', data['NpbCgCheck'], test)
+                       match=r'f\.yaml: X: identity mismatch: .*npb_class: '
+                             r'reference W, this run C'):
+        references.identity_key('f.yaml', 'X', [REFERENCE_IDENTITY], run)
 
 
-def test_a_build_for_another_isa_is_refused_once_known(tmp_path):
-    # fault (c): kernels built for sse4.2 presented as native; the built
-    # ISA is known after the run, when the entry is looked up again
-    text = BY_IDENTITY.replace('not stated', 'avx2')
-    data = references.load(write(tmp_path, text))
-    test = FakeNpb()
-    test.identity = test.identity.replace('isa_built=?', 'isa_built=sse4.2')
+def test_a_build_for_another_isa_is_refused_once_known():
+    # kernels built for sse4.2 presented as native: the built ISA is known
+    # after the run, when the entry is looked up again
+    reference = REFERENCE_IDENTITY.replace('not stated', 'avx2')
+    run = reference.replace('isa_built=avx2', 'isa_built=sse4.2')
     with pytest.raises(ReferenceFileError,
                        match=r'isa_built: reference avx2, this run sse4\.2'):
-        references.entry_for('f.yaml', data['NpbCgCheck'], test)
+        references.identity_key('f.yaml', 'X', [reference], run)

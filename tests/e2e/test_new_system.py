@@ -1,0 +1,221 @@
+'''`hpc-acceptance new-system`: a cluster brought in from nothing.
+
+The four-node Slurm cluster of network namespaces (tests/slurm_cluster.py)
+is asked by ``hpc-acceptance new-system testfleet --scheduler slurm``, with
+the tests' Spack from the offline kit (tests/spack_ci.py) to find the
+compiler and MPI. It writes the system, its Spack environment and its
+topology into a temporary site directory, never into the checkout; the
+nightly memory, STREAM and inter-node network checks then run on the new
+system and pass, three nights and ``propose-references --write`` give the
+site a reference file, and the next night passes against it. The same
+Spack installs the kernels and STREAM from the environment written.
+'''
+
+import os
+import re
+import subprocess
+import time
+
+import pytest
+import yaml
+from reframe.utility import import_module_from_file
+from reframe.utility.cpuinfo import cpuinfo
+
+import machine_lock
+import slurm_cluster
+from conftest import (CLUSTER_NODES, HPC_ACCEPTANCE, ONE_TIMED_RUN,
+                      PROJECT_DIR, run_new_system)
+from hpc_acceptance.core import site
+from hpc_acceptance.stream import sizing
+from report_cases import case_of, results
+
+NAME = 'testfleet'
+
+#: One memory, one STREAM and one inter-node network check of the nightly
+#: set, each as short as it goes; one job at a time, as the four nodes
+#: share this machine's cores.
+NIGHTLY = ['--system', NAME, '--mode', 'nightly', '--exec-policy=serial',
+           '-n', 'MemoryDaxpyCheck.*%threads=single',
+           '-n', 'StreamCheck.*%threads=single',
+           '-n', 'NetworkSinglePairCheck.*pingpong.*one_per_node',
+           *ONE_TIMED_RUN, '-S', 'StreamCheck.ntimes=3',
+           '-S', 'NetworkSinglePairCheck.repeats=1']
+
+#: The widest band: the four nodes share this machine's two cores and its
+#: caches with each other and with other guests (test_reference_bring_up.py
+#: says more); the test is about the procedure, not this machine's noise.
+FLOOR = '1.0'
+
+
+def with_spack(record, env):
+    return {**os.environ, **env, **record['env_vars'],
+            'PATH': f"{record['spack_bin']}:{os.environ['PATH']}"}
+
+
+@pytest.fixture(scope='module')
+def brought_up(cluster, spack_ci, tmp_path_factory):
+    '''The site directory new-system wrote for the cluster.'''
+    base = tmp_path_factory.mktemp('new-system')
+    root = base / 'site'
+    started = time.monotonic()
+    done = run_new_system(NAME, '--scheduler', 'slurm', '--site-dir',
+                          str(root), tmp_path=base,
+                          env=with_spack(spack_ci['record'], cluster))
+    print(f'new-system on the test cluster: '
+          f'{time.monotonic() - started:.0f} s')
+    assert done.returncode == 0, done.stdout[-4000:]
+    return {'root': root, 'output': done.stdout}
+
+
+def test_the_files_say_what_the_cluster_is(brought_up, cluster):
+    root = brought_up['root']
+    assert sorted(str(p.relative_to(root)) for p in root.rglob('*')
+                  if p.is_file()) == [
+        'config.py', f'spack-envs/{NAME}/spack.yaml', f'systems/{NAME}.py',
+        f'topology/{NAME}-compute/processor.json']
+    assert not [path for path in (
+        PROJECT_DIR / 'config' / 'systems' / f'{NAME}.py',
+        PROJECT_DIR / 'spack-envs' / NAME,
+        PROJECT_DIR / 'reference' / f'{NAME}.yaml') if path.exists()]
+
+    [compute] = import_module_from_file(
+        str(root / 'systems' / f'{NAME}.py')).system['partitions']
+    text = (root / 'systems' / f'{NAME}.py').read_text()
+    real_memory = re.search(r'RealMemory=(\d+)', subprocess.run(
+        ['scontrol', '-o', 'show', 'node', 'n1'], env={**os.environ,
+                                                      **cluster},
+        capture_output=True, text=True).stdout)[1]
+    # no accounting database here, PMIx is Slurm's default
+    assert (compute['scheduler'], compute['launcher']) == ('squeue', 'srun')
+    assert 'sacct: "Slurm accounting storage is disabled"' in text
+    assert 'srun --mpi=list: ' in text and 'MpiDefault=pmix' in text
+    assert compute['extras']['max_nodes'] == CLUSTER_NODES
+    assert compute['extras']['memory_bytes'] == int(real_memory) * 2**20
+    assert f'RealMemory={real_memory} MiB of n' in text
+
+    # ReFrame's own description of a node, where ReFrame looks for it
+    here = cpuinfo()
+    processor = yaml.safe_load(
+        (root / 'topology' / f'{NAME}-compute' / 'processor.json')
+        .read_text())
+    assert {k: processor[k] for k in ('arch', 'num_cpus', 'num_sockets')} \
+        == {k: here[k] for k in ('arch', 'num_cpus', 'num_sockets')}
+
+    env = yaml.safe_load((root / 'spack-envs' / NAME / 'spack.yaml')
+                         .read_text())['spack']
+    definitions = {k: v for d in env['definitions'] for k, v in d.items()}
+    assert definitions['node_target'] == [f'target={here["arch"]}']
+    [stream] = [s for s in definitions['per_isa'] if s.startswith('stream')]
+    elements = int(re.search(r'stream_array_size=(\d+)', stream)[1])
+    llc = sizing.last_level_cache_bytes(
+        here, sizing.layout_cores(here, 'all_cores'))
+    assert elements == sizing.min_array_elements(llc)
+    gcc = subprocess.run(['gcc', '-dumpfullversion'], capture_output=True,
+                         text=True).stdout.strip()
+    assert env['packages']['gcc']['externals'][0]['spec'].startswith(
+        f'gcc@{gcc}')
+    assert env['packages']['mpi'] == {'require': ['openmpi']}
+    assert env['develop']['hpc-acceptance-kernels']['path'] == str(
+        PROJECT_DIR / 'src')
+
+
+def test_the_nightly_passes_and_brings_up_its_references(
+        brought_up, cluster, run_reframe, tmp_path):
+    env = dict(cluster, **{site.VARIABLE: str(brought_up['root'])})
+    for _ in range(3):
+        done = run_reframe(*NIGHTLY, '-r', env=env)
+        assert done.returncode == 0, done.stdout[-4000:]
+
+    found = results(tmp_path / 'report.json')
+    assert {case['result'] for case in found.values()} == {'pass'}
+    # each rank's own report of where it ran: two nodes
+    pair = case_of(found, 'NetworkSinglePairCheck')
+    assert len(set(re.findall(r'r\d+=([^:\s]+):', pair['rank_cpus']))) == 2, \
+        pair['rank_cpus']
+    assert {case['system'] for case in found.values()} == {NAME}
+
+    proposed = subprocess.run(
+        [str(HPC_ACCEPTANCE), 'propose-references', '--system', NAME,
+         '--floor', FLOOR, '--write'], cwd=PROJECT_DIR, text=True,
+        capture_output=True,
+        env={**os.environ, **env,
+             'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db')})
+    assert proposed.returncode == 0, proposed.stderr
+    references = brought_up['root'] / 'reference' / f'{NAME}.yaml'
+    assert {'MemoryDaxpyCheck', 'StreamCheck', 'NetworkSinglePairCheck'} <= \
+        set(yaml.safe_load(references.read_text()))
+
+    done = run_reframe(*NIGHTLY, '-r', env=env)
+    assert done.returncode == 0, done.stdout[-4000:]
+    found = results(tmp_path / 'report.json')
+    assert {case['reference_file'] for case in found.values()} == {
+        str(references)}
+    assert {case['result'] for case in found.values()} == {'pass'}
+
+
+def test_the_environment_installs_the_kernels_and_stream(brought_up,
+                                                         spack_ci):
+    record = spack_ci['record']
+    env_dir = str(brought_up['root'] / 'spack-envs' / NAME)
+    with machine_lock.held('spack-ci'):
+        done = subprocess.run(
+            [f"{record['spack_bin']}/spack", '-e', env_dir, 'install',
+             *record['install_opts'], 'hpc-acceptance-kernels', 'stream'],
+            env=with_spack(record, {}), text=True, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, timeout=1800)
+
+    assert done.returncode == 0, done.stdout[-3000:]
+    installed = subprocess.run(
+        [f"{record['spack_bin']}/spack", '-e', env_dir, 'find', '--format',
+         '{name} {arch.target}'], env=with_spack(record, {}), text=True,
+        capture_output=True, check=True).stdout.split('\n')
+    targets = {line.split()[1] for line in installed
+               if line.startswith('stream ')}
+    # the nodes' own microarchitecture and every ISA variant's
+    assert cpuinfo()['arch'] in targets and 'x86_64_v3' in targets
+    assert {line.split()[1] for line in installed
+            if line.startswith('hpc-acceptance-kernels ')} == targets
+
+
+def test_it_refuses_to_replace_the_files(brought_up, cluster, tmp_path):
+    done = run_new_system(NAME, '--site-dir', str(brought_up['root']),
+                          env={**os.environ, **cluster}, tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert (f'{brought_up["root"]}/systems/{NAME}.py, '
+            f'{brought_up["root"]}/spack-envs/{NAME}/spack.yaml already '
+            f'exist: pass --force') in done.stdout
+
+
+def test_an_unknown_partition_is_named(cluster, tmp_path):
+    done = run_new_system(NAME, '--partition', 'gpu', '--site-dir',
+                          str(tmp_path / 'site'), tmp_path=tmp_path,
+                          env={**os.environ, **cluster})
+    assert done.returncode == 1
+    assert ('no partition gpu in Slurm (scontrol show partition: compute '
+            '(default)): pass --partition with one of these') in done.stdout
+
+
+def test_a_probe_that_reaches_no_node_in_time_is_cancelled(
+        cluster, spack_ci, tmp_path):
+    env = {**os.environ, **cluster}
+    nodes = ','.join(slurm_cluster.node_names(CLUSTER_NODES))
+    subprocess.run(['scontrol', 'update', f'nodename={nodes}', 'state=drain',
+                    'reason=drained by the test'], env=env, check=True)
+    try:
+        done = run_new_system(NAME, '--probe-timeout', '10', '--site-dir',
+                              str(tmp_path / 'site'),
+                              env=with_spack(spack_ci['record'], cluster),
+                              tmp_path=tmp_path)
+        queued = subprocess.run(['squeue', '-h'], env=env,
+                                capture_output=True, text=True).stdout
+    finally:
+        subprocess.run(['scontrol', 'update', f'nodename={nodes}',
+                        'state=resume'], env=env, check=True)
+
+    assert done.returncode == 1
+    assert re.search(r'the probe job \d+ did not finish on a node of '
+                     r'partition compute within 10 s \(Slurm says: '
+                     r'PENDING, ', done.stdout), done.stdout
+    assert 'nothing written' in done.stdout
+    assert not (tmp_path / 'site').exists()
+    assert not queued.strip()
