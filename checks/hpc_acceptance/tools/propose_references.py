@@ -31,8 +31,9 @@ variant, another identity) is kept, one they cover is replaced.
 
 A band wider than twice the family's minimum means runs that scatter more
 than a quiet system's: it is written with a loud warning. A band of
-:data:`NO_BOUND` or more bounds nothing (a rate may fall to nearly zero):
-the command refuses to write such a file and names the figures; run the
+:data:`NO_BOUND` or more, wider than the floor asked for, bounds nothing
+(a rate may fall to nearly zero): the command refuses to write such a file
+and names the figures; run the
 suite more times on a quiet system, or leave those sessions out.
 
 The command prints a diff against ``reference/<system>.yaml`` and writes the
@@ -117,7 +118,9 @@ def propose(collected, *, floor, min_runs, floors=None):
                 continue
 
             median, width = noise.band(values, least)
-            if width >= NO_BOUND:
+            # a floor asked for is the user's choice; runs that scatter
+            # this far are not
+            if width >= NO_BOUND and width > least:
                 notes.append(f'REFUSED {where}.{variable}: band '
                              f'{100 * width:.0f}% bounds nothing (runs '
                              f'{_spread(values)})')
