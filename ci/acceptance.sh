@@ -2,7 +2,12 @@
 # The local acceptance suite: sets the machine up, runs every nightly check
 # through ReFrame on this system, then judges the run. Success needs at least
 # one check passed and none failed: a run that selected nothing or skipped
-# everything has validated nothing and fails.
+# everything has validated nothing and fails. Its results must reach the
+# results database: a database that cannot take them stops the run before
+# any check runs, and a run whose results were not stored is not a success
+# (exit 5 for both; `hpc-acceptance db`). Before each run the database is
+# backed up (the newest HPC_ACCEPTANCE_DB_BACKUPS copies, default 7, are
+# kept in backups/ beside it).
 #
 # ReFrame's own output (its performance table included) goes to a log file
 # beside the JSON report; the run ends with a short summary and the path of
@@ -35,6 +40,16 @@ mkdir -p "$(dirname "$report")"
 rm -f "$report"
 
 log=${report%.json}.log
+
+if ! .venv/bin/hpc-acceptance db check --reports "$(dirname "$report")" \
+        > /dev/null ||
+   ! .venv/bin/hpc-acceptance db backup \
+        --keep "${HPC_ACCEPTANCE_DB_BACKUPS:-7}" > /dev/null; then
+    echo "acceptance NOT RUN: the results database cannot take this" \
+         "run's results (see above); no check was run" >&2
+    exit 5
+fi
+
 echo "acceptance: ReFrame's output goes to $log"
 reframe_status=0
 if $full_output; then
@@ -57,4 +72,13 @@ else
     tail -n 20 "$log" >&2
 fi
 
-exec .venv/bin/hpc-acceptance verdict "$report" "$reframe_status"
+stored=0
+.venv/bin/hpc-acceptance db check --run "$report" --log "$log" || stored=$?
+status=0
+.venv/bin/hpc-acceptance verdict "$report" "$reframe_status" || status=$?
+if (( status == 0 && stored != 0 )); then
+    echo "acceptance NOT STORED: the checks passed, but the results are" \
+         "not in the results database (see above)" >&2
+    exit 5
+fi
+exit "$status"

@@ -6,7 +6,7 @@
 #
 # Exit status: 1 a figure regressed or a check failed, 2 nothing could be
 # compared, 0 otherwise (3: ReFrame or the baseline could not be read,
-# 4: another run holds this checkout).
+# 4: another run holds this checkout, 5: the results database is unusable).
 #
 # Extra arguments go to reframe (e.g. -n PATTERN, -S VAR=VAL). Set
 # POST_UPGRADE_BASELINE to compare with other stored sessions (default: the
@@ -23,6 +23,14 @@ if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
 fi
 
 ci/setup.sh
+
+# Its baseline and its own results are in the results database: a database
+# that cannot be read or written stops the run before any check runs.
+if ! .venv/bin/hpc-acceptance db check > /dev/null; then
+    echo "post-upgrade NOT RUN: the results database cannot be used (see" \
+         "above); no check was run" >&2
+    exit 5
+fi
 
 exec .venv/bin/hpc-acceptance post-upgrade \
     ${POST_UPGRADE_BASELINE:+--baseline "$POST_UPGRADE_BASELINE"} \

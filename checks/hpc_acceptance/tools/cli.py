@@ -7,9 +7,10 @@ rest of the command line itself.
 
 import sys
 
-from hpc_acceptance.tools import (compare_published, node_topology,
-                                  post_upgrade, propose_references,
-                                  report, summary, verdict)
+from hpc_acceptance.tools import (compare_published, database,
+                                  node_topology, post_upgrade,
+                                  propose_references, report, summary,
+                                  verdict)
 
 #: Subcommand -> (its module, one-line description).
 SUBCOMMANDS = {
@@ -30,6 +31,8 @@ SUBCOMMANDS = {
                      'against the stored baseline'),
     'topology': (node_topology,
                  'the sizes this node\'s checks use'),
+    'db': (database,
+           'check, back up or import into the results database'),
 }
 
 
