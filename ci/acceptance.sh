@@ -49,6 +49,9 @@ if ! .venv/bin/hpc-acceptance db check --reports "$(dirname "$report")" \
          "run's results (see above); no check was run" >&2
     exit 5
 fi
+# A Spack environment the earlier runs used and this one will not have.
+.venv/bin/hpc-acceptance dependency-drift \
+    --system "${HPC_ACCEPTANCE_SYSTEM:-local}"
 
 echo "acceptance: ReFrame's output goes to $log"
 reframe_status=0
@@ -64,6 +67,7 @@ fi
 
 if [[ -f $report ]]; then
     .venv/bin/hpc-acceptance summary "$report" --log "$log" || true
+    .venv/bin/hpc-acceptance dependency-drift "$report"
     # A report page that cannot be written must not hide the verdict.
     .venv/bin/hpc-acceptance report --run-report "$report" --log "$log" |
         sed 's/^/acceptance: report page /' ||

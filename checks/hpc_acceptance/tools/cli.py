@@ -8,9 +8,9 @@ rest of the command line itself.
 import sys
 
 from hpc_acceptance.tools import (compare_published, database,
-                                  node_topology, post_upgrade,
-                                  propose_references, report, summary,
-                                  verdict)
+                                  dependency_drift, node_topology,
+                                  post_upgrade, propose_references, report,
+                                  summary, verdict)
 
 #: Subcommand -> (its module, one-line description).
 SUBCOMMANDS = {
@@ -33,6 +33,9 @@ SUBCOMMANDS = {
                  'the sizes this node\'s checks use'),
     'db': (database,
            'check, back up or import into the results database'),
+    'dependency-drift': (dependency_drift,
+                         'say when checks take their binaries from '
+                         'elsewhere than the runs before'),
 }
 
 
