@@ -9,6 +9,7 @@ import html
 from collections import OrderedDict
 
 from hpc_acceptance.tools.results import describe_key, figure_key
+from hpc_acceptance.tools.unreferenced import NOT_JUDGED
 
 _STYLE = '''
 body { font-family: DejaVu Sans, sans-serif; margin: 1.2em; color: #212121; }
@@ -64,7 +65,8 @@ def _verdict(page):
     regressed = sum(t.verdict == 'fail' for t in page.trends)
     # the verdict's own words when nothing was validated say why
     why = (f' ({page.message.split(": ", 1)[-1].split(" (")[0]})'
-           if page.status >= 2 else '')
+           if page.status >= 2 else
+           f' — {NOT_JUDGED}' if NOT_JUDGED in page.message else '')
     return (f'<h1>Acceptance run {_e(page.session)}</h1>'
             f'<p class="note">system {_e(page.system)}, '
             f'{_e(page.when)}</p>'
