@@ -65,7 +65,8 @@ else
         reframe_status=$?
 fi
 
-if [[ -f $report ]]; then
+# Empty when ReFrame could not write it (a full disk).
+if [[ -s $report ]]; then
     .venv/bin/hpc-acceptance summary "$report" --log "$log" || true
     .venv/bin/hpc-acceptance dependency-drift "$report"
     # A report page that cannot be written must not hide the verdict.

@@ -26,6 +26,7 @@ only warns when it cannot store a run there, so:
 '''
 
 import argparse
+import contextlib
 import datetime
 import glob
 import json
@@ -67,9 +68,14 @@ def database_path(given=None):
     return str(given or os.environ.get('RFM_SQLITE_DB_FILE') or DEFAULT_DB)
 
 
+@contextlib.contextmanager
 def _read_only(path):
-    return sqlite3.connect(f'{Path(path).resolve().as_uri()}?mode=ro',
+    conn = sqlite3.connect(f'{Path(path).resolve().as_uri()}?mode=ro',
                            uri=True)
+    try:
+        yield conn
+    finally:
+        conn.close()
 
 
 def _reframe_schema_version():
@@ -237,7 +243,8 @@ def recovery(path, error, reports_dir):
     if runs:
         which = ('the runs since that backup' if newest else
                  'every run report kept')
-        lines.append(f'  {COMMAND} db import {" ".join(runs)}    # {which}')
+        lines.append(f'  {COMMAND} db import --db {path} {" ".join(runs)}'
+                     f'    # {which}')
 
     return lines + ['then run again.']
 
@@ -329,7 +336,8 @@ def _check_run(path, report_path, log_path):
     report = run_report(report_path)
     session = (report['session_info']['uuid'] if report else
                next(iter(_STORED_AS.findall(log)), None))
-    full = disk_space.full([report_path, path, log_path or report_path])
+    full = disk_space.full([os.path.dirname(os.path.abspath(p))
+                            for p in (report_path, path)])
     for line in disk_space.describe(full):
         print(f'db: {line}', file=sys.stderr)
 
@@ -352,8 +360,9 @@ def _check_run(path, report_path, log_path):
     why = next(iter(_STORE_FAILED.findall(log)), 'not stored')
     print(f'db: this run (session {session}) is not in the results '
           f'database {path} ({why}); its results are only in '
-          f'{report_path}. Once "{COMMAND} db check" passes, store them '
-          f'with:\n  {COMMAND} db import {report_path}', file=sys.stderr)
+          f'{report_path}. Once "{COMMAND} db check --db {path}" passes, '
+          f'store them with:\n  {COMMAND} db import --db {path} '
+          f'{report_path}', file=sys.stderr)
     return 1
 
 
@@ -409,7 +418,8 @@ def main(argv=None):
             print('db: to recover:\n' + '\n'.join(
                 recovery(path, err, args.reports)), file=sys.stderr)
         else:
-            print(f'db: see "{COMMAND} db check"', file=sys.stderr)
+            print(f'db: see "{COMMAND} db check --db {path}"',
+                  file=sys.stderr)
         return 1
 
     if args.command == 'import':

@@ -80,7 +80,7 @@ def test_a_truncated_database_is_damaged_with_recovery_steps(stored,
     assert 'database disk image is malformed' in err
     # the damaged file is moved aside, and the kept report imported
     assert f'  mv {db} {db}.damaged-' in err
-    assert f'db import {reports / "nightly.json"}' in err
+    assert f'db import --db {db} {reports / "nightly.json"}' in err
 
 
 def test_recovery_restores_the_newest_backup_and_imports_what_is_newer(
@@ -98,7 +98,7 @@ def test_recovery_restores_the_newest_backup_and_imports_what_is_newer(
 
     steps = '\n'.join(database.recovery(str(db), err.value, str(reports)))
     assert f'cp {newest} {db}' in steps and first not in steps
-    assert f'db import {later}' in steps
+    assert f'db import --db {db} {later}' in steps
     assert 'nightly.json' not in steps
 
 
@@ -142,4 +142,4 @@ def test_a_run_that_was_not_stored_says_where_its_results_are(
     assert f'session {SESSION}) is not in the results database' in err
     assert '(database disk image is malformed)' in err
     assert f'only in {report}' in err
-    assert f'db import {report}' in err
+    assert f'db import --db {tmp_path / "results.db"} {report}' in err
