@@ -78,7 +78,7 @@ describe() {
     case $kind in
         path) echo "the spack on PATH ($origin/spack)" ;;
         SPACK_ROOT) echo "SPACK_ROOT=$origin" ;;
-        kit) echo "the offline kit $origin (archives $key)" ;;
+        kit) echo "the offline kit $origin${key:+ (archives $key)}" ;;
         clone) echo "the clone of $origin" ;;
         *) echo "the Spack recorded in $record" ;;
     esac
