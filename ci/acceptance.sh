@@ -2,7 +2,12 @@
 # The local acceptance suite: sets the machine up, runs every nightly check
 # through ReFrame on this system, then judges the run. Success needs at least
 # one check passed and none failed: a run that selected nothing or skipped
-# everything has validated nothing and fails.
+# everything has validated nothing and fails. Its results must reach the
+# results database: a database that cannot take them stops the run before
+# any check runs, and a run whose results were not stored is not a success
+# (exit 5 for both; `hpc-acceptance db`). Before each run the database is
+# backed up (the newest HPC_ACCEPTANCE_DB_BACKUPS copies, default 7, are
+# kept in backups/ beside it).
 #
 #   ci/acceptance.sh [--full-output] [--all-nodes[=STATE]]
 #                    [--reservation NAME] [--max-jobs N] [REFRAME ARGS...]
@@ -74,6 +79,20 @@ ci/setup.sh
 # One JSON report per ReFrame run, so the verdict reads this run's.
 report=${RFM_REPORT_FILE:-$project_dir/var/reports/acceptance-$(date -u +%Y%m%dT%H%M%SZ).json}
 mkdir -p "$(dirname "$report")"
+
+rm -f "$report"
+
+if ! .venv/bin/hpc-acceptance db check --reports "$(dirname "$report")" \
+        > /dev/null ||
+   ! .venv/bin/hpc-acceptance db backup \
+        --keep "${HPC_ACCEPTANCE_DB_BACKUPS:-7}" > /dev/null; then
+    echo "acceptance NOT RUN: the results database cannot take this" \
+         "run's results (see above); no check was run" >&2
+    exit 5
+fi
+# A Spack environment the earlier runs used and this one will not have.
+.venv/bin/hpc-acceptance dependency-drift \
+    --system "${HPC_ACCEPTANCE_SYSTEM:-local}"
 
 job_options=()
 if [[ -n $reservation ]]; then
@@ -147,7 +166,8 @@ fi
 written=()
 page_args=()
 for run_report in "${reports[@]}"; do
-    if [[ -f $run_report ]]; then
+    # empty when ReFrame could not write it (a full disk)
+    if [[ -s $run_report ]]; then
         written+=("$run_report")
         page_args+=(--run-report "$run_report")
     fi
@@ -155,6 +175,9 @@ done
 if (( ${#written[@]} )); then
     .venv/bin/hpc-acceptance summary "${written[@]}" "${logs[@]}" \
         "${nodes_args[@]}" || true
+    for run_report in "${written[@]}"; do
+        .venv/bin/hpc-acceptance dependency-drift "$run_report"
+    done
     # A report page that cannot be written must not hide the verdict.
     .venv/bin/hpc-acceptance report "${page_args[@]}" "${logs[@]}" \
         "${nodes_args[@]}" | sed 's/^/acceptance: report page /' ||
@@ -163,8 +186,20 @@ else
     tail -n 20 "${report%.json}.log" >&2
 fi
 
+stored=0
 pairs=()
 for i in "${!reports[@]}"; do
     pairs+=("${reports[$i]}" "${statuses[$i]}")
+    if [[ -s ${reports[$i]} ]]; then
+        .venv/bin/hpc-acceptance db check --run "${reports[$i]}" \
+            --log "${reports[$i]%.json}.log" || stored=$?
+    fi
 done
-exec .venv/bin/hpc-acceptance verdict "${pairs[@]}"
+status=0
+.venv/bin/hpc-acceptance verdict "${pairs[@]}" || status=$?
+if (( status == 0 && stored != 0 )); then
+    echo "acceptance NOT STORED: the checks passed, but the results are" \
+         "not in the results database (see above)" >&2
+    exit 5
+fi
+exit "$status"

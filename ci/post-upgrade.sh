@@ -19,7 +19,8 @@
 #
 # Exit status: 1 a figure regressed or a check failed, 2 nothing could be
 # compared, 0 otherwise (3: ReFrame or the results could not be read,
-# 4: another run holds this checkout); --before: 0 stored whole, 1 not.
+# 4: another run holds this checkout, 5: the results database is
+# unusable); --before: 0 stored whole, 1 not.
 #
 # Set POST_UPGRADE_BASELINE to compare with other nightly sessions where a
 # figure has no --before run (default: the last 30 days), and NOISE_FLOORS
@@ -54,6 +55,14 @@ if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
 fi
 
 ci/setup.sh
+
+# Its baseline and its own results are in the results database: a database
+# that cannot be read or written stops the run before any check runs.
+if ! .venv/bin/hpc-acceptance db check > /dev/null; then
+    echo "post-upgrade NOT RUN: the results database cannot be used (see" \
+         "above); no check was run" >&2
+    exit 5
+fi
 
 tool_options=()
 for option in "${own_options[@]}"; do

@@ -23,6 +23,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 KIT = Path(os.environ.get('HPC_ACCEPTANCE_SPACK_KIT',
                           PROJECT_DIR.parent / 'shared' / 'spack-offline'))
 SUBSET = PROJECT_DIR / 'tests' / 'e2e' / 'spack_ci_environment.yaml'
+SETUP_SPACK = PROJECT_DIR / 'ci' / 'setup-spack.sh'
 #: Why the Spack tests skip, or None where the kit is there.
 MISSING_KIT = (None if (KIT / 'spack.tar.gz').is_file() else
                f'no offline Spack kit at {KIT} (set HPC_ACCEPTANCE_SPACK_KIT)')
@@ -46,27 +47,46 @@ def cache_dir():
     return base / 'hpc-acceptance' / f'spack-ci-{cache_key()}'
 
 
-def ci_environment(cache):
-    '''spack-envs/ copied into the cache with the subset as ci/, beside a
-    link to this checkout's src/ (the kernels' develop path).'''
-    envs = cache / 'spack-envs'
-    lock = envs / 'ci' / 'spack.lock'
+def environment_copy(base, name, spack_yaml):
+    '''spack-envs/ copied into ``base`` with ``spack_yaml`` (a path) as
+    the environment ``name``, beside a link to this checkout's src/ (the
+    kernels' develop path). An earlier copy's spack.lock is kept, so an
+    unchanged environment is not concretized again.'''
+    envs = base / 'spack-envs'
+    lock = envs / name / 'spack.lock'
     kept = lock.read_bytes() if lock.exists() else None
     shutil.rmtree(envs, ignore_errors=True)
     shutil.copytree(PROJECT_DIR / 'spack-envs', envs,
                     ignore=shutil.ignore_patterns('spack.lock', '.spack-env',
                                                   '.build-*'))
-    (envs / 'ci').mkdir()
-    shutil.copy(SUBSET, envs / 'ci' / 'spack.yaml')
+    (envs / name).mkdir()
+    shutil.copy(spack_yaml, envs / name / 'spack.yaml')
     if kept is not None:
         lock.write_bytes(kept)
 
-    src = cache / 'src'
+    src = base / 'src'
     if src.is_symlink() or src.exists():
         src.unlink()
 
     src.symlink_to(PROJECT_DIR / 'src')
-    return envs / 'ci'
+    return envs / name
+
+
+def ci_environment(cache):
+    '''The CI subset as the environment ``ci`` of a copy in the cache.'''
+    return environment_copy(cache, 'ci', SUBSET)
+
+
+def setup_environment(spack_dir, env_dir, kit=True):
+    '''The environment of ci/setup-spack.sh installing ``env_dir`` with
+    its Spack directory ``spack_dir``, from the kit if ``kit``.'''
+    env = {**os.environ, 'HPC_ACCEPTANCE_SPACK_DIR': str(spack_dir),
+           'HPC_ACCEPTANCE_SPACK_ENV': str(env_dir)}
+    env.pop('HPC_ACCEPTANCE_SPACK_KIT', None)
+    if kit:
+        env['HPC_ACCEPTANCE_SPACK_KIT'] = str(KIT)
+
+    return env
 
 
 def setup_spack(cache, env_dir):
@@ -74,11 +94,7 @@ def setup_spack(cache, env_dir):
     ``cache``: the finished process and the seconds it took.'''
     started = time.monotonic()
     done = subprocess.run(
-        [str(PROJECT_DIR / 'ci' / 'setup-spack.sh')],
-        env={**os.environ, 'HPC_ACCEPTANCE_SPACK_KIT': str(KIT),
-             'HPC_ACCEPTANCE_SPACK_DIR': str(cache / 'spack'),
-             'HPC_ACCEPTANCE_SPACK_ENV': str(env_dir),
-             'PATH': os.environ['PATH']},
+        [str(SETUP_SPACK)], env=setup_environment(cache / 'spack', env_dir),
         text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         timeout=2400
     )

@@ -7,15 +7,17 @@ and Open MPI provide the ``gnu`` environment (``ci/setup.sh`` installs them).
 
 The partition uses the Spack environment ``ci/setup-spack.sh`` installed
 exactly when that script recorded one (``<Spack directory>/setup.json``;
-the directory is ``.spack/`` or ``HPC_ACCEPTANCE_SPACK_DIR``), never merely
-because some ``spack`` is on ``PATH``.
+the directory is ``.spack/`` or ``HPC_ACCEPTANCE_SPACK_DIR``) that this
+run can use (:mod:`hpc_acceptance.core.spack_setup`), never merely because
+some ``spack`` is on ``PATH``.
 '''
 
-import json
 import os
 import subprocess
 
 from reframe.utility.cpuinfo import cpuinfo
+
+from hpc_acceptance.core import spack_setup
 
 
 def _memory_bytes():
@@ -44,16 +46,13 @@ def _open_mpi_as_root():
 
 
 def _prepared_spack():
-    '''The record of ``ci/setup-spack.sh``, or ``None`` without one.'''
-    project_dir = os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))))
-    spack_dir = os.environ.get('HPC_ACCEPTANCE_SPACK_DIR',
-                               os.path.join(project_dir, '.spack'))
-    try:
-        with open(os.path.join(spack_dir, 'setup.json')) as fp:
-            return json.load(fp)
-    except FileNotFoundError:
+    '''The record of ``ci/setup-spack.sh`` when this run may use it,
+    else ``None``.'''
+    record = spack_setup.read()
+    if spack_setup.unusable_because(record):
         return None
+
+    return record
 
 
 def _spack_extras(prepared):

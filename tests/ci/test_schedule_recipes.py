@@ -1,5 +1,6 @@
 '''The nightly-run recipes in ci/: systemd units, cron line, GitLab CI.'''
 
+import os
 import re
 import shutil
 import subprocess
@@ -81,7 +82,9 @@ def test_the_timer_fires_nightly_and_starts_the_service():
     calendar = re.search(r'^OnCalendar=(.+)$', timer, re.MULTILINE)[1]
     assert re.fullmatch(r'\*-\*-\* \d\d:\d\d:\d\d', calendar)
     service = (CI / 'systemd' / UNITS[0]).read_text()
-    assert f'ExecStart={INSTALL_DIR}/ci/acceptance.sh\n' in service
+    assert f'ExecStart={INSTALL_DIR}/ci/nightly.sh\n' in service
+    # the site names its system; left empty, the run refuses
+    assert 'Environment=HPC_ACCEPTANCE_SYSTEM=\n' in service
 
 
 def _cron_field(field, low, high):
@@ -97,12 +100,13 @@ def test_the_cron_line_is_a_valid_cron_d_entry():
              (CI / 'cron' / 'hpc-acceptance').read_text().splitlines()
              if line.strip() and not line.startswith('#')]
     entries = [line for line in lines if not re.match(r'^\w+=', line)]
+    assert 'HPC_ACCEPTANCE_SYSTEM=""' in lines
     assert len(entries) == 1
     fields = entries[0].split(None, 6)
     ranges = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
     assert all(_cron_field(f, *r) for f, r in zip(fields, ranges)), fields
     assert fields[5] == 'root'
-    assert fields[6].startswith(f'cd {INSTALL_DIR} && ci/acceptance.sh')
+    assert fields[6].startswith(f'cd {INSTALL_DIR} && ci/nightly.sh')
 
 
 def test_the_gitlab_pipeline_matches_the_schema_and_the_project():
@@ -114,7 +118,8 @@ def test_the_gitlab_pipeline_matches_the_schema_and_the_project():
     assert len(jobs) == 1
     (job,) = jobs.values()
     assert job['stage'] in pipeline['stages']
-    assert any('ci/acceptance.sh' in line for line in job['script'])
+    assert any('ci/nightly.sh' in line for line in job['script'])
+    assert pipeline['variables']['HPC_ACCEPTANCE_SYSTEM'] == ''
     artifacts = job['artifacts']
     assert artifacts['when'] == 'always'
     # where config/settings.py writes them
@@ -129,3 +134,30 @@ def test_a_misspelt_pipeline_key_is_rejected():
         'artifacts')
     with pytest.raises(jsonschema.ValidationError, match='artefacts'):
         jsonschema.validate(pipeline, _PIPELINE)
+
+
+def nightly(system=None):
+    env = {k: v for k, v in os.environ.items()
+           if k != 'HPC_ACCEPTANCE_SYSTEM'}
+    if system is not None:
+        env['HPC_ACCEPTANCE_SYSTEM'] = system
+    return subprocess.run([str(CI / 'nightly.sh')], env=env, text=True,
+                          capture_output=True, timeout=60)
+
+
+@pytest.mark.parametrize('system', [None, ''])
+def test_a_nightly_without_a_named_system_refuses_before_anything_runs(
+        system):
+    done = nightly(system)
+    assert done.returncode == 2
+    assert 'HPC_ACCEPTANCE_SYSTEM is not set' in done.stderr
+    # it names the systems there are to choose from
+    assert "local" in done.stderr and 'setup:' not in done.stdout
+
+
+def test_a_nightly_naming_an_unknown_system_refuses_naming_the_known():
+    done = nightly('no-such-cluster')
+    assert done.returncode == 2
+    assert ('HPC_ACCEPTANCE_SYSTEM=no-such-cluster is no system of '
+            'config/systems/ (known: ') in done.stderr
+    assert ' local' in done.stderr

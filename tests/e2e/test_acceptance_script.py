@@ -1,32 +1,15 @@
 '''ci/acceptance.sh: a run that validated nothing is not a success.'''
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import time
 
+from acceptance_run import (acceptance, environment, start_acceptance,
+                            wait_for)
 from conftest import ONE_TIMED_RUN, PROJECT_DIR, REFRAME
-
-
-def environment(tmp_path):
-    return dict(os.environ,
-                RFM_PREFIX=str(tmp_path / 'prefix'),
-                RFM_PERFLOG_DIR=str(tmp_path / 'perflogs'),
-                RFM_REPORT_FILE=str(tmp_path / 'report.json'),
-                RFM_REPORT_JUNIT=str(tmp_path / 'junit.xml'),
-                RFM_SQLITE_DB_FILE=str(tmp_path / 'results.db'),
-                RFM_COLORIZE='n',
-                HPC_ACCEPTANCE_LOCK_FILE=str(tmp_path / 'run.lock'),
-                # setup prepares no Spack: these runs are about the verdict
-                HPC_ACCEPTANCE_SPACK='off')
-
-
-def acceptance(tmp_path, *args, env=None):
-    return subprocess.run([str(PROJECT_DIR / 'ci' / 'acceptance.sh'), *args],
-                          env=env or environment(tmp_path), text=True,
-                          timeout=1800,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
 def test_no_check_selected_is_not_validated(tmp_path):
@@ -45,8 +28,20 @@ def test_everything_skipped_is_not_validated(tmp_path):
 def test_a_passing_check_is_validated(tmp_path):
     done = acceptance(tmp_path, '-n', 'MemoryDaxpyCheck', *ONE_TIMED_RUN)
     assert done.returncode == 0, done.stdout[-3000:]
-    # nightly runs the default variants only
-    assert 'acceptance passed (2 pass)' in done.stdout
+    # nightly runs the default variants only; this system has no
+    # reference file, and the verdict says so
+    assert ('acceptance passed — not judged against references (2 pass)'
+            in done.stdout)
+
+
+def test_a_nightly_runs_the_system_it_names(tmp_path):
+    done = acceptance(tmp_path, '-n', 'NoSuchCheck',
+                      script=PROJECT_DIR / 'ci' / 'nightly.sh',
+                      env=dict(environment(tmp_path),
+                               HPC_ACCEPTANCE_SYSTEM='example-cluster'))
+    assert done.returncode == 2, done.stdout[-3000:]
+    log = (tmp_path / 'report.log').read_text()
+    assert re.search(r"selected system:\s+'example-cluster'", log), log
 
 
 def failing_once(bindir, build, program):
@@ -80,8 +75,8 @@ def test_a_check_failing_once_passes_its_retry_and_is_named(tmp_path):
         text=True, timeout=1800, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT)
     assert done.returncode == 0, done.stdout[-3000:]
-    assert 'acceptance passed (2 pass); passed only when retried: ' \
-           'MemoryDaxpyCheck' in done.stdout, done.stdout[-3000:]
+    assert '(2 pass); passed only when retried: MemoryDaxpyCheck' \
+        in done.stdout, done.stdout[-3000:]
 
 
 def test_the_run_ends_with_a_summary_and_a_report_page(tmp_path):
@@ -108,24 +103,6 @@ def test_the_run_ends_with_a_summary_and_a_report_page(tmp_path):
     log = (tmp_path / 'report.log').read_text()
     assert 'PERFORMANCE REPORT' in log
     assert '\x1b[' not in log      # a file gets no colour codes
-
-
-def start_acceptance(tmp_path, *args):
-    return subprocess.Popen(
-        [str(PROJECT_DIR / 'ci' / 'acceptance.sh'), *args],
-        env=environment(tmp_path), text=True, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT)
-
-
-def wait_for(path, proc):
-    for _ in range(1200):
-        if path.exists():
-            return
-
-        assert proc.poll() is None, proc.communicate()[0][-3000:]
-        time.sleep(0.1)
-
-    raise AssertionError(f'{path} never appeared')
 
 
 def test_a_second_run_refuses_naming_the_first(tmp_path):

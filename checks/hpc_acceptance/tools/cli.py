@@ -7,8 +7,9 @@ rest of the command line itself.
 
 import sys
 
-from hpc_acceptance.tools import (compare_published, fleet_nodes,
-                                  new_system, node_topology, post_upgrade,
+from hpc_acceptance.tools import (compare_published, database,
+                                  dependency_drift, fleet_nodes, new_system,
+                                  node_topology, post_upgrade,
                                   propose_references, report, summary,
                                   suspects, verdict)
 
@@ -31,6 +32,11 @@ SUBCOMMANDS = {
                      'against the stored baseline'),
     'topology': (node_topology,
                  'the sizes this node\'s checks use'),
+    'db': (database,
+           'check, back up or import into the results database'),
+    'dependency-drift': (dependency_drift,
+                         'say when checks take their binaries from '
+                         'elsewhere than the runs before'),
     'new-system': (new_system,
                    'bring a cluster in: ask it, write and check its '
                    'system, Spack environment and topologies'),

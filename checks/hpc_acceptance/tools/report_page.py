@@ -12,6 +12,7 @@ from collections import OrderedDict
 
 from hpc_acceptance.tools.fleet import number
 from hpc_acceptance.tools.results import describe_key, figure_key
+from hpc_acceptance.tools.unreferenced import NOT_JUDGED
 
 _STYLE = '''
 body { font-family: DejaVu Sans, sans-serif; margin: 1.2em; color: #212121; }
@@ -72,7 +73,8 @@ def _verdict(page):
              if page.fleets is not None else '')
     # the verdict's own words when nothing was validated say why
     why = (f' ({page.message.split(": ", 1)[-1].split(" (")[0]})'
-           if page.status >= 2 else '')
+           if page.status >= 2 else
+           f' — {NOT_JUDGED}' if NOT_JUDGED in page.message else '')
     return (f'<h1>Acceptance run {_e(page.session)}</h1>'
             f'<p class="note">system {_e(page.system)}, '
             f'{_e(page.when)}</p>'

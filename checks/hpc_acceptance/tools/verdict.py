@@ -3,11 +3,13 @@
 ReFrame exits 0 when no check matched and when every check skipped;
 sysadmins read green as "validated", so the acceptance run is judged here:
 
-- exit 0: at least one check passed and none failed;
+- exit 0: at least one check passed and none failed ("passed — not judged
+  against references" where no reference file bounded them);
 - exit 1: a check failed, aborted or could not run for a failed dependency,
   or a node of a fleet run is a suspect (slower than its siblings, or alone
   in failing a check: :mod:`.fleet`);
-- exit 2: nothing was validated (no check selected, or all skipped);
+- exit 2: nothing was validated (no check selected, or all skipped, or a
+  site system without a reference file: :mod:`.unreferenced`);
 - exit 3: ReFrame failed before it ran anything, or the report is
   unreadable.
 
@@ -25,7 +27,7 @@ import os
 import sys
 from collections import Counter
 
-from hpc_acceptance.tools import fleet
+from hpc_acceptance.tools import fleet, unreferenced
 from hpc_acceptance.tools.results import (FAILED_RESULTS, final_testcases,
                                           passed_on_retry)
 
@@ -91,10 +93,16 @@ def judge(report):
         return 2, (f'acceptance NOT VALIDATED: {reason} ({summary}); '
                    f'see the skip reasons above')
 
+    unjudged = unreferenced.unjudged_systems(final_testcases(report))
+    refused = unreferenced.refused(unjudged)
+    if refused:
+        return 2, unreferenced.not_validated(refused, summary)
+
+    note = f' — {unreferenced.NOT_JUDGED}' if unjudged else ''
     flaky = passed_on_retry(report)
     retried = (f'; passed only when retried: {", ".join(flaky)}'
                if flaky else '')
-    return 0, f'acceptance passed ({summary}){retried}'
+    return 0, f'acceptance passed{note} ({summary}){retried}'
 
 
 class Unreadable(Exception):

@@ -55,3 +55,18 @@ def test_skips_are_one_row_per_reason(tmp_path):
     for reason in page.skips:
         cell = f'<td>{report.report_page._e(reason)}</td>'
         assert text.count(cell) == 1
+
+
+def test_a_run_judged_by_no_reference_file_says_so(tmp_path):
+    page, path = _page(tmp_path)
+    # the embedded default's run: passed, but against no reference file
+    assert 'PASSED — not judged against references:' in open(path).read()
+
+
+def test_a_site_system_without_references_is_not_validated(tmp_path):
+    cases = [dict(c, system='cluster') for c in json.loads(
+        (RUN / 'nightly-report.json').read_text())['runs'][-1]['testcases']]
+    page = report.page_for('the-session', cases, [], [], log_found=True,
+                           runs=30)
+    text = open(report.write(page, tmp_path)).read()
+    assert 'NOT VALIDATED (no reference file for cluster)' in text

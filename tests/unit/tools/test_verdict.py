@@ -3,8 +3,10 @@
 
 import json
 
+import pytest
+
 import fleet_cases
-from hpc_acceptance.tools import verdict
+from hpc_acceptance.tools import unreferenced, verdict
 
 
 def report(*results, fixture_results=()):
@@ -150,3 +152,47 @@ def test_main_reads_a_report_file(tmp_path):
     path = tmp_path / 'report.json'
     path.write_text(json.dumps(report('pass')))
     assert verdict.main([str(path), '0']) == 0
+
+
+def on(system, reference_file, report_data):
+    for case in report_data['runs'][0]['testcases']:
+        case.update(system=system, reference_file=reference_file)
+
+    return report_data
+
+
+@pytest.fixture
+def no_site_setting(monkeypatch):
+    monkeypatch.delenv(unreferenced.VARIABLE, raising=False)
+
+
+def test_a_run_judged_by_a_reference_file_passes_plainly(no_site_setting):
+    status, message = verdict.judge(
+        on('cluster', 'reference/cluster.yaml', report('pass')))
+    assert (status, message) == (0, 'acceptance passed (1 pass)')
+
+
+def test_the_embedded_default_without_references_passes_saying_so(
+        no_site_setting):
+    status, message = verdict.judge(on('local', 'none', report('pass')))
+    assert status == 0
+    assert message == ('acceptance passed — not judged against references '
+                       '(1 pass)')
+
+
+def test_a_site_system_without_references_is_not_validated(
+        no_site_setting):
+    status, message = verdict.judge(on('cluster', 'none', report('pass')))
+    assert status == 2
+    assert message.startswith('acceptance NOT VALIDATED: no reference file '
+                              'for cluster (1 pass; reference/cluster.yaml '
+                              'missing)')
+    assert f'{unreferenced.VARIABLE}=cluster' in message
+
+
+@pytest.mark.parametrize('setting', ['cluster', 'other, cluster', 'all'])
+def test_a_site_may_accept_runs_without_references(monkeypatch, setting):
+    monkeypatch.setenv(unreferenced.VARIABLE, setting)
+    status, message = verdict.judge(on('cluster', 'none', report('pass')))
+    assert status == 0
+    assert 'not judged against references' in message

@@ -1,0 +1,145 @@
+'''The results database: checked, backed up, runs imported
+(hpc_acceptance.tools.database), on real SQLite files and a real ReFrame
+run report stored with ReFrame's own storage code.'''
+
+import json
+import os
+import shutil
+import sqlite3
+
+import pytest
+from conftest import DATA_DIR
+
+from hpc_acceptance.tools import database
+
+#: ReFrame's JSON report of an acceptance run, as ReFrame wrote it.
+FIXTURE = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'
+SESSION = json.loads(FIXTURE.read_text())['session_info']['uuid']
+
+
+@pytest.fixture
+def report(tmp_path):
+    path = tmp_path / 'run-report.json'
+    shutil.copy(FIXTURE, path)
+    return path
+
+
+@pytest.fixture
+def stored(tmp_path, report):
+    '''A database holding the fixture's run, and that run's report in a
+    reports directory.'''
+    reports = tmp_path / 'reports'
+    reports.mkdir()
+    shutil.copy(report, reports / 'nightly.json')
+    db = tmp_path / 'results.db'
+    assert database.main(['import', '--db', str(db),
+                          str(reports / 'nightly.json')]) == 0
+    return db, reports
+
+
+def test_an_imported_report_is_a_stored_session(stored):
+    db, _ = stored
+    assert database.stored(str(db), SESSION)
+    database.check(str(db))
+
+
+def test_importing_a_run_twice_keeps_one_copy(stored, capsys):
+    db, reports = stored
+    assert database.main(['import', '--db', str(db),
+                          str(reports / 'nightly.json')]) == 0
+    assert 'already stored' in capsys.readouterr().out
+    with sqlite3.connect(db) as conn:
+        assert conn.execute('SELECT COUNT(*) FROM sessions').fetchone() == \
+            (1,)
+
+
+def test_a_file_that_is_no_run_report_is_refused_by_name(stored, capsys):
+    db, reports = stored
+    other = reports / 'verdict.json'
+    other.write_text('{"rows": []}')
+    assert database.main(['import', '--db', str(db), str(other)]) == 1
+    assert f'not stored: {other}' in capsys.readouterr().err
+
+
+def test_a_missing_database_is_fine_ReFrame_creates_it(tmp_path):
+    database.check(str(tmp_path / 'none' / 'results.db'))
+
+
+def truncated(db):
+    with open(db, 'r+b') as fp:
+        fp.truncate(4096)
+
+
+def test_a_truncated_database_is_damaged_with_recovery_steps(stored,
+                                                             capsys):
+    db, reports = stored
+    truncated(db)
+    assert database.main(['check', '--db', str(db),
+                          '--reports', str(reports)]) == 1
+    err = capsys.readouterr().err
+    assert 'database disk image is malformed' in err
+    # the damaged file is moved aside, and the kept report imported
+    assert f'  mv {db} {db}.damaged-' in err
+    assert f'db import --db {db} {reports / "nightly.json"}' in err
+
+
+def test_recovery_restores_the_newest_backup_and_imports_what_is_newer(
+        stored, report):
+    db, reports = stored
+    first = database.backup(str(db))
+    newest = database.backup(str(db))
+    # a run after the backup, whose report is newer than it
+    later = reports / 'later.json'
+    shutil.copy(report, later)
+    os.utime(reports / 'nightly.json', (0, 0))
+    truncated(db)
+    with pytest.raises(database.DatabaseError) as err:
+        database.check(str(db))
+
+    steps = '\n'.join(database.recovery(str(db), err.value, str(reports)))
+    assert f'cp {newest} {db}' in steps and first not in steps
+    assert f'db import --db {db} {later}' in steps
+    assert 'nightly.json' not in steps
+
+
+def test_an_empty_file_and_a_foreign_database_are_damaged(tmp_path):
+    empty = tmp_path / 'empty.db'
+    empty.touch()
+    with pytest.raises(database.DatabaseError, match='empty'):
+        database.check(str(empty))
+
+    foreign = tmp_path / 'foreign.db'
+    with sqlite3.connect(foreign) as conn:
+        conn.execute('CREATE TABLE t (x)')
+    with pytest.raises(database.DatabaseError,
+                       match='not a ReFrame results database'):
+        database.check(str(foreign))
+
+
+def test_backups_keep_the_newest_and_are_whole_databases(stored):
+    db, _ = stored
+    made = [database.backup(str(db), keep=2) for _ in range(3)]
+    assert database.backups(str(db)) == made[1:]
+    assert not os.path.exists(made[0])
+    database.check(made[-1])
+    assert database.stored(made[-1], SESSION)
+
+
+def test_a_run_that_was_stored_passes_the_after_run_check(stored, capsys):
+    db, reports = stored
+    assert database.main(['check', '--db', str(db), '--run',
+                          str(reports / 'nightly.json')]) == 0
+
+
+def test_a_run_that_was_not_stored_says_where_its_results_are(
+        tmp_path, report, capsys):
+    log = tmp_path / 'run.log'
+    log.write_text('WARNING: failed to store results in the database: '
+                   'database disk image is malformed\n')
+    assert database.main(['check', '--db', str(tmp_path / 'results.db'),
+                          '--run', str(report), '--log', str(log)]) == 1
+    err = capsys.readouterr().err
+    assert f'session {SESSION}) is not in the results database' in err
+    assert '(database disk image is malformed)' in err
+    assert f'only in {report}' in err
+    assert f'db import --db {tmp_path / "results.db"} {report}' in err
