@@ -190,7 +190,8 @@ stored=0
 pairs=()
 for i in "${!reports[@]}"; do
     pairs+=("${reports[$i]}" "${statuses[$i]}")
-    if [[ -s ${reports[$i]} ]]; then
+    # every ReFrame run: one that wrote no report may still have stored
+    if [[ -f ${reports[$i]%.json}.log ]]; then
         .venv/bin/hpc-acceptance db check --run "${reports[$i]}" \
             --log "${reports[$i]%.json}.log" || stored=$?
     fi

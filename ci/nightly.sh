@@ -7,7 +7,8 @@
 # whose host-name pattern is wrong an unattended run would validate the
 # node as `local`, against no references, and pass. An unset, empty or
 # unknown HPC_ACCEPTANCE_SYSTEM therefore stops here (exit 2) naming the
-# systems of config/systems/. Extra arguments go to ci/acceptance.sh.
+# systems of config/systems/ and of the site directory. Extra arguments go
+# to ci/acceptance.sh (its own options first: --all-nodes for a fleet run).
 set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,14 +16,18 @@ cd "$project_dir"
 
 say() { echo "nightly: $*" >&2; }
 
-# The names in config/systems/*.py; empty before ci/setup.sh made .venv
-# (then ReFrame itself refuses an unknown --system, before any check).
+# The names in config/systems/*.py and the site directory's systems/;
+# empty before ci/setup.sh made .venv (then ReFrame itself refuses an
+# unknown --system, before any check).
 known_systems() {
     [[ -x .venv/bin/python ]] || return 0
     .venv/bin/python - <<'EOF'
-from hpc_acceptance.core import system_files
+from hpc_acceptance.core import site, system_files
+paths = list(system_files.SYSTEMS_DIR.glob('*.py'))
+if site.named():
+    paths += site.systems_dir(site.named()).glob('*.py')
 print(' '.join(sorted(system_files.load(path).system['name']
-                      for path in system_files.SYSTEMS_DIR.glob('*.py'))))
+                      for path in paths)))
 EOF
 }
 
@@ -41,4 +46,4 @@ if [[ -n $known && " $known " != *" $system "* ]]; then
     exit 2
 fi
 
-exec ci/acceptance.sh --system "$system" "$@"
+exec ci/acceptance.sh "$@" --system "$system"
