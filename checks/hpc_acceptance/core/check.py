@@ -19,7 +19,10 @@ The recorded values are loggable: they appear in the perflog and the JSON
 report.
 '''
 
+import os
+
 import reframe.core.runtime as runtime
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
 
@@ -28,6 +31,11 @@ from hpc_acceptance.core import (dependency, identity, references, topology,
 from hpc_acceptance.core.spack import (SpackEnvironmentError,
                                        SpackEnvironmentPlugin)
 from hpc_acceptance.core.variants import HardwareVariants
+
+
+#: ``optional``: runs that the reference file has no entry for run without
+#: bounds (:attr:`AcceptanceCheck.reference_entry_required`).
+REFERENCE_ENTRIES_VARIABLE = 'HPC_ACCEPTANCE_REFERENCE_ENTRIES'
 
 
 class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
@@ -59,6 +67,23 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
     #:
     #: :type: :class:`str`
     identity = variable(str, value='', loggable=True)
+
+    #: Whether a run that the system's reference file has no entry for
+    #: (its check, variant or inputs) fails before its benchmark runs. The
+    #: nightly's: a system's file covers what it runs. A post-upgrade run
+    #: (``hpc-acceptance post-upgrade`` sets
+    #: ``HPC_ACCEPTANCE_REFERENCE_ENTRIES=optional``, the default of this
+    #: variable, so that ReFrame's fixtures are not told of it) runs the
+    #: variants and sizes only it runs (ISA, Turbo, SMT, HPL over 80 % of
+    #: memory) without bounds, said in ``reference_file``, for the
+    #: before/after verdict to judge.
+    #:
+    #: :type: :class:`bool`
+    #: :default: ``True``, unless ``HPC_ACCEPTANCE_REFERENCE_ENTRIES`` is
+    #:     ``optional``
+    reference_entry_required = variable(
+        typ.Bool,
+        value=os.environ.get(REFERENCE_ENTRIES_VARIABLE) != 'optional')
 
     #: The partition's own minimum bands for comparing its nodes with each
     #: other (``extras.fleet_floors``, e.g. ``{'Memory': 0.3}``), as
@@ -196,9 +221,24 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         self._check_reference_entry()
 
     def _check_reference_entry(self):
-        if self.reference_file == 'none':
+        if self.reference_file == 'none' or not self.require_reference:
             return
 
+        try:
+            self._find_reference_entry()
+        except references.MissingReferenceEntry as err:
+            if self.reference_entry_required:
+                raise
+
+            # judged by the post-upgrade verdict against its own baseline
+            self.reference = {}
+            self.require_reference = False
+            self.reference_file = (f'{self.reference_file} (no entry for '
+                                   f'this run: not bounded)')
+            self.logger.info(f'{self.display_name}: {err}: runs without '
+                             f'bounds')
+
+    def _find_reference_entry(self):
         path, name = self.reference_file, type(self).__name__
         data = references.load_for(path, [p.fullname for p in
                                           self.current_system.partitions])
@@ -215,7 +255,7 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
         try:
             entry = self.reference[self]
         except KeyError as err:
-            raise references.ReferenceFileError(
+            raise references.MissingReferenceEntry(
                 f'{path}: {name}: {self._missing_entry(err.args[0])}'
             ) from None
         except references.IdentityMismatch as err:

@@ -49,7 +49,11 @@ class ReferenceFileError(ReframeError):
     '''
 
 
-class IdentityMismatch(ReferenceFileError):
+class MissingReferenceEntry(ReferenceFileError):
+    '''The file has no entry for a check, its variant or its inputs.'''
+
+
+class IdentityMismatch(MissingReferenceEntry):
     '''No entry of a reference file has the identity of the run.'''
 
     def __init__(self, message, *, where, value, differing):
@@ -253,7 +257,7 @@ def no_entry(path, check, data):
     alike = difflib.get_close_matches(check, [str(k) for k in data], n=3)
     hint = (f' (it has {", ".join(alike)}: a misspelling?)' if alike else
             '')
-    return ReferenceFileError(f'{path}: no entry for {check}{hint}')
+    return MissingReferenceEntry(f'{path}: no entry for {check}{hint}')
 
 
 def identity_key(path, where, keys, value):
@@ -273,7 +277,7 @@ def identity_key(path, where, keys, value):
         f'[{", ".join(identity.differences(key, value))}]' for key in keys
     ) or 'no entries'
     raise IdentityMismatch(
-        f'{path}: {where}: identity mismatch: the references were '
+        f'{path}: {where}: the references were '
         f'measured with other inputs than this run ({found}); this run: '
         f'{value!r}. Propose references for these inputs '
         f'(hpc-acceptance propose-references) or run with the inputs of '

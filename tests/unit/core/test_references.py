@@ -173,8 +173,9 @@ def test_a_smaller_class_against_class_c_references_is_refused():
     # a run of another class must not pass as "faster"; the message names
     # both classes
     run = REFERENCE_IDENTITY.replace('npb_class=W', 'npb_class=C')
-    with pytest.raises(ReferenceFileError,
-                       match=r'f\.yaml: X: identity mismatch: .*npb_class: '
+    with pytest.raises(references.IdentityMismatch,
+                       match=r'f\.yaml: X: the references were measured '
+                             r'with other inputs .*npb_class: '
                              r'reference W, this run C'):
         references.identity_key('f.yaml', 'X', [REFERENCE_IDENTITY], run)
 
