@@ -38,7 +38,7 @@ window.addEventListener('load', () => {
 def _chromium():
     found = shutil.which('chromium')
     if found is None:
-        pytest.skip('chromium is not installed (ci/setup.sh installs it: '
+        pytest.skip('chromium is not installed (ci/test.sh installs it: '
                     'apt-get install chromium)')
 
     return found
