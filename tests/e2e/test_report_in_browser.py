@@ -63,9 +63,8 @@ def _page(tmp_path):
     failed.update(result='fail', fail_phase='sanity', perfvalues={},
                   fail_reason='SanityError: the kernel reported no result')
     cases = cases + [failed]
-    page = report.page_for('browser-test', cases, history,
-                           skips.read(RUN / 'nightly-console.log'),
-                           log_found=True, runs=30)
+    skipped = skips.reasons(cases, skips.read(RUN / 'nightly-console.log'))
+    page = report.page_for('browser-test', cases, history, skipped, runs=30)
     return page, report.write(page, tmp_path / 'page')
 
 

@@ -13,22 +13,30 @@
   (:mod:`hpc_acceptance.core.variants`);
 - its :attr:`~AcceptanceCheck.identity`: every input that changes its
   figures (:mod:`hpc_acceptance.core.identity`), which reference entries
-  are keyed by.
+  are keyed by;
+- the reason of a skip, recorded as ``skip_reason``
+  (:mod:`hpc_acceptance.core.skip_reason`).
 
 The recorded values are loggable: they appear in the perflog and the JSON
 report.
+
+A family's check lists it before ReFrame's test class (``class
+NpbCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest, ...)``): its
+``skip``, which records the reason, must come before ``RegressionTest``'s
+in the method resolution order.
 '''
 
 import reframe.core.runtime as runtime
 from reframe.core.builtins import run_after, run_before, variable
 
 from hpc_acceptance.core import dependency, identity, references, topology
+from hpc_acceptance.core.skip_reason import RecordedSkip
 from hpc_acceptance.core.spack import (SpackEnvironmentError,
                                        SpackEnvironmentPlugin)
 from hpc_acceptance.core.variants import HardwareVariants
 
 
-class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
+class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants, RecordedSkip):
     #: Where the benchmark binary came from: ``spack:<environment>
     #: (<spec>)``, ``module:<name>``, ``path:<file>``, ``in-tree:<build
     #: directory>`` or, for NPB, ``npb_dir:<file>``.

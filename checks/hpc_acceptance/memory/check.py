@@ -20,7 +20,7 @@ from hpc_acceptance.core.types import PositiveInt
 from hpc_acceptance.memory.build import MemoryKernelsBuild
 
 
-class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
                         OpenMPProcess):
     '''Runs one program of ``src/memory`` with OpenMP in one process.'''
 

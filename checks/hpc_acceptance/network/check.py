@@ -64,7 +64,7 @@ DISTRIBUTION = {
 INTER_NODE = ('one_per_node', 'all_per_node')
 
 
-class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+class NetworkPairsCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
                         PlacedRanks):
     '''Runs ``net_pairs`` on pairs of ranks placed as ``placement`` says.
 

@@ -38,7 +38,7 @@ PERF_VARIABLES = {
 }
 
 
-class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+class NpbCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
                PlacedRanks):
     '''Runs one NPB benchmark of one class on ``num_procs`` ranks.
 

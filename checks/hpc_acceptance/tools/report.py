@@ -9,8 +9,9 @@ in the directory of ``--run-report``) with one PNG
 per figure beside it, and prints its path. The session's test cases come
 from ReFrame's results database (``--session``) or its JSON run report
 (``--run-report``); earlier runs of the same figures from the database.
-Skip reasons come from ReFrame's console output (``--log``), which is kept
-beside the page as ``reframe-output.log`` so a rebuild finds it again.
+Skip reasons come with the test cases; ReFrame's console output (``--log``)
+gives those the test cases lack (:mod:`hpc_acceptance.tools.skips`) and is
+kept beside the page as ``reframe-output.log`` so a rebuild finds it again.
 '''
 
 import argparse
@@ -42,7 +43,6 @@ class ReportPage:
     failures: list
     trends: list
     skips: dict
-    skips_unknown: bool
     left_out: list
     testcases: list
 
@@ -56,11 +56,9 @@ def _when(testcases):
         max(times), datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
 
 
-def page_for(session, testcases, history, skipped, *, log_found, runs):
+def page_for(session, testcases, history, skipped, *, runs):
     status, message = judge({'runs': [{'testcases': testcases}]})
     systems = sorted({c.get('system', '?') for c in testcases})
-    skipped_count = sum(c['result'] == 'skip' for c in testcases
-                        if not c.get('fixture'))
     return ReportPage(
         session=session, system=', '.join(systems) or '?',
         when=_when(testcases), status=status,
@@ -68,7 +66,6 @@ def page_for(session, testcases, history, skipped, *, log_found, runs):
         failures=summary.failures(testcases),
         trends=trends_mod.build(testcases, history, runs),
         skips=skips.by_reason(skipped),
-        skips_unknown=bool(skipped_count) and not log_found,
         left_out=summary.left_out(testcases), testcases=testcases,
     )
 
@@ -155,7 +152,7 @@ def main(argv=None):
     if args.log and os.path.abspath(args.log) != os.path.abspath(kept_log):
         shutil.copyfile(args.log, kept_log)
 
-    page = page_for(session, testcases, history, skips.read(kept_log),
-                    log_found=os.path.exists(kept_log), runs=args.runs)
+    skipped = skips.reasons(testcases, skips.read(kept_log))
+    page = page_for(session, testcases, history, skipped, runs=args.runs)
     print(write(page, out_dir))
     return 0

@@ -122,7 +122,8 @@ def main(argv=None):
     )
     parser.add_argument('report', help="ReFrame's JSON run report")
     parser.add_argument('--log', help="ReFrame's console output of the "
-                                      "run, for the skip reasons")
+                                      "run, for the reasons of skips that "
+                                      "the report does not hold")
     parser.add_argument('--width', type=int, default=100,
                         help='longest line (default: %(default)s)')
     args = parser.parse_args(argv)
@@ -132,6 +133,7 @@ def main(argv=None):
         print(f'summary: {err}', file=sys.stderr)
         return 1
 
-    skipped = skips.read(args.log) if args.log else []
-    print('\n'.join(render(testcases, skipped, args.width)))
+    console = skips.read(args.log) if args.log else None
+    print('\n'.join(render(testcases, skips.reasons(testcases, console),
+                           args.width)))
     return 0

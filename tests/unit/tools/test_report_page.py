@@ -23,9 +23,8 @@ def _page(tmp_path, history_runs=0):
                        job_completion_time_unix=number + 1.0)
             history.append(old)
 
-    page = report.page_for('the-session', cases, history,
-                           skips.read(RUN / 'nightly-console.log'),
-                           log_found=True, runs=30)
+    skipped = skips.reasons(cases, skips.read(RUN / 'nightly-console.log'))
+    page = report.page_for('the-session', cases, history, skipped, runs=30)
     return page, report.write(page, tmp_path)
 
 
