@@ -75,7 +75,7 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         if self.threads == 'single':
             return 1
 
-        return topology.num_cores(self.processor_info) * self.threads_per_core
+        return self.node_cores * self.threads_per_core
 
     def in_tree_build(self):
         return self.kernels

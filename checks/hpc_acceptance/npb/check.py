@@ -25,7 +25,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import (parameter, run_after, sanity_function,
                                    variable)
 
-from hpc_acceptance.core import job_status, topology
+from hpc_acceptance.core import job_status
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.rank_placement import PlacedRanks
 from hpc_acceptance.npb import binaries, classes, output
@@ -96,7 +96,7 @@ class NpbCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     def place_ranks(self):
         partition = self.current_partition
         # one rank per core, or per hardware thread with smt=on
-        slots = topology.num_cores(self.processor_info) * self.threads_per_core
+        slots = self.node_cores * self.threads_per_core
         slot = 'hardware threads' if self.threads_per_core > 1 else 'cores'
         one_node = partition.scheduler.registered_name == 'local'
         distribution = ('block_threads' if self.threads_per_core > 1
