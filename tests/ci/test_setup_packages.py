@@ -242,3 +242,10 @@ def test_a_failed_install_still_undoes_what_it_enabled(system):
     assert done.returncode == 100
     assert not (root / 'usr/sbin/policy-rc.d').exists()
     assert_left_disabled(root)
+
+
+def test_only_the_guarded_install_calls_apt_get():
+    callers = [path.name for path in CI.rglob('*.sh')
+               if re.search(r'^[^#]*\bapt-get (install|upgrade)\b',
+                            path.read_text(), re.MULTILINE)]
+    assert callers == [INSTALL.name]
