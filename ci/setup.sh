@@ -1,26 +1,72 @@
 #!/usr/bin/env bash
-# Prepares this machine for the acceptance suite and its tests:
-#  1. the system packages the embedded default system needs (Debian, as root;
-#     otherwise the exact commands are printed), and
+# Prepares this machine for the acceptance suite:
+#  1. the system packages the embedded default system runs with (Debian, as
+#     root, through ci/install-packages.sh, which starts and enables no
+#     service; otherwise the exact commands are printed), and
 #  2. the project's Python environment .venv/ with the pinned ReFrame and this
 #     checkout's check machinery (pip install -e), and
 #  3. a Spack with spack-envs/local installed (ci/setup-spack.sh), or a
 #     message saying why there is none.
 # Safe to run again: it installs only what is missing.
+#
+# Usage: ci/setup.sh [--test] [--list-packages]
+#   --test           also the packages only the project's tests use
+#                    (ci/test.sh); ci/acceptance.sh and ci/post-upgrade.sh
+#                    install what the checks run with, nothing more
+#   --list-packages  print the Debian packages this setup makes sure of,
+#                    one a line, and do nothing else
 set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
 
-# Compilers with OpenMP, Open MPI, Debian's HPCC and Python's venv module;
-# OpenBLAS is HPCC's BLAS when Spack builds HPCC (an external).
-# For the tests: gdb corrupts a running benchmark's data to see its
+say() { echo "setup: $*" >&2; }
+
+with_tests=false
+list_only=false
+for arg in "$@"; do
+    case $arg in
+        --test) with_tests=true ;;
+        --list-packages) list_only=true ;;
+        *) say "unknown option $arg (usage: ci/setup.sh [--test]" \
+               "[--list-packages])"
+           exit 2 ;;
+    esac
+done
+
+# What the checks run with: compilers with OpenMP, Open MPI, Debian's HPCC
+# and Python's venv module; OpenBLAS is HPCC's BLAS when Spack builds HPCC
+# (an external).
+packages=(gcc g++ gfortran make libopenmpi-dev openmpi-bin hpcc
+          libopenblas-dev python3 python3-venv)
+
+# A Slurm this host already has that is not Debian's package (a site's
+# own build) stays the only one: the tests start no Slurm beside it
+# (tests/slurm_cluster.py skips), and Debian's is not installed.
+site_slurm() {
+    local sinfo
+    sinfo=$(command -v sinfo) || return 1
+    ! dpkg-query -S "$(readlink -f "$sinfo")" >/dev/null 2>&1
+}
+
+# Only for the tests: gdb corrupts a running benchmark's data to see its
 # validation fail; Slurm and munge make this machine a one-node cluster,
 # and with iproute2's `ip netns` a cluster of nodes in network namespaces;
 # headless chromium opens the report page as a person would.
-packages=(gcc g++ gfortran make libopenmpi-dev openmpi-bin hpcc
-          libopenblas-dev python3 python3-venv gdb slurm-wlm munge iproute2
-          chromium)
+if $with_tests; then
+    packages+=(gdb iproute2 chromium)
+    if site_slurm; then
+        say "this host has a Slurm that is not Debian's ($(command -v sinfo)):" \
+            "not installing slurm-wlm and munge; the Slurm tests skip"
+    else
+        packages+=(slurm-wlm munge)
+    fi
+fi
+
+if $list_only; then
+    printf '%s\n' "${packages[@]}"
+    exit 0
+fi
 
 missing_packages() {
     local pkg
@@ -45,15 +91,14 @@ install_system_packages() {
     fi
 
     if (( EUID != 0 )); then
-        echo "setup: missing system packages; run as root:" >&2
-        echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+        echo "setup: missing system packages; run as root (apt-get, with no" \
+             "service started or enabled):" >&2
+        echo "  ci/install-packages.sh ${missing[*]}" >&2
         return
     fi
 
     echo "setup: installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends "${missing[@]}"
+    ci/install-packages.sh "${missing[@]}"
 }
 
 install_python_env() {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The project's tests: sets the machine up (the same setup as the acceptance
-# suite), then runs pytest. Extra arguments go to pytest.
+# The project's tests: sets the machine up (the acceptance suite's setup
+# plus the packages only the tests use), then runs pytest. Extra arguments
+# go to pytest.
 set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
-ci/setup.sh
+ci/setup.sh --test
 exec .venv/bin/python -m pytest "$@"

@@ -3,7 +3,6 @@ by check class and parameters (display names carry every parameter,
 including the hardware variants, so tests do not spell them out).'''
 
 import json
-import re
 
 from hpc_acceptance.tools.results import variant_of
 
@@ -29,8 +28,9 @@ def case_of(cases, check, **params):
     return found[0]
 
 
-def skip_reasons(stdout):
-    '''``{display name: reason}`` of the SKIP lines of reframe's output
-    (the JSON report does not keep skip reasons).'''
-    return dict(re.findall(r'SKIP \] \(\s*\d+/\d+\) (.+?) /\w+ @\S+ '
-                           r'\[(.*)\]$', stdout, re.MULTILINE))
+def skip_reasons(report_file):
+    '''``{display name: reason}`` of the skipped test cases of the last run,
+    fixtures left out: the reason each check recorded (``skip_reason``).'''
+    return {name: case['skip_reason']
+            for name, case in results(report_file).items()
+            if case['result'] == 'skip'}

@@ -1,6 +1,7 @@
 '''Slurm clusters on the test machine, started and torn down by the tests.
 
-Debian's slurm-wlm and munge, started by hand (no systemd here):
+Debian's slurm-wlm and munge, started by hand (no systemd here); on a host
+with a Slurm of its own (not Debian's package) no cluster starts:
 
 - :func:`one_node`: this machine as one Slurm node;
 - :func:`namespaced_nodes`: several nodes on this one machine, each a
@@ -47,8 +48,31 @@ def sbin(name):
     return shutil.which(name) or shutil.which(name, path='/usr/sbin')
 
 
+def site_slurm():
+    '''The ``sinfo`` on PATH when it is not Debian's package (a site's own
+    Slurm), else ``None``.'''
+    sinfo = shutil.which('sinfo')
+    if sinfo is None:
+        return None
+
+    if shutil.which('dpkg-query') is None:
+        return sinfo
+
+    owner = subprocess.run(['dpkg-query', '-S', os.path.realpath(sinfo)],
+                           capture_output=True)
+    return sinfo if owner.returncode != 0 else None
+
+
 def check_prerequisites(namespaces=False):
     '''Raise :class:`ClusterUnavailable` naming what is missing.'''
+    # Its daemons may be running: a second Slurm would take the same ports
+    # and munge socket. ci/test.sh does not install Debian's beside it.
+    site = site_slurm()
+    if site:
+        raise ClusterUnavailable(
+            f'this host has its own Slurm ({site}, not Debian\'s slurm-wlm): '
+            f'the tests start no second Slurm beside it')
+
     if os.geteuid() != 0:
         raise ClusterUnavailable('starting the Slurm daemons needs root')
 
@@ -57,7 +81,7 @@ def check_prerequisites(namespaces=False):
     if missing:
         raise ClusterUnavailable(
             f'Slurm is not installed ({", ".join(missing)} missing): '
-            f'ci/setup.sh installs slurm-wlm and munge on Debian')
+            f'ci/test.sh installs slurm-wlm and munge on Debian')
 
     if namespaces:
         for tool in ('ip', 'nsenter', 'unshare'):

@@ -5,7 +5,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import host
-from conftest import ONE_TIMED_RUN
+from conftest import DATA_DIR, ONE_TIMED_RUN
 from report_cases import DEFAULT_VARIANTS as DEFAULT, case_of, results
 
 LEVEL_FIGURES = 'flops_l1 flops_l2 flops_l3 flops_memory'.split() + [
@@ -153,3 +153,20 @@ def test_a_run_the_references_do_not_cover_runs_unbounded_after_upgrades(
     assert all_cores['reference_file'] == (
         f'{refs}/local.yaml (no entry for this run: not bounded)')
     assert all_cores['result'] == 'pass'
+
+
+def test_a_processor_description_without_a_core_count_skips_saying_so(
+        run_reframe, tmp_path):
+    # ReFrame counts cores from num_cpus and num_cpus_per_core
+    done = run_reframe('-C', str(DATA_DIR / 'variants' /
+                                 'local_described_cpu.py'),
+                       '-c', 'checks/memory', '-n',
+                       'MemoryDaxpyCheck.*%threads=all_cores', *DEFAULT, '-r',
+                       env={'HPC_ACCEPTANCE_TEST_THREADS_PER_CORE': ''})
+    assert done.returncode == 0, done.stdout[-3000:]
+    (case,) = results(tmp_path / 'report.json').values()
+    assert case['result'] == 'skip'
+    assert case['skip_reason'] == (
+        'local:default has no processor description to count its cores: '
+        'set "processor" (num_cpus, num_cpus_per_core) in its '
+        'configuration or enable general.remote_detect')

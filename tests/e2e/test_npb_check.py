@@ -22,9 +22,9 @@ from spack_ci import prefix_of
 NO_NPB = {'NPB_BIN_DIR': ''}
 
 
-def skip_reason(stdout, check, **params):
+def skip_reason(report_file, check, **params):
     '''The reason ``check`` with ``params`` was skipped.'''
-    return case_of(skip_reasons(stdout), check, **params)
+    return case_of(skip_reasons(report_file), check, **params)
 
 
 def replaying(directory, binary, output):
@@ -55,9 +55,11 @@ def test_without_npb_the_checks_skip_naming_the_binary(run_reframe,
     counts = [n for n in (2 ** k for k in range(9)) if n <= cores]
     assert len(cases) == len(counts)
     assert {case['result'] for case in cases.values()} == {'skip'}
-    reasons = skip_reasons(done.stdout)
+    reasons = skip_reasons(tmp_path / 'report.json')
     assert set(reasons) == set(cases)
     one = case_of(reasons, 'NpbCgCheck', num_procs=1)
+    # the report holds the reason the console shows
+    assert f' @local:default+gnu [{one}]\n' in done.stdout
     assert one.startswith(
         "cg.S.x not found: partition 'local:default' names no Spack "
         "environment (extras.spack_env); 'cg.S.x' is not on PATH and no "
@@ -85,7 +87,8 @@ def test_a_directory_without_the_binary_is_named(run_reframe, tmp_path):
                        '-S', 'npb_class=W', '-r',
                        env={'NPB_BIN_DIR': str(empty)})
     assert done.returncode == 0
-    assert skip_reason(done.stdout, 'NpbBtCheck', num_procs=1).startswith(
+    assert skip_reason(tmp_path / 'report.json', 'NpbBtCheck',
+                       num_procs=1).startswith(
         f'bt.W.x not found: no executable {empty}/bt.W.x (directory from '
         f'environment variable NPB_BIN_DIR). To provide it: build NPB 3.4')
 
@@ -160,7 +163,7 @@ def test_a_class_larger_than_the_node_skips_with_figures(run_reframe,
         r'GiB per node \(80\.0 GiB of data over 1 node\(s\) \+ 1 '
         r'rank\(s\) x 32 MiB\), more than the [\d.]+ GiB usable of a '
         r'node\'s [\d.]+ GiB \(extras\.memory_bytes, 90% usable\)',
-        skip_reason(done.stdout, 'NpbFtCheck', num_procs=1))
+        skip_reason(tmp_path / 'report.json', 'NpbFtCheck', num_procs=1))
 
 
 def test_real_npb_class_s_passes(run_reframe, spack_ci, tmp_path):

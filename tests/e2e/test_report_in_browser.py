@@ -39,7 +39,7 @@ window.addEventListener('load', () => {
 def _chromium():
     found = shutil.which('chromium')
     if found is None:
-        pytest.skip('chromium is not installed (ci/setup.sh installs it: '
+        pytest.skip('chromium is not installed (ci/test.sh installs it: '
                     'apt-get install chromium)')
 
     return found
@@ -64,9 +64,8 @@ def _page(tmp_path):
     failed.update(result='fail', fail_phase='sanity', perfvalues={},
                   fail_reason='SanityError: the kernel reported no result')
     cases = cases + [failed]
-    page = report.page_for('browser-test', cases, history,
-                           skips.read(RUN / 'nightly-console.log'),
-                           log_found=True, runs=30)
+    skipped = skips.reasons(cases, skips.read(RUN / 'nightly-console.log'))
+    page = report.page_for('browser-test', cases, history, skipped, runs=30)
     return page, report.write(page, tmp_path / 'page')
 
 
@@ -117,8 +116,7 @@ def test_a_fleet_of_1000_nodes_is_one_readable_page(tmp_path):
     cases = fleet_cases.big_fleet(1000, 100, slow={
         'n88': (0.4, ('Synthetic03Check',)),
         'n417': (0.3, ('Synthetic11Check', 'Synthetic17Check'))})
-    page = report.page_for('fleet-test', cases, [], [], log_found=True,
-                           runs=30)
+    page = report.page_for('fleet-test', cases, [], [], runs=30)
     page.fleets = fleet.compare(cases)
     page.nodes = {'cluster:compute': {'state': 'idle', 'covered': [],
                                       'left_out': [{'node': 'n1001',

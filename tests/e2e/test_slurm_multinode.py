@@ -11,17 +11,17 @@ import threading
 import time
 from pathlib import Path
 
+from reframe.core.systems import ProcessorInfo
 from reframe.utility.cpuinfo import cpuinfo
 
 import slurm_cluster
-from hpc_acceptance.core.topology import num_cores
 from conftest import CLUSTER_NODES as NODES, DATA_DIR
 from report_cases import DEFAULT_VARIANTS, case_of, results
 from spack_ci import prefix_of
 
 #: Cores of one node: every node is this machine (the partition's processor
 #: is the embedded default's, detected the same way).
-NODE_CORES = num_cores(cpuinfo())
+NODE_CORES = ProcessorInfo(cpuinfo()).num_cores
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),
            '--system', 'slurm-nodes']
 

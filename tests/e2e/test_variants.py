@@ -38,7 +38,6 @@ def test_isa_variants_run_where_the_cpu_can_and_say_why_not_elsewhere(
     assert done.returncode == 0, done.stdout[-3000:]
     found = cases(tmp_path)
     assert len(found) == 9
-    reasons = skip_reasons(done.stdout)
 
     # the ISAs this CPU runs pass, and the binary proves what it was built
     # for; the others skip naming what the CPU lacks
@@ -52,7 +51,7 @@ def test_isa_variants_run_where_the_cpu_can_and_say_why_not_elsewhere(
             assert case['result'] == 'skip', name
             assert re.search(rf'isa={name}: the CPU \(\w+\) cannot run '
                              rf'{name} code: it lacks ',
-                             reasons[case['display_name']]), name
+                             case['skip_reason']), name
 
     native = found[params()]
     assert native['isa_built'] == host.native_isa()
@@ -63,9 +62,10 @@ def test_isa_variants_run_where_the_cpu_can_and_say_why_not_elsewhere(
     for turbo in ('on', 'off'):
         assert found[params(turbo=turbo)]['result'] == 'skip'
 
-    assert f'turbo=off: no cpufreq driver ({tmp_path}/no-sys/devices/' \
-           f'system/cpu/cpu0/cpufreq is missing): the state can be ' \
-           f'neither set nor confirmed' in done.stdout
+    assert found[params(turbo='off')]['skip_reason'] == (
+        f'turbo=off: no cpufreq driver ({tmp_path}/no-sys/devices/system/'
+        f'cpu/cpu0/cpufreq is missing): the state can be neither set nor '
+        f'confirmed')
 
     # SMT variants run where the cores have a second thread
     for smt in ('on', 'off'):
@@ -73,8 +73,9 @@ def test_isa_variants_run_where_the_cpu_can_and_say_why_not_elsewhere(
         assert found[params(smt=smt)]['result'] == expected, smt
 
     if host.threads_per_core() == 1:
-        assert ('smt=on: SMT is absent or disabled on local:default (1 '
-                'hardware thread per core)') in done.stdout
+        assert found[params(smt='on')]['skip_reason'].startswith(
+            'smt=on: SMT is absent or disabled on local:default (1 '
+            'hardware thread per core)')
 
 
 #: archspec name -> the ISA variants its CPUs run (CI guard: whatever the
@@ -90,7 +91,6 @@ def test_isa_variants_skip_what_an_older_cpu_lacks(run_reframe, tmp_path):
                        env={'HPC_ACCEPTANCE_TEST_ARCH': arch})
     assert done.returncode == 0, done.stdout[-3000:]
     found = cases(tmp_path)
-    reasons = skip_reasons(done.stdout)
     assert len(found) == 5
     for name in ('sse4.2', 'avx', 'avx2', 'avx512'):
         case = found[params(isa=name)]
@@ -99,7 +99,7 @@ def test_isa_variants_skip_what_an_older_cpu_lacks(run_reframe, tmp_path):
             assert case['isa_built'] == name
         else:
             assert case['result'] == 'skip', name
-            assert reasons[case['display_name']].startswith(
+            assert case['skip_reason'].startswith(
                 f'isa={name}: the CPU ({arch}) cannot run {name} code: it '
                 f'lacks '), name
 
@@ -227,7 +227,7 @@ def test_smt_variants_of_the_mpi_checks_say_why_not(run_reframe, tmp_path):
         for smt in ('off', 'on')
     ]
     assert {case['result'] for case in found.values()} == {'skip'}
-    reasons = skip_reasons(done.stdout)
+    reasons = skip_reasons(tmp_path / 'report.json')
     assert set(reasons) == set(found)
     for name, reason in reasons.items():
         smt = variant_of(name)[1]['smt']

@@ -8,15 +8,23 @@
   (:mod:`hpc_acceptance.core.spack`) and the spec it loaded as ``spack_spec``;
 - the reference values of the system it runs on
   (:mod:`hpc_acceptance.core.references`), recorded as ``reference_file``;
-- its processor topology, or a skip that says how to provide one;
+- its processor topology and core count (ReFrame's), or a skip that says
+  how to provide them;
 - the hardware variants, ISA, Turbo and Hyper-Threading
   (:mod:`hpc_acceptance.core.variants`);
 - its :attr:`~AcceptanceCheck.identity`: every input that changes its
   figures (:mod:`hpc_acceptance.core.identity`), which reference entries
-  are keyed by.
+  are keyed by;
+- the reason of a skip, recorded as ``skip_reason``
+  (:mod:`hpc_acceptance.core.skip_reason`).
 
 The recorded values are loggable: they appear in the perflog and the JSON
 report.
+
+A family's check lists it before ReFrame's test class (``class
+NpbCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest, ...)``): its
+``skip``, which records the reason, must come before ``RegressionTest``'s
+in the method resolution order.
 '''
 
 import os
@@ -28,6 +36,7 @@ from reframe.core.exceptions import ReframeError
 
 from hpc_acceptance.core import (dependency, identity, references, topology,
                                  topology_change)
+from hpc_acceptance.core.skip_reason import RecordedSkip
 from hpc_acceptance.core.spack import (SpackEnvironmentError,
                                        SpackEnvironmentPlugin)
 from hpc_acceptance.core.variants import HardwareVariants
@@ -38,7 +47,8 @@ from hpc_acceptance.core.variants import HardwareVariants
 REFERENCE_ENTRIES_VARIABLE = 'HPC_ACCEPTANCE_REFERENCE_ENTRIES'
 
 
-class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
+class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
+                      RecordedSkip):
     #: Where the benchmark binary came from: ``spack:<environment>
     #: (<spec>)``, ``module:<name>``, ``path:<file>``, ``in-tree:<build
     #: directory>`` or, for NPB, ``npb_dir:<file>``.
@@ -150,6 +160,21 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants):
             self.skip(f'{self.current_partition.fullname}: {err}')
 
         return info
+
+    @property
+    def node_cores(self):
+        '''Physical cores of one node of the partition, as ReFrame counts
+        them (``processor.num_cores``); skips the check if its processor
+        description does not say.'''
+        partition = self.current_partition
+        cores = partition.processor.num_cores
+        self.skip_if(
+            not cores,
+            f'{partition.fullname} has no processor description to count '
+            f'its cores: set "processor" (num_cpus, num_cpus_per_core) in '
+            f'its configuration or enable general.remote_detect'
+        )
+        return cores
 
     @property
     def node_memory(self):

@@ -67,16 +67,6 @@ def cache_levels(info):
     return levels
 
 
-def num_cores(info):
-    '''Physical cores of the node.'''
-    try:
-        return info['num_cpus'] // info['num_cpus_per_core']
-    except (KeyError, TypeError, ZeroDivisionError):
-        raise TopologyError(
-            'the processor description has no num_cpus/num_cpus_per_core'
-        ) from None
-
-
 def memory_working_set(info):
     '''Bytes no cache level can hold: 4x the sum of last-level caches.'''
     llc = cache_levels(info)[-1]

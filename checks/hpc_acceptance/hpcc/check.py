@@ -35,7 +35,7 @@ BATCH_SCHEDULERS = ('slurm', 'squeue', 'pbs', 'pbspro', 'torque', 'lsf',
                     'sge', 'oar', 'flux')
 
 
-class HpccBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck):
+class HpccBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest):
     '''HPCC on whole nodes, one MPI process per core.'''
 
     #: ISA: hpcc comes from a build made once for the nodes' own target

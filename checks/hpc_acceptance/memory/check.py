@@ -20,7 +20,7 @@ from hpc_acceptance.core.types import PositiveInt
 from hpc_acceptance.memory.build import MemoryKernelsBuild
 
 
-class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
                         OpenMPProcess):
     '''Runs one program of ``src/memory`` with OpenMP in one process.'''
 
@@ -78,7 +78,7 @@ class MemoryKernelCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
         if self.threads == 'single':
             return 1
 
-        return topology.num_cores(self.processor_info) * self.threads_per_core
+        return self.node_cores * self.threads_per_core
 
     def in_tree_build(self):
         return self.kernels

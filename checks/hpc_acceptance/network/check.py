@@ -44,7 +44,7 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import figures, job_status, topology
+from hpc_acceptance.core import figures, job_status
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
 from hpc_acceptance.core.rank_placement import PlacedRanks
@@ -64,7 +64,7 @@ DISTRIBUTION = {
 INTER_NODE = ('one_per_node', 'all_per_node')
 
 
-class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+class NetworkPairsCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
                         PlacedRanks):
     '''Runs ``net_pairs`` on pairs of ranks placed as ``placement`` says.
 
@@ -153,7 +153,7 @@ class NetworkPairsCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
         partition = self.current_partition
         info = self.processor_info
         sockets = info.get('num_sockets') or 1
-        cores = topology.num_cores(info)
+        cores = self.node_cores
         # every hardware thread with smt=on, else every core
         slots = cores * self.threads_per_core
         if self.placement in INTER_NODE:

@@ -25,7 +25,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import (parameter, run_after, sanity_function,
                                    variable)
 
-from hpc_acceptance.core import job_status, partition_limits, topology
+from hpc_acceptance.core import job_status, partition_limits
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.rank_placement import PlacedRanks
 from hpc_acceptance.npb import binaries, classes, output
@@ -38,7 +38,7 @@ PERF_VARIABLES = {
 }
 
 
-class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+class NpbCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
                PlacedRanks):
     '''Runs one NPB benchmark of one class on ``num_procs`` ranks.
 
@@ -104,7 +104,7 @@ class NpbCheck(rfm.RunOnlyRegressionTest, AcceptanceCheck,
     def place_ranks(self):
         partition = self.current_partition
         # one rank per core, or per hardware thread with smt=on
-        slots = topology.num_cores(self.processor_info) * self.threads_per_core
+        slots = self.node_cores * self.threads_per_core
         slot = 'hardware threads' if self.threads_per_core > 1 else 'cores'
         one_node = partition.scheduler.registered_name == 'local'
         distribution = ('block_threads' if self.threads_per_core > 1

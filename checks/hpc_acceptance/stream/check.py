@@ -35,7 +35,7 @@ from hpc_acceptance.stream import output, sizing
 from hpc_acceptance.stream.build import StreamInTreeBuild
 
 
-class StreamBenchmark(rfm.RunOnlyRegressionTest, AcceptanceCheck,
+class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
                       OpenMPProcess):
     '''STREAM copy, scale, add and triad on one node with OpenMP.'''
 

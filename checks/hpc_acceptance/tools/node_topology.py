@@ -10,10 +10,10 @@ ReFrame's auto-detected processor description of this node.
 import argparse
 import sys
 
+from reframe.core.systems import ProcessorInfo
 from reframe.utility.cpuinfo import cpuinfo
 
-from hpc_acceptance.core.topology import (TopologyError, level_working_sets,
-                                          memory_working_set, num_cores)
+from hpc_acceptance.core.topology import TopologyError, level_working_sets
 
 
 def main(argv=None):
@@ -23,16 +23,24 @@ def main(argv=None):
     )
     parser.parse_args(argv)
     info = cpuinfo()
+    # the count the checks use: ReFrame's, of the same description
+    cores = ProcessorInfo(info).num_cores
     try:
-        figures = [('memory_working_set', memory_working_set(info), 'B'),
-                   ('cores', num_cores(info), 'cores'),
-                   ('sockets', info.get('num_sockets') or 1, 'sockets')]
-        figures += [(f'working_set_{level}', size, 'B')
-                    for level, size in level_working_sets(info).items()
-                    if level != 'memory']
+        working_sets = level_working_sets(info)
     except TopologyError as err:
         print(f'this node: {err}', file=sys.stderr)
         return 2
+
+    if not cores:
+        print('this node: the processor description has no '
+              'num_cpus/num_cpus_per_core', file=sys.stderr)
+        return 2
+
+    figures = [('memory_working_set', working_sets.pop('memory'), 'B'),
+               ('cores', cores, 'cores'),
+               ('sockets', info.get('num_sockets') or 1, 'sockets')]
+    figures += [(f'working_set_{level}', size, 'B')
+                for level, size in working_sets.items()]
 
     for name, value, unit in figures:
         print(name, value, unit)

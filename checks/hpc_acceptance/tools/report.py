@@ -11,10 +11,11 @@ prints its path. The session's test cases come from ReFrame's results
 database (``--session``) or its JSON run reports (``--run-report``: a
 fleet run has two, the nodes' run and the multi-node one; the page is the
 first one's); earlier runs of the same figures from the database. Skip
-reasons come from ReFrame's console output (``--log``), and the nodes a
-fleet run left out from its node list (``--nodes``): both are kept beside
-the page (``reframe-output.log``, ``nodes.json``) so a rebuild finds them
-again.
+reasons come with the test cases; ReFrame's console output (``--log``)
+gives those the test cases lack (:mod:`hpc_acceptance.tools.skips`). The
+console output and the nodes a fleet run left out (``--nodes``) are kept
+beside the page (``reframe-output.log``, ``nodes.json``) so a rebuild finds
+them again.
 '''
 
 import argparse
@@ -48,7 +49,6 @@ class ReportPage:
     failures: list
     trends: list
     skips: dict
-    skips_unknown: bool
     left_out: list
     testcases: list
     #: the fleet comparison (:func:`.fleet.compare`) of a fleet run, else
@@ -69,11 +69,9 @@ def _when(testcases):
         max(times), datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
 
 
-def page_for(session, testcases, history, skipped, *, log_found, runs):
+def page_for(session, testcases, history, skipped, *, runs):
     status, message = judge({'runs': [{'testcases': testcases}]})
     systems = sorted({c.get('system', '?') for c in testcases})
-    skipped_count = sum(c['result'] == 'skip' for c in testcases
-                        if not c.get('fixture'))
     return ReportPage(
         session=session, system=', '.join(systems) or '?',
         when=_when(testcases), status=status,
@@ -81,7 +79,6 @@ def page_for(session, testcases, history, skipped, *, log_found, runs):
         failures=summary.failures(testcases),
         trends=trends_mod.build(testcases, history, runs),
         skips=skips.by_reason(skipped),
-        skips_unknown=bool(skipped_count) and not log_found,
         left_out=summary.left_out(testcases), testcases=testcases,
     )
 
@@ -209,8 +206,8 @@ def main(argv=None):
         _keep(args.log[0] if args.log else None, kept_log)
 
     _keep(args.nodes, kept_nodes)
-    page = page_for(session, testcases, history, skips.read(kept_log),
-                    log_found=os.path.exists(kept_log), runs=args.runs)
+    skipped = skips.reasons(testcases, skips.read(kept_log))
+    page = page_for(session, testcases, history, skipped, runs=args.runs)
     page.fleets, page.fleet_note = _fleet_facts(testcases, session_info)
     try:
         page.nodes = fleet_nodes.read(kept_nodes)

@@ -234,11 +234,6 @@ def _skips(page):
              ', '.join(f'{c} ({n})' for c, n in checks.items()), reason]
             for reason, checks in page.skips.items()]
     out = ['<h2 id="skips">Skipped, by reason</h2>']
-    if page.skips_unknown:
-        out.append('<p class="note">The reasons of this run\'s skips were '
-                   'not recorded (no ReFrame console log beside the '
-                   'report).</p>')
-
     out.append(_table(['count', 'checks', 'reason'], rows, numeric=(0,))
                if rows else '<p>Nothing skipped.</p>')
     out += [f'<p class="note">Not generated: {_e(note)}</p>'

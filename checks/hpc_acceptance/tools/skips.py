@@ -1,17 +1,30 @@
-'''Why checks skipped, read from ReFrame's console output.
+'''Why test cases skipped, grouped by reason.
 
-ReFrame's JSON report and results database record that a test case
-skipped but not why; only its console line says so::
+A check records why it skipped in its loggable ``skip_reason``
+(:mod:`hpc_acceptance.core.skip_reason`), which ReFrame's JSON report and
+results database keep with the test case. Two kinds of skipped case have
+none, and for those ReFrame's console output is read, where given:
+
+- skips ReFrame makes itself, through no check's code (a test whose
+  dependency skipped, too few nodes for a flexible job): only their
+  console line says why::
 
     [      SKIP ] ( 3/12) NpbCgCheck %num_procs=4 ... @local:default+gnu [why]
 
-``ci/acceptance.sh`` keeps that output in a log file beside the report.
+- runs stored before checks recorded their reasons, whose report pages
+  keep that output beside them (``ci/acceptance.sh`` writes it to a log
+  file beside the report).
 '''
 
 import re
 from collections import OrderedDict
 
 from hpc_acceptance.npb import classes
+
+#: The reason of a skipped test case that neither the report nor a console
+#: output says.
+NOT_RECORDED = ("reason not recorded: see ReFrame's output of the run (a "
+                "skip of ReFrame's own, or a run older than recorded reasons)")
 
 _SKIP_LINE = re.compile(
     r'^\[\s*SKIP\s*\]\s*\(\s*\d+/\d+\)\s+(?P<name>\S+)(?P<params>.*?)'
@@ -27,27 +40,50 @@ _NPB_NAME = re.compile(rf'\b{_BENCH}(?=\.{_CLASS}\.x\b)|'
 _COLOUR = re.compile(r'\x1b\[[0-9;]*m')
 
 
+def case_name(case):
+    '''A report's test case as its console line names it:
+    ``check %param=value ... @system:partition+environ``.'''
+    return (f'{case["display_name"]} @{case.get("system")}:'
+            f'{case.get("partition")}+{case.get("environ")}')
+
+
+def reasons(testcases, console=None):
+    '''``[(test case, reason)]`` of every skipped test case of a report or
+    the results database (see :func:`case_name`); the reason the case
+    recorded, else its SKIP line's in ``console`` (ReFrame's output of the
+    run), else :data:`NOT_RECORDED`.'''
+    from_console = dict(parse(console or ''))
+    found = []
+    for case in testcases:
+        if case['result'] == 'skip':
+            name = case_name(case)
+            found.append((name, case.get('skip_reason') or
+                          from_console.get(name, NOT_RECORDED)))
+
+    return found
+
+
 def parse(text):
-    '''``[(test case, reason)]`` of every SKIP line in ``text``; the test
-    case as ``check %param=value ... @system:partition+environ``.'''
-    skipped = []
+    '''``[(test case, reason)]`` of every SKIP line in ``text``.'''
+    found = []
     for line in _COLOUR.sub('', text).splitlines():
         match = _SKIP_LINE.match(line)
         if match:
             case = ' '.join([match['name']] + match['params'].split() +
                             [f'@{match["where"]}'])
-            skipped.append((case, match['reason']))
+            found.append((case, match['reason']))
 
-    return skipped
+    return found
 
 
 def read(path):
-    ''':func:`parse` of the file at ``path``; ``[]`` if there is none.'''
+    '''The text of ReFrame's console output at ``path``; ``None`` if there
+    is none.'''
     try:
         with open(path, errors='replace') as fp:
-            return parse(fp.read())
+            return fp.read()
     except FileNotFoundError:
-        return []
+        return None
 
 
 def _shared(reason):

@@ -233,7 +233,8 @@ def main(argv=None):
                              "nodes' run, then the multi-node one)")
     parser.add_argument('--log', action='append', default=[],
                         help="ReFrame's console output of a run, for the "
-                             "skip reasons")
+                             "reasons of skips that the reports do not "
+                             "hold")
     parser.add_argument('--nodes', help='the node list of a fleet run '
                                         '(hpc-acceptance nodes --json)')
     parser.add_argument('--width', type=int, default=100,
@@ -248,8 +249,9 @@ def main(argv=None):
         print(f'summary: {err}', file=sys.stderr)
         return 1
 
-    skipped = [skip for log in args.log for skip in skips.read(log)]
-    print('\n'.join(render(testcases, skipped, args.width, fleets, nodes)))
+    console = ''.join(skips.read(log) or '' for log in args.log)
+    print('\n'.join(render(testcases, skips.reasons(testcases, console),
+                           args.width, fleets, nodes)))
     if note:
         print(f'summary: {note}', file=sys.stderr)
 

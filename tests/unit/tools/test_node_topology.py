@@ -23,3 +23,11 @@ def test_command_without_caches_says_so(monkeypatch, capsys):
     monkeypatch.setattr(node_topology, 'cpuinfo', lambda: {'num_cpus': 2})
     assert node_topology.main([]) == 2
     assert 'no processor topology with caches' in capsys.readouterr().err
+
+
+def test_command_without_a_core_count_says_so(monkeypatch, capsys):
+    described = {k: v for k, v in TWO_SOCKETS.items()
+                 if k != 'num_cpus_per_core'}
+    monkeypatch.setattr(node_topology, 'cpuinfo', lambda: described)
+    assert node_topology.main([]) == 2
+    assert 'no num_cpus/num_cpus_per_core' in capsys.readouterr().err

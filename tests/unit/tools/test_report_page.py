@@ -23,9 +23,8 @@ def _page(tmp_path, history_runs=0):
                        job_completion_time_unix=number + 1.0)
             history.append(old)
 
-    page = report.page_for('the-session', cases, history,
-                           skips.read(RUN / 'nightly-console.log'),
-                           log_found=True, runs=30)
+    skipped = skips.reasons(cases, skips.read(RUN / 'nightly-console.log'))
+    page = report.page_for('the-session', cases, history, skipped, runs=30)
     return page, report.write(page, tmp_path)
 
 
@@ -66,7 +65,6 @@ def test_a_run_judged_by_no_reference_file_says_so(tmp_path):
 def test_a_site_system_without_references_is_not_validated(tmp_path):
     cases = [dict(c, system='cluster') for c in json.loads(
         (RUN / 'nightly-report.json').read_text())['runs'][-1]['testcases']]
-    page = report.page_for('the-session', cases, [], [], log_found=True,
-                           runs=30)
+    page = report.page_for('the-session', cases, [], [], runs=30)
     text = open(report.write(page, tmp_path)).read()
     assert 'NOT VALIDATED (no reference file for cluster)' in text

@@ -34,8 +34,8 @@ def test_a_hundred_failures_still_fit_in_40_lines():
                     display_name=f'Broken{number}')
         failed.append(case)
 
-    lines = summary.render(cases + failed, skips.read(
-        RUN / 'nightly-console.log'))
+    lines = summary.render(cases + failed, skips.reasons(
+        cases, skips.read(RUN / 'nightly-console.log')))
     assert len(lines) <= summary.MAX_LINES
     assert all(len(line) <= 100 for line in lines)
     assert any('more: see the report page' in line for line in lines)
@@ -106,9 +106,30 @@ def test_many_suspects_and_the_nodes_left_out_fit_in_40_lines():
                                                'state': 'DOWN',
                                                'reason': 'not responding'}
                                               for i in range(10)]}}
-    lines = summary.render(cases, skips.read(RUN / 'nightly-console.log'),
+    lines = summary.render(cases, skips.parse(
+        (RUN / 'nightly-console.log').read_text()),
                            fleets=fleet.compare(cases), nodes=nodes)
     assert len(lines) <= summary.MAX_LINES
     assert any('more: hpc-acceptance suspects' in line for line in lines)
     assert any(line.startswith('nodes left out') for line in lines)
     assert '  cluster:compute x0 (down: not responding)' in lines
+
+
+def test_cli_takes_the_reasons_the_checks_recorded_without_a_log(
+        tmp_path, capsys):
+    # the run as checks record it now: each skip's console reason in its
+    # test case
+    report = json.loads((RUN / 'nightly-report.json').read_text())
+    console = dict(skips.parse((RUN / 'nightly-console.log').read_text()))
+    for case in report['runs'][-1]['testcases']:
+        if case['result'] == 'skip':
+            case['skip_reason'] = console[skips.case_name(case)]
+
+    (tmp_path / 'report.json').write_text(json.dumps(report))
+    assert summary.main([str(tmp_path / 'report.json')]) == 0
+    without_log = capsys.readouterr().out
+    assert summary.main([str(RUN / 'nightly-report.json'), '--log',
+                         str(RUN / 'nightly-console.log')]) == 0
+    assert without_log == capsys.readouterr().out
+    assert 'skipped, by reason (22):' in without_log
+    assert skips.NOT_RECORDED not in without_log
