@@ -5,8 +5,12 @@
 #  2. the Spack checkout named by SPACK_ROOT;
 #  3. the offline kit named by HPC_ACCEPTANCE_SPACK_KIT (the layout of
 #     ../shared/spack-offline: spack.tar.gz, spack-packages.tar.gz and a
-#     source mirror in mirror/), unpacked into the Spack directory;
-#  4. a pinned Spack and spack-packages cloned from GitHub into it.
+#     source mirror in mirror/), unpacked into the Spack directory, or
+#     the kit an earlier setup unpacked there (recorded in its kit.path),
+#     so that a later setup without the variable (ci/acceptance.sh, the
+#     bench scripts) keeps the same Spack and its install tree;
+#  4. a pinned Spack and spack-packages cloned from GitHub into it (never
+#     over a Spack directory unpacked from a kit).
 # For 3 and 4 clingo comes from PyPI, so Spack bootstraps nothing, and the
 # configuration lives in the Spack directory (never ~/.spack).
 # Then it registers the machine's compilers, Open MPI, make and OpenBLAS as
@@ -69,10 +73,11 @@ from_kit() {
             "spack-packages.tar.gz or mirror/"
         return 1
     }
-    # Unpack again only when the kit's archives changed.
+    # Unpack again only when the kit's archives changed (or the unpacked
+    # Spack is gone).
     key=$(cat "$kit/spack.tar.gz" "$kit/spack-packages.tar.gz" |
           sha256sum | cut -c1-16)
-    if [[ ! -f $spack_dir/.kit-$key ]]; then
+    if [[ ! -f $spack_dir/.kit-$key || ! -x $spack_dir/spack/bin/spack ]]; then
         say "unpacking the offline kit $kit"
         rm -rf "$spack_dir/spack/lib" "$spack_dir/spack-packages" \
             "$spack_dir"/.kit-*
@@ -81,6 +86,7 @@ from_kit() {
         touch "$spack_dir/.kit-$key"
     fi
     use_private_spack || return 1
+    (cd "$kit" && pwd) > "$spack_dir/kit.path"
     # Sources only: no binary index to look for.
     "$spack_bin/spack" mirror add --scope user --type source offline \
         "file://$(cd "$kit" && pwd)/mirror" 2>/dev/null ||
@@ -100,6 +106,14 @@ clone_at() {
 }
 
 from_clone() {
+    local dir
+    for dir in "$spack_dir/spack" "$spack_dir/spack-packages"; do
+        if [[ -e $dir && ! -d $dir/.git ]]; then
+            say "$dir is not a git clone (unpacked from an offline kit?):" \
+                "set HPC_ACCEPTANCE_SPACK_KIT to that kit; $dir is left as it is"
+            return 1
+        fi
+    done
     say "cloning Spack $spack_commit and spack-packages $packages_commit"
     if ! clone_at "$spack_url" "$spack_commit" "$spack_dir/spack" ||
        ! clone_at "$packages_url" "$packages_commit" \
@@ -124,6 +138,9 @@ locate_spack() {
         say "using $spack_bin/spack (SPACK_ROOT)"
     elif [[ -n ${HPC_ACCEPTANCE_SPACK_KIT:-} ]]; then
         from_kit "$HPC_ACCEPTANCE_SPACK_KIT"
+    elif [[ -f $spack_dir/kit.path ]]; then
+        say "using the offline kit of the last setup, $(cat "$spack_dir/kit.path")"
+        from_kit "$(cat "$spack_dir/kit.path")"
     else
         from_clone
     fi
