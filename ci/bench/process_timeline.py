@@ -12,7 +12,8 @@ Each process gets its pid, parent, start (exact to the kernel's clock
 tick, from /proc/PID/stat), ``zombie`` (when it was first seen exited but
 not yet reaped by its parent: for a ReFrame job script, the time ReFrame
 takes to notice), ``end`` (when it was first seen gone; late by up to one
-interval), its command line (first words) and working directory.
+interval), its command line (first words, as last seen: a process seen
+between fork and exec still shows its parent's) and working directory.
 Processes that live less than an interval may be missed; their time
 counts as their parent's.
 
@@ -86,11 +87,14 @@ class Timeline:
             if stat is None or stat[2] != record['ticks']:
                 record['end'] = now
                 self.done.append(self.followed.pop(pid))
-            elif stat[1] == 'Z' and record['zombie'] is None:
-                record['zombie'] = now
-            elif not record['argv']:
-                # seen in the middle of its exec: no command line yet
-                record['argv'], record['cwd'] = details_of(pid)
+            elif stat[1] == 'Z':
+                record['zombie'] = record['zombie'] or now
+            else:
+                # first seen between fork and exec, a process shows its
+                # parent's command line (or none): keep the latest
+                argv, cwd = details_of(pid)
+                if argv:
+                    record['argv'], record['cwd'] = argv, cwd
 
         new = {}
         for name in os.listdir('/proc'):

@@ -44,9 +44,10 @@ def test_the_timeline_sees_children_and_grandchildren(tmp_path):
                  if p['argv'] == ['bash', '-c', 'sleep 0.4; true'])
     assert sleeps['0.4']['ppid'] == inner['pid']
     assert inner['ppid'] == root['pid'] == sleeps['0.6']['ppid']
-    # start from the kernel, end late by at most a look or two
+    # start from the kernel, end late by a few looks (more on a loaded
+    # machine, where the looks themselves wait for a core)
     took = sleeps['0.6']['end'] - sleeps['0.6']['start']
-    assert 0.6 <= took <= 0.6 + 0.3
+    assert 0.6 <= took <= 0.6 + 1.0
     assert timeline['start'] <= root['start'] + 0.05
     assert root['end'] <= timeline['end']
 
