@@ -180,8 +180,8 @@ def _percent(ratio):
 def format_row(row, tolerance, confidence):
     '''One line: figure, peer, pairs, median ratio, interval, verdict.'''
     if row['low'] is None:
-        interval = f'no {100 * confidence:g} % interval from ' \
-                   f'{row["pairs"]} pair(s)'
+        interval = (f'no {100 * confidence:g} % interval from '
+                    f'{row["pairs"]} pair(s)')
     else:
         interval = (f'{100 * confidence:g} % interval '
                     f'[{_percent(row["low"])}, {_percent(row["high"])}]')

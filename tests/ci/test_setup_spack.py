@@ -13,8 +13,8 @@ def setup_spack(spack_dir, **env):
     kit named: the finished process, output merged.'''
     run_env = {k: v for k, v in os.environ.items()
                if k not in ('HPC_ACCEPTANCE_SPACK_KIT', 'SPACK_ROOT')}
-    run_env.update(PATH='/usr/bin:/bin', HPC_ACCEPTANCE_SPACK_DIR=str(spack_dir),
-                   **env)
+    run_env.update(PATH='/usr/bin:/bin',
+                   HPC_ACCEPTANCE_SPACK_DIR=str(spack_dir), **env)
     return subprocess.run([str(PROJECT_DIR / 'ci' / 'setup-spack.sh')],
                           env=run_env, text=True, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, timeout=120)
