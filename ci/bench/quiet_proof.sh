@@ -34,33 +34,15 @@ if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
 fi
 ci/setup.sh >/dev/null
 
-state=${STATE_DIR:-$project_dir/var/bench/quiet-proof-$(date -u +%Y%m%dT%H%M%SZ)}
-mkdir -p "$state/refs"
-export RFM_SQLITE_DB_FILE=$state/results.db RFM_PREFIX=$state/prefix \
-       RFM_PERFLOG_DIR=$state/perflogs RFM_REPORT_JUNIT=$state/junit.xml \
-       RFM_COLORIZE=n
-floors=()
-[ -z "${NOISE_FLOORS:-}" ] || floors=(--floor "$NOISE_FLOORS")
-select=("$@")
-if (( ${#select[@]} == 0 )); then
-    select=(-c checks/memory -c checks/stream --tag=nightly
-            --exclude-tag=variant)
-fi
+source ci/bench/nightly_runs.sh
+nightly_state "${STATE_DIR:-$project_dir/var/bench/quiet-proof-$(date -u +%Y%m%dT%H%M%SZ)}"
+select_checks "$@"
 faults=${FAULTS:-a b c d}
 hpc=.venv/bin/hpc-acceptance
 last_core=$(( $(nproc) - 1 ))
 table=$state/table.txt
 : > "$table"
 status=0
-
-reframe_run() {   # NAME [reframe args...]: report in $state/NAME.json
-    # sessions tagged train, quiet or fault: the baseline is the training;
-    # a failed check is retried once, as --mode nightly does
-    local name=$1; shift
-    RFM_REPORT_FILE=$state/$name.json .venv/bin/reframe -C config/settings.py \
-        -r --max-retries=1 --session-extras="suite_mode=${name//[0-9-]*/}" \
-        "$@" >"$state/$name.log" 2>&1 || true
-}
 
 judge() {         # NAME EXPECT(pass|flag): one table line
     local name=$1 expect=$2 failed regressed verdict
@@ -123,10 +105,7 @@ trap stop_hog EXIT
 
 for fault in $faults; do
     case $fault in
-    a)  taskset -c "$last_core" python3 -c '
-b = bytearray(256 << 20)
-while True:
-    bytes(b)' & hog_pid=$!
+    a)  taskset -c "$last_core" python3 -c "$memory_hog" & hog_pid=$!
         reframe_run fault-a "${select[@]}"; stop_hog; judge fault-a flag ;;
     b)  taskset -c 0 sh -c 'while :; do :; done' & hog_pid=$!
         reframe_run fault-b "${select[@]}"; stop_hog; judge fault-b flag ;;

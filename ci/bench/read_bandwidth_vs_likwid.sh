@@ -4,32 +4,32 @@
 # AVX-512) on the memory working set the memory checks use: 4 x the
 # last-level caches of the node (hpc-acceptance topology).
 #
-# Builds src/memory in a temporary directory, then runs mem_readbw and each
-# likwid kernel alternately RUNS times (default 5) with one thread per core,
-# and compares the medians with the best peer's (ci/bench/compare_medians.awk,
-# which reports the runs' spread and draws no conclusion when the spread is
-# larger than the difference).
+# likwid-bench is Debian's likwid package, installed by the bench's own
+# setup (ci/bench/setup.sh likwid: apt-get, as root) when it is missing.
+# Builds src/memory in a temporary directory, then runs pairs: mem_readbw
+# and each likwid kernel, in alternating order, with one thread per core,
+# until the median ratio ours / best peer has a 95 % interval within
+# +-HALF_WIDTH or the limits are reached (ci/bench/pairs.sh,
+# ci/bench/paired_ratio.py). The best peer is the likwid kernel with the
+# highest median; the others are printed for the record.
 #
-# Exit status: 0 within TOLERANCE (default 0.03) of the best peer, 1 outside
-#              it by more than the spread, 2 inconclusive or cannot run
-#              (likwid-bench missing, no cache information, no .venv, build
-#              or run failure).
-# Environment: RUNS, TOLERANCE, WORKING_SET_BYTES (overrides 4 x LLC),
-#              CC, CFLAGS (passed to make when set), HPC_ACCEPTANCE (default: the
-#              project's .venv made by ci/setup.sh).
+# Exit status: 0 within TOLERANCE (the interval inside +-3 %) of the best
+#              peer, 1 below or above it (the interval wholly outside), 2
+#              inconclusive or cannot run (likwid-bench missing and not
+#              installable, no cache information, no .venv, build or run
+#              failure).
+# Environment: TOLERANCE, HALF_WIDTH, MIN_PAIRS, MAX_PAIRS, MAX_MINUTES
+#              (ci/bench/pairs.sh), WORKING_SET_BYTES (overrides 4 x LLC),
+#              CC, CFLAGS (passed to make when set), HPC_ACCEPTANCE
+#              (default: the project's .venv made by ci/setup.sh).
 set -euo pipefail
 
 die() { echo "read_bandwidth_vs_likwid: $*" >&2; exit 2; }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src="$here/../../src/memory"
-runs=${RUNS:-5}
-tolerance=${TOLERANCE:-0.03}
-
-if ! command -v likwid-bench >/dev/null 2>&1; then
-    die "likwid-bench not found in PATH (install likwid); cannot compare, nothing measured"
-fi
 [ -f "$src/Makefile" ] || die "no $src/Makefile"
+"$here/setup.sh" likwid || die "no likwid-bench to compare with; nothing measured"
 
 # ---- sizes the memory checks use on this node (hpc-acceptance topology) ----
 source "$here/prepare.sh"
@@ -41,7 +41,9 @@ sockets=$(node_figure sockets)
 if (( sockets > 1 )); then domain=N; else domain=S0; fi
 
 build_privately "$src" mem_readbw
+source "$here/pairs.sh"
 
+echo "likwid-bench: $(command -v likwid-bench), $(likwid-bench -h 2>&1 | grep -m1 -o 'Version *[0-9.]*' || echo 'version unknown')"
 echo "working set: $ws bytes; $cores core(s), $sockets socket(s); likwid workgroup $domain:${ws}B:$cores"
 
 # One timed repetition, as likwid-bench times one run: the checks' best of
@@ -52,7 +54,9 @@ run_ours() {
     out=$(OMP_NUM_THREADS=$cores OMP_PROC_BIND=close OMP_PLACES=cores \
           "$tmp/mem_readbw" --sizes=memory:"$ws" --repeats=1 --span-ms=1) || die "mem_readbw failed (status $?)"
     [ "$(tail -n 1 <<<"$out")" = "# validation: passed" ] || die "mem_readbw did not validate: $(tail -n 1 <<<"$out")"
-    awk '$1 == "bandwidth.memory" && $3 == "MB/s" { print $2 }' <<<"$out"
+    out=$(awk '$1 == "bandwidth.memory" && $3 == "MB/s" { print $2 }' <<<"$out")
+    [ -n "$out" ] || die "no bandwidth.memory line from mem_readbw"
+    echo "$out"
 }
 
 # likwid's read-only kernels this CPU runs. ddot reads two streams, as
@@ -66,30 +70,20 @@ run_likwid() {  # KERNEL
     local out
     out=$(likwid-bench -t "$1" -w "$domain:${ws}B:$cores" 2>&1) \
         || { echo "$out" >&2; die "likwid-bench -t $1 failed"; }
-    awk -F: '/^MByte\/s:/ { gsub(/[ \t]/, "", $2); print $2 }' <<<"$out"
+    out=$(awk -F: '/^MByte\/s:/ { gsub(/[ \t]/, "", $2); print $2 }' <<<"$out")
+    [ -n "$out" ] || die "no MByte/s line from likwid-bench -t $1"
+    echo "$out"
 }
 
-: >"$tmp/rates"
-for (( i = 1; i <= runs; i++ )); do
-    o=$(run_ours)
-    [ -n "$o" ] || die "no bandwidth.memory line from mem_readbw"
-    line="run $i: mem_readbw $o MB/s"
-    echo "read ours $o" >>"$tmp/rates"
-    for peer in "${peers[@]}"; do
-        l=$(run_likwid "$peer")
-        [ -n "$l" ] || die "no MByte/s line from likwid-bench -t $peer"
-        line+=", $peer $l MB/s"
-        echo "$peer peer $l" >>"$tmp/rates"
+# read_pair N ORDER: "N read SIDE MB/s" of mem_readbw and each likwid kernel
+read_pair() {
+    local sides side value
+    mapfile -t sides < <(printf '%s\n' ours "${peers[@]}")
+    [ "$2" = ours-first ] || mapfile -t sides < <(printf '%s\n' "${sides[@]}" | tac)
+    for side in "${sides[@]}"; do
+        if [ "$side" = ours ]; then value=$(run_ours); else value=$(run_likwid "$side"); fi
+        echo "$1 read $side $value"
     done
-    echo "$line"
-done
+}
 
-# the best peer: the likwid kernel with the highest median
-best=$(for peer in "${peers[@]}"; do
-           awk -v p="$peer" '$1 == p { print $3 }' "$tmp/rates" | sort -g |
-               awk -v p="$peer" '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, p }'
-       done | sort -g | tail -n 1 | cut -d' ' -f2)
-echo "best peer: likwid-bench -t $best (medians of $runs interleaved runs; spread = (max - min) / median)"
-awk -v best="$best" '$1 == "read" || $1 == best { print "read", ($2 == "ours" ? "ours" : "peer"), $3 }' "$tmp/rates" |
-    awk -v tolerance="$tolerance" -v ours=mem_readbw -v peer="$best" \
-        -f "$here/compare_medians.awk"
+run_pairs read_pair

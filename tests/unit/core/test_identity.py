@@ -4,6 +4,7 @@
 import pytest
 
 from hpc_acceptance.core import identity
+from hpc_acceptance.core.check import AcceptanceCheck
 
 
 def test_render_sorts_fields_and_joins_lists():
@@ -48,3 +49,29 @@ def test_the_workload_leaves_out_where_the_binary_came_from():
     text = 'dependency=path;isa_built=sse4.2;npb_class=C;num_tasks=4'
     assert identity.workload(text) == 'npb_class=C;num_tasks=4'
     assert identity.workload('') == ''
+
+
+class SpackKernels:
+    '''A memory check once Spack's build of the kernels is resolved.'''
+    identity_fields = ('num_cpus_per_task',)
+    num_cpus_per_task = 1
+    dependency_source = ('spack:/c/spack-envs/local (hpc-acceptance-kernels '
+                         'target=icelake)')
+    isa_built = 'spack target=icelake'
+
+
+def test_the_next_run_of_spack_built_kernels_matches_its_references():
+    # the references hold what the kernels said after a run (avx512); the
+    # next run's entry is looked up before it runs, with the Spack target
+    ran = SpackKernels()
+    ran.isa_built = 'avx512'
+    stored = identity.render(AcceptanceCheck.identity_inputs(
+        ran, after_run=True))
+    before = identity.render(AcceptanceCheck.identity_inputs(
+        SpackKernels(), after_run=False))
+    assert stored == 'dependency=spack;isa_built=avx512;num_cpus_per_task=1'
+    assert identity.matches(stored, before)
+    # once the program has said what it was built for, it is compared
+    ran.isa_built = 'sse4.2'
+    assert not identity.matches(stored, identity.render(
+        AcceptanceCheck.identity_inputs(ran, after_run=True)))
