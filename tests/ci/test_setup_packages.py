@@ -37,7 +37,7 @@ def test_acceptance_installs_only_what_the_checks_run_with():
     assert packages == RUNTIME
 
 
-def test_the_tests_add_their_tools_and_debians_slurm_unless_the_host_has_its_own():
+def test_the_tests_add_their_tools_and_slurm_unless_the_host_has_its_own():
     packages, _ = listed('--test')
     expected = RUNTIME | TEST_ONLY
     if slurm_cluster.site_slurm():

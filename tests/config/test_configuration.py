@@ -108,8 +108,8 @@ def test_committed_reference_files_load(run_reframe):
     assert done.returncode == 0, done.stdout
 
 
-def test_a_misspelt_check_entry_fails_the_check_naming_it(run_reframe,
-                                                        tmp_path):
+def test_a_misspelt_check_entry_fails_the_check_naming_it(
+        run_reframe, tmp_path):
     refs = tmp_path / 'refs'
     refs.mkdir()
     (refs / 'local.yaml').write_text(

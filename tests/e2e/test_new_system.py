@@ -82,8 +82,8 @@ def test_the_files_say_what_the_cluster_is(brought_up, cluster):
         str(root / 'systems' / f'{NAME}.py')).system['partitions']
     text = (root / 'systems' / f'{NAME}.py').read_text()
     real_memory = re.search(r'RealMemory=(\d+)', subprocess.run(
-        ['scontrol', '-o', 'show', 'node', 'n1'], env={**os.environ,
-                                                      **cluster},
+        ['scontrol', '-o', 'show', 'node', 'n1'],
+        env={**os.environ, **cluster},
         capture_output=True, text=True).stdout)[1]
     # no accounting database here, PMIx is Slurm's default
     assert (compute['scheduler'], compute['launcher']) == ('squeue', 'srun')

@@ -1,10 +1,11 @@
 '''The Spack environment fixture, run through the reframe CLI for real.
 
 CI has no Spack: these runs put a stand-in ``spack`` on PATH
-(tests/fixtures/data/spack/fake_spack.sh) that logs its arguments, or none at all.
-The probe check (tests/fixtures/data/spack/spack_probe_check.py) is wired to the
-fixture the way every acceptance check is; the embedded default system gets
-a Spack environment from tests/fixtures/data/spack/local_with_spack_env.py.
+(tests/fixtures/data/spack/fake_spack.sh) that logs its arguments, or none at
+all. The probe check (tests/fixtures/data/spack/spack_probe_check.py) is wired
+to the fixture the way every acceptance check is; the embedded default
+system gets a Spack environment from
+tests/fixtures/data/spack/local_with_spack_env.py.
 '''
 
 import json

@@ -127,8 +127,8 @@ def test_turbo_state_the_node_is_in_runs_the_other_says_why_not(
             '(extras.turbo_control)') in done.stdout
 
 
-def test_turbo_switched_by_commands_and_the_node_put_back(run_reframe,
-                                                         tmp_path):
+def test_turbo_switched_by_commands_and_the_node_put_back(
+        run_reframe, tmp_path):
     # A node with Turbo on (intel_pstate's switch in a fake /sys: this VM
     # has no cpufreq driver) that the partition switches by commands
     switch = (tmp_path / 'sys' / 'devices' / 'system' / 'cpu' /

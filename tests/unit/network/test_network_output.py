@@ -1,5 +1,6 @@
 '''The output of src/network's net_pairs, as the network checks read it
-(real runs on this project's 2-core test machine, tests/fixtures/data/network).'''
+(real runs on this project's 2-core test machine,
+tests/fixtures/data/network).'''
 
 import pytest
 

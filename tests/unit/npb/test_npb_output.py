@@ -1,5 +1,6 @@
 '''NPB output parsing and judging (hpc_acceptance.npb.output), against real
-NPB 3.4 output (tests/fixtures/data/npb/README.md says where each file comes from).'''
+NPB 3.4 output (tests/fixtures/data/npb/README.md says where each file comes
+from).'''
 
 import re
 
