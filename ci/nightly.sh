@@ -36,8 +36,8 @@ known=$(known_systems)
 if [[ -z $system ]]; then
     say "HPC_ACCEPTANCE_SYSTEM is not set: set it in the recipe that" \
         "started this run to the system this node validates" \
-        "(${known:-see config/systems/}; README, \"Running it every" \
-        "night\"). Nothing was run."
+        "(${known:-see config/systems/}; ci/README.md, \"Running it" \
+        "every night\"). Nothing was run."
     exit 2
 fi
 if [[ -n $known && " $known " != *" $system "* ]]; then

@@ -78,7 +78,8 @@ for _module in _modules:
             _partition['max_jobs'] = _MAX_JOBS
 
 # A site directory named by HPC_ACCEPTANCE_SITE_DIR: its systems come
-# first, so that they win on their hosts (README, "Adding a site's system").
+# first, so that they win on their hosts (config/README.md, "Adding a site's
+# system").
 _SITE_DIR = site.named()
 _site = site.configuration(_SITE_DIR) if _SITE_DIR else {}
 
@@ -100,7 +101,8 @@ _BASELINE = 'now-30d:now?suite_mode=="nightly"/median:/+result'
 # variant (native ISA, Turbo and SMT as configured), results stored and
 # reported as JSON and JUnit. A check that fails is run once more, and only
 # a second failure fails the night: a figure outside its band once is
-# noise far more often than a regression (README, "Noise model").
+# noise far more often than a regression (reference/README.md, "Noise
+# model").
 _NIGHTLY = ['--tag=nightly', '--exclude-tag=variant', '--max-retries=1',
             '--session-extras=suite_mode=nightly', '--performance-report']
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Proof of the noise model (issue 15), measured on this machine: after
-# TRAIN_RUNS quiet nightly runs and references proposed from them,
-# QUIET_RUNS more quiet runs must give 0 failures, and each injected fault
-# must be flagged:
+# Proof of the noise model (reference/README.md, "Noise model"), measured
+# on this machine: after TRAIN_RUNS quiet nightly runs and references
+# proposed from them, QUIET_RUNS more quiet runs must give 0 failures, and
+# each injected fault must be flagged:
 #   a  a memory-bandwidth hog on the last core (the benchmarks start on 0)
 #   b  a CPU hog sharing core 0 with the benchmark
 #   c  src/memory built for sse4.2 (x86-64-v2) and put on PATH, so the

@@ -1,6 +1,6 @@
 '''Example production system: copy this file, rename it and edit it, or
 let ``hpc-acceptance new-system`` write one from what the cluster says
-(README, "Adding a site's system").
+(config/README.md, "Adding a site's system").
 
 A Slurm cluster with a login node and a ``compute`` partition of two-socket
 nodes. What a site changes:
@@ -14,15 +14,15 @@ nodes. What a site changes:
   ``slurm.conf``); ``--no-requeue`` makes a job lost to a failed node a
   failed check naming the node instead of a silent rerun. Without Slurm
   accounting (no ``sacct``), the scheduler is ``squeue``. This path was
-  run on a four-node test cluster: see the README, "Adding a site's
-  system";
+  run on a four-node test cluster: see config/README.md, "Adding a
+  site's system";
 - ``processor``: the compute nodes' topology, which the checks size their
   working sets from. Generate it on a compute node with
   ``reframe --detect-host-topology=config/topology/<system>-<partition>.json``;
 - ``extras``: the Spack environment the checks take their binaries from,
   how Turbo is switched (``'slurm'``, or ``{'on': [commands], 'off':
   [commands]}`` run in the job), the memory of one node and the node's
-  theoretical peaks (see the README, "Peak figures");
+  theoretical peaks (see checks/README.md, "Peak figures");
 - ``environments``: the modules of the site's compilers and MPI, and the
   compiler behind the MPI wrappers (``extras.compiler``) for ISA flags.
 '''

@@ -6,7 +6,8 @@ A quiet "after" run must find every figure within noise and name what
 changed (the binary came from PATH this time); an "after" run slowed for
 real (ReFrame and its jobs held to 30 % of a core in a cgroup) must call
 the figures regressed; an interrupted ``--before`` run is no baseline.
-The noise floor is the one this kind of VM needs (README, "Noise model").
+The noise floor is the one this kind of VM needs (ci/bench/README.md,
+"The quiet proof of 2026-11-23").
 '''
 
 import json

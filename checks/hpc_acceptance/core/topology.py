@@ -5,7 +5,7 @@ auto-detected on local partitions, written in the configuration for remote
 ones. Sizes follow the topology, never a constant, so the same check is
 right on a laptop and on a two-socket node with a large L3.
 
-Rules (documented in the README, tested in
+Rules (documented in checks/README.md, tested in
 ``tests/unit/core/test_topology.py``):
 
 - a cache level's working set sits in the middle of that level on a log

@@ -9,20 +9,19 @@ A figure's band around its baseline median is the widest of
   than a tenth of the stored runs reach (with fewer than 10 runs: the
   largest): a figure seen to jump in quiet runs can jump as far again. The
   median absolute deviation alone ignores such a jump (of 3 runs, it
-  ignores the largest deviation): on a KVM guest memory latency at the L3
-  working set measured 17.9, 48.9 and 18.5 ns in three quiet runs and
-  49.9 ns two runs later (neighbours on the host sharing its L3);
+  ignores the largest deviation), as latency at a last-level cache shared
+  with a neighbour's jobs does;
 - the family's minimum band (:data:`FAMILY_FLOOR`, or a system's own
   floors learnt from its quiet repeats, :func:`parse_floors`):
   session-to-session drift that a few runs of one evening do not show.
 
-The default floors come from quiet repeats on a 2-core KVM guest (issue 15:
-STREAM triad 36.6/36.9/35.7 GB/s in three runs, then 32.0 and 34.7; copy
-down to 27.8 from 36.3, i.e. -23 %; memory latency 131 ns against 124,
-+6 %). The faults seen there move figures much further: a bandwidth hog
-halves STREAM and read bandwidth (-50 %), a CPU hog on the benchmark's core
-takes latency +22 % to +128 %. ``ci/bench/quiet_proof.sh`` measures them
-again on another machine.
+The default floors (:data:`FAMILY_FLOOR`) are bands for quiet machines:
+wide enough for the drift between sessions of quiet repeats, narrow beside
+what a bandwidth hog or a CPU hog on the benchmark's core does to a
+figure. The repeats and faults they were set from, and the quiet-run proof
+of the whole model, are documented with date and machine in
+``ci/bench/README.md`` ("Measurement history");
+``ci/bench/quiet_proof.sh`` measures them again on another machine.
 
 Direction comes from the unit: times (``s``, ``ms``, ``us``, ``ns``) and
 latencies in ``cycles`` are better lower, everything else (bandwidths,
@@ -34,11 +33,11 @@ a rate and a time, two views of one measurement, deviate alike: twice the
 time is half the bandwidth. A band is the fraction of performance a figure
 may lose: 0.5 lets a bandwidth fall to half and a time grow to twice, and
 calls a figure improved beyond twice the bandwidth or half the time. (On
-a figure's own scale, a time band of +50 % is a bandwidth band of -33 %: in
-the quiet proof's fourth run DotStreams' time per iteration failed at
-+63 % while its bandwidth passed at -39 %.) The factors of the spread and
-range terms apply to the logarithms: a jump seen in quiet runs may recur
-half as far again, as a factor.
+a figure's own scale, a time band of +50 % is a bandwidth band of -33 %:
+a time per iteration would fail where the bandwidth of the same runs
+passed.) The factors of the spread and range terms apply to the
+logarithms: a jump seen in quiet runs may recur half as far again, as a
+factor.
 '''
 
 import math

@@ -25,8 +25,8 @@ def state_notes(node):
     smt = node.state['smt']
     return [f'SMT: {smt.value} on {node.host} ({smt.detail}; node_state.sh, '
             f'{node.where})',
-            'peak_memory_bandwidth_gbs and peak_gflops (README, "Peak '
-            'figures") give the % of peak figures: they are not readable '
+            'peak_memory_bandwidth_gbs and peak_gflops (checks/README.md, '
+            '"Peak figures") give the % of peak figures: they are not readable '
             'from the machine']
 
 

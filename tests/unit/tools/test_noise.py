@@ -63,8 +63,8 @@ def test_a_bad_floor_is_named(text, named):
 
 
 @pytest.mark.parametrize('value, expected', [
-    (17.7, 'regressed'),      # STREAM triad beside the memory hog, issue 15
-    (32.0, 'within noise'),   # a quiet night that failed at +-5 % there
+    (17.7, 'regressed'),      # STREAM triad beside a memory-bandwidth hog
+    (32.0, 'within noise'),   # a quiet night a +-5 % band failed
     (50.0, 'improved'),
 ])
 def test_bandwidth_verdicts(value, expected):
@@ -89,7 +89,7 @@ def test_the_band_is_symmetric_as_factors():
 
 
 def test_latency_is_better_lower():
-    # 151 ns against 124: the CPU hog on the benchmark's core, issue 15
+    # 151 ns against 124: a CPU hog on the benchmark's core
     assert noise.verdict(151, 124, 0.15, 'ns') == 'regressed'
     assert noise.verdict(100, 124, 0.15, 'ns') == 'improved'
 
