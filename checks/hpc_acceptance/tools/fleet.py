@@ -341,6 +341,16 @@ def compare(testcases, min_nodes=MIN_NODES, floors=None):
             for name, cases in _by_partition(testcases).items()]
 
 
+def judged_by_siblings(fleets, testcases):
+    '''The test cases whose figures were compared with the same check's
+    on their partition's other nodes (:data:`MIN_NODES` or more ran it with
+    the same inputs). Those are judged, with or without a reference file:
+    the nodes of one partition are each other's baseline.'''
+    compared = {(f.name, s.figure.key) for f in fleets for s in f.spreads}
+    return [case for partition, cases in _by_partition(testcases).items()
+            for case in cases if (partition, figure_key(case)) in compared]
+
+
 def is_fleet_run(testcases):
     '''Whether some check variant ran on several nodes of a partition:
     the run was distributed over the nodes.'''

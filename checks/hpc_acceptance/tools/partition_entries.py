@@ -26,8 +26,8 @@ def state_notes(node):
     return [f'SMT: {smt.value} on {node.host} ({smt.detail}; node_state.sh, '
             f'{node.where})',
             'peak_memory_bandwidth_gbs and peak_gflops (checks/README.md, '
-            '"Peak figures") give the % of peak figures: they are not readable '
-            'from the machine']
+            '"Peak figures") give the % of peak figures: they are not '
+            'readable from the machine']
 
 
 def local_entry(node, tools):

@@ -7,7 +7,9 @@ embedded default ``local`` that is the normal state until a site proposes
 its references; for a site's own system it is no validation: such a run is
 NOT VALIDATED unless the site names the system in
 :data:`VARIABLE` (names separated by spaces or commas, or ``all``), for
-example while it brings up that system's references.
+example while it brings up that system's references. The figures a fleet
+run compared across the nodes of their partition are judged by them
+(:func:`.fleet.judged_by_siblings`) and are not counted here.
 '''
 
 import os

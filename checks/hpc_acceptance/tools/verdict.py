@@ -4,7 +4,8 @@ ReFrame exits 0 when no check matched and when every check skipped;
 sysadmins read green as "validated", so the acceptance run is judged here:
 
 - exit 0: at least one check passed and none failed ("passed — not judged
-  against references" where no reference file bounded them);
+  against references" where no reference file bounded them, and no fleet
+  run compared them across the nodes of their partition);
 - exit 1: a check failed, aborted or could not run for a failed dependency,
   or a node of a fleet run is a suspect (slower than its siblings, or alone
   in failing a check: :mod:`.fleet`);
@@ -57,23 +58,23 @@ def tally(report):
 
 
 def suspect_nodes(report):
-    '''``(suspects, problem)``: the suspect nodes of a fleet run, as
-    ``node (partition)``, and why the nodes could not be compared, or
-    ``None``.'''
+    '''``(fleets, suspects, problem)``: the fleet comparison of a run
+    (:func:`.fleet.compare`), its suspect nodes as ``node (partition)``,
+    and why the nodes could not be compared, or ``None``.'''
     try:
         fleets = fleet.compare(final_testcases(report))
     except fleet.FleetError as err:
-        return [], str(err)
+        return [], [], str(err)
 
-    return [f'{s.node} ({s.partition})' for f in fleets
-            for s in f.suspects], None
+    return fleets, [f'{s.node} ({s.partition})' for f in fleets
+                    for s in f.suspects], None
 
 
 def judge(report):
     '''Return ``(exit status, message)`` for a parsed report; the
     message's last line is the verdict.'''
     results, failures = tally(report)
-    suspects, problem = suspect_nodes(report)
+    fleets, suspects, problem = suspect_nodes(report)
     if problem:
         failures.append(f'fleet comparison: {problem}')
 
@@ -93,7 +94,10 @@ def judge(report):
         return 2, (f'acceptance NOT VALIDATED: {reason} ({summary}); '
                    f'see the skip reasons above')
 
-    unjudged = unreferenced.unjudged_systems(final_testcases(report))
+    cases = final_testcases(report)
+    compared = {id(case) for case in fleet.judged_by_siblings(fleets, cases)}
+    unjudged = unreferenced.unjudged_systems(
+        [case for case in cases if id(case) not in compared])
     refused = unreferenced.refused(unjudged)
     if refused:
         return 2, unreferenced.not_validated(refused, summary)

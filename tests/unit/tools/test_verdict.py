@@ -196,3 +196,28 @@ def test_a_site_may_accept_runs_without_references(monkeypatch, setting):
     status, message = verdict.judge(on('cluster', 'none', report('pass')))
     assert status == 0
     assert 'not judged against references' in message
+
+
+def _fleet_report(nodes):
+    cases = fleet_cases.fleet(nodes)
+    for case in cases:
+        case['reference_file'] = 'none'
+
+    return {'runs': [{'testcases': cases}]}
+
+
+def test_a_fleet_run_judges_its_nodes_by_each_other_without_references(
+        no_site_setting):
+    # the first night of a new partition: no reference file, no history,
+    # and its nodes compared with each other
+    status, message = verdict.judge(_fleet_report(6))
+    assert status == 0
+    assert message.startswith('acceptance passed (')
+    assert unreferenced.NOT_JUDGED not in message
+
+
+def test_a_fleet_too_small_to_compare_needs_references(no_site_setting):
+    status, message = verdict.judge(_fleet_report(3))
+    assert status == 2
+    assert message.startswith('acceptance NOT VALIDATED: no reference file '
+                              'for cluster')
