@@ -101,7 +101,7 @@ spack:
   - ../common.yaml
   specs:
   - hpc-acceptance-kernels
-  - stream+openmp stream_array_size=268435456 cflags=-mcmodel=medium
+  - stream+openmp stream_array_size=268435456 cflags="-O3 -mcmodel=medium"
   - hpcc
   - npb implementation=mpi names=bt,cg,ep,ft,is,lu,mg,sp classes=S,W
   packages:

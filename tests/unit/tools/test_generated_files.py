@@ -33,9 +33,9 @@ def test_streams_rule_takes_the_node_with_the_most_cache():
 
 def test_large_static_arrays_get_the_medium_code_model():
     # three arrays of 8-byte elements above 2 GiB in all
-    assert 'mcmodel' not in spack_env_file.stream_spec(89_000_000)
+    assert spack_env_file.stream_spec(89_000_000).endswith(' cflags="-O3"')
     assert spack_env_file.stream_spec(90_000_000).endswith(
-        ' cflags=-mcmodel=medium')
+        ' cflags="-O3 -mcmodel=medium"')
 
 
 def test_the_environment_is_spack_yaml_with_the_values_read():
@@ -48,7 +48,7 @@ def test_the_environment_is_spack_yaml_with_the_values_read():
                                   'common.yaml')]
     assert env['definitions'][0] == {'node_target': ['target=icelake']}
     assert env['definitions'][1]['per_isa'][1] == \
-        'stream+openmp stream_array_size=60000000'
+        'stream+openmp stream_array_size=60000000 cflags="-O3"'
     assert env['packages'] == TOOLS.externals
     assert env['view'] is False
     assert '(processor.arch, icelake: job 3 on n1)' in ' '.join(
