@@ -2,24 +2,26 @@
 # groups, the kernel's CFS bandwidth control, to slow a process tree by a
 # known fraction of a core.
 #
-# The period is short (3333 us) so that every timed run of a benchmark,
-# however short, is throttled: with the default 100 ms period a run of a
-# few milliseconds often fits in the unthrottled part, and a best-of-runs
+# The period of a benchmark's group is short (3333 us) so that every timed
+# run, however short, is throttled: with the default 100 ms period a run of
+# a few milliseconds often fits in the unthrottled part, and a best-of-runs
 # figure then shows no loss at all. The kernel's smallest quota is 1000 us,
-# so the smallest share is 30 % of a core.
+# so the smallest share is 30 % of a core. A process that runs throughout
+# (the memory hog) is throttled as well by the default period, which
+# allows down to 1 %.
 #
-#   quota_group NAME PERCENT CPUS   creates group NAME with PERCENT % of
-#                                   CPUS cores; prints its directory
+#   quota_group NAME PERCENT CPUS [PERIOD_US]
+#                                   creates group NAME with PERCENT % of
+#                                   CPUS cores per period (default 3333 us);
+#                                   prints its directory
 #   in_quota_group DIR COMMAND...   runs COMMAND (a function too) in it
 #   remove_quota_group DIR          removes it (its processes have ended)
 #
 # cgroup v1 with the cpu controller at /sys/fs/cgroup/cpu, or cgroup v2
 # with cpu enabled in /sys/fs/cgroup/cgroup.subtree_control; as root.
 
-quota_period_us=3333
-
 quota_group() {
-    local name=$1 percent=$2 cpus=$3 quota dir
+    local name=$1 percent=$2 cpus=$3 quota_period_us=${4:-3333} quota dir
     quota=$(( percent * cpus * quota_period_us / 100 ))
     (( quota >= 1000 )) ||
         die "a quota of $percent % of $cpus core(s) is $quota us per $quota_period_us us period, below the kernel's 1000 us"

@@ -52,6 +52,10 @@ for grade in $cpu_grades $hog_grades; do
     [[ $grade =~ ^[1-9][0-9]*$ ]] && (( grade <= 100 )) ||
         die "grade '$grade' (CPU_GRADES, HOG_GRADES): a whole percentage, 1 to 100"
 done
+for grade in $cpu_grades; do
+    (( grade >= 30 )) ||
+        die "CPU_GRADES: $grade % of a core is below the kernel's smallest quota (1000 us of the 3333 us period: 30 %)"
+done
 [[ ${TRAIN_RUNS:-3} =~ ^[1-9][0-9]*$ ]] || die "TRAIN_RUNS=${TRAIN_RUNS}: a positive integer"
 (( EUID == 0 )) || die "needs root: the slowdowns are cgroups"
 checked=$(taskset -c "$hog_cpus" true 2>&1) ||
@@ -116,7 +120,7 @@ for grade in $cpu_grades; do
 done
 for grade in $hog_grades; do
     group=$(quota_group "hpc-acceptance-sensitivity-$$" "$grade" \
-            "${#hog_cpu_array[@]}")
+            "${#hog_cpu_array[@]}" 100000)
     for cpu in "${hog_cpu_array[@]}"; do
         ( echo "$BASHPID" >"$group/cgroup.procs" &&
           exec taskset -c "$cpu" python3 -c "$memory_hog" ) &
