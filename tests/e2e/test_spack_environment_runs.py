@@ -92,6 +92,8 @@ def test_environment_is_installed_once_and_recorded(run_reframe, tmp_path,
     calls = (tmp_path / 'spack-calls.log').read_text().splitlines()
     assert calls.count(f'-e {env_dir} install') == 1
     assert not [c for c in calls if ' add ' in c or 'env create' in c]
+    # The load worked out once for both checks (core/spack_load.py: Spack
+    # asked twice), none in their jobs.
     loads = [c for c in calls
              if c.startswith(f'-e {env_dir} load --sh hpc-acceptance-kernels')]
     assert len(loads) == 2
@@ -113,8 +115,12 @@ def test_environment_is_installed_once_and_recorded(run_reframe, tmp_path,
         assert case['result'] == 'pass'
         assert case['dependency_source'].startswith(f'spack:{env_dir}')
         assert case['spack_spec'] == FAKE_SPEC
-        kept = output / os.path.basename(case['outputdir']) / 'spack-spec.txt'
-        assert kept.read_text().strip() == FAKE_SPEC
+        outputdir = output / os.path.basename(case['outputdir'])
+        assert (outputdir / 'spack-spec.txt').read_text().strip() == FAKE_SPEC
+        script = (outputdir / 'rfm_job.sh').read_text()
+        assert (f"export PATH={fake_spack['FAKE_SPACK_PREFIX']}/bin:"
+                f'"$PATH"') in script, script
+        assert 'eval "$(spack' not in script, script
 
 
 def test_without_spack_the_fixture_says_so_and_checks_fall_back(

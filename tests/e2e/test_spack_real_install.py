@@ -76,6 +76,12 @@ def test_checks_run_from_spack(spack_ci, run_reframe, tmp_path):
         outputdir = Path(case['outputdir'])
         spec = (outputdir / 'spack-spec.txt').read_text()
         assert re.search(r'/[a-z0-9]{32}$', spec.strip()), spec
+        # Spack was asked once, when the check was set up: the job script
+        # loads without it (core/spack_load.py).
+        script = (outputdir / 'rfm_job.sh').read_text()
+        assert 'worked out when the check was set up' in script, script
+        assert not re.search(r'(^|\$\(|[;&|]) *spack ', script, re.M), \
+            script
 
     # McCalpin's array size and repetitions are compiled in (the subset's
     # stream_array_size, STREAM's default NTIMES): recorded as they ran,

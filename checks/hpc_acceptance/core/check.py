@@ -346,12 +346,15 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
         if found.failure:
             raise SpackEnvironmentError(found.failure)
 
+        prerun_cmds = found.prerun_cmds
         if found.source == 'spack':
             self.require_installed(found.spack_env, found.spack_spec)
+            prerun_cmds = self.spack_load_cmds(
+                found.spack_env, found.spack_spec, prerun_cmds)
 
         self.skip_if(not found.found, found.reason)
         self.executable = found.executable
-        self.prerun_cmds = found.prerun_cmds + self.prerun_cmds
+        self.prerun_cmds = prerun_cmds + self.prerun_cmds
         self.modules = found.modules + self.modules
         self.dependency_source = found.describe()
         if found.spack_spec:

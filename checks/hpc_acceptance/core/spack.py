@@ -47,6 +47,7 @@ from reframe.core.builtins import (fixture, run_before, sanity_function,
 from reframe.core.exceptions import ReframeError
 
 from hpc_acceptance.core.dependency import spack_environment
+from hpc_acceptance.core.spack_load import load_commands
 
 #: Copy of the environment's ``spack.lock``, in the fixture's output.
 LOCK_FILE = 'spack.lock'
@@ -171,30 +172,28 @@ def not_installed_message(env, spec, log_path):
             f'({log_path}): {said}')
 
 
-def spec_record_cmd(env, spec):
-    '''Shell command that writes the concretized ``spec`` of ``env`` to
-    :data:`SPEC_RECORD_FILE` (Spack picks it the way ``spack load`` does).'''
-    return (f'spack -e {env} find --format {shlex.quote(SPEC_FORMAT)} '
-            f'{spec} > {SPEC_RECORD_FILE}')
+@functools.lru_cache(maxsize=None)
+def installed_specs(env, spec):
+    '''The installed specs of ``env`` that ``spack load`` of ``spec``
+    loads, in :data:`SPEC_FORMAT`: asked of Spack once per run, when the
+    check is set up, rather than by every job.
 
-
-def read_spec_record(path):
-    '''The spec recorded by :func:`spec_record_cmd`, or ``None`` if
-    ``path`` does not exist.
-
-    :raises SpackEnvironmentError: if the file is empty (Spack matched
-        nothing).
+    :raises SpackEnvironmentError: if Spack fails or matches nothing.
     '''
+    command = ['spack', '-e', env, 'find', '--format', SPEC_FORMAT,
+               *shlex.split(spec)]
     try:
-        with open(path) as fp:
-            lines = [line.strip() for line in fp if line.strip()]
-    except FileNotFoundError:
-        return None
+        done = subprocess.run(command, capture_output=True, text=True)
+    except OSError as err:
+        raise SpackEnvironmentError(f'{shlex.join(command)}: {err}') from None
 
-    if not lines:
-        raise SpackEnvironmentError(f'{path}: spack find matched no spec')
+    lines = tuple(line.strip() for line in done.stdout.splitlines()
+                  if line.strip())
+    if done.returncode != 0 or not lines:
+        said = done.stderr.strip() or 'no spec matched'
+        raise SpackEnvironmentError(f'{shlex.join(command)}: {said}')
 
-    return '; '.join(lines)
+    return lines
 
 
 class SpackEnvironmentBuild(rfm.CompileOnlyRegressionTest):
@@ -288,15 +287,22 @@ class SpackEnvironmentPlugin(rfm.RegressionTestPlugin):
 
     def record_spack_spec(self, env, spec):
         '''Record the spec of ``env`` that the check loads with
-        ``spack -e <env> load <spec>``; call it from a setup hook.'''
-        self.prerun_cmds = self.prerun_cmds + [spec_record_cmd(env, spec)]
-        self.keep_files = self.keep_files + [SPEC_RECORD_FILE]
-
-    @run_before('sanity')
-    def read_spack_spec(self):
-        if SPEC_RECORD_FILE not in self.keep_files:
+        ``spack -e <env> load <spec>``, in :attr:`spack_spec` and
+        :data:`SPEC_RECORD_FILE`; call it from a setup hook.'''
+        if self.is_dry_run():
             return
 
-        recorded = read_spec_record(os.path.join(self.stagedir,
-                                                 SPEC_RECORD_FILE))
-        self.spack_spec = recorded or 'none'
+        self.spack_spec = '; '.join(installed_specs(env, spec))
+        with open(os.path.join(self.stagedir, SPEC_RECORD_FILE), 'w') as fp:
+            fp.write(self.spack_spec + '\n')
+
+        self.keep_files = self.keep_files + [SPEC_RECORD_FILE]
+
+    def spack_load_cmds(self, env, spec, job_time_cmds):
+        '''What the job runs to load ``spec`` of ``env``: ``spack load``
+        worked out once per run (:func:`~hpc_acceptance.core.spack_load.
+        load_commands`), or ``job_time_cmds`` where it cannot be.'''
+        if self.is_dry_run():
+            return job_time_cmds
+
+        return list(load_commands(env, spec) or job_time_cmds)

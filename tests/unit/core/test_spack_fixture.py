@@ -1,14 +1,11 @@
 '''Choosing and recording a partition's Spack environment
 (hpc_acceptance.core.spack), without ReFrame or Spack.'''
 
-import shlex
-
 import pytest
 from conftest import PROJECT_DIR
 
-from hpc_acceptance.core.spack import (SPEC_FORMAT, SPEC_RECORD_FILE,
-                                       SpackEnvironmentError, environment_for,
-                                       read_spec_record, spec_record_cmd)
+from hpc_acceptance.core.spack import (SPEC_FORMAT, SpackEnvironmentError,
+                                       environment_for, installed_specs)
 
 LOCAL_ENV = str(PROJECT_DIR / 'spack-envs' / 'local')
 
@@ -48,30 +45,19 @@ def test_environment_without_spack_yaml_is_an_error(tmp_path):
                         which=which_from({}))
 
 
-def test_spec_record_command_asks_spack_for_the_loaded_spec():
-    cmd = spec_record_cmd('/envs/c', 'npb implementation=mpi names=cg '
-                                     'classes=C target=x86_64_v3')
-    words = shlex.split(cmd)
-    assert words[:6] == ['spack', '-e', '/envs/c', 'find', '--format',
-                         SPEC_FORMAT]
-    assert words[6:] == ['npb', 'implementation=mpi', 'names=cg',
-                         'classes=C', 'target=x86_64_v3', '>',
-                         SPEC_RECORD_FILE]
+def test_spack_that_matches_nothing_is_an_error_naming_the_command(
+        tmp_path, monkeypatch):
+    # A stand-in: Spack found no such spec (an error path)
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    (bindir / 'spack').write_text('#!/bin/sh\necho "==> No package matches '
+                                  'the query: npb" >&2\nexit 1\n')
+    (bindir / 'spack').chmod(0o755)
+    monkeypatch.setenv('PATH', f'{bindir}:/usr/bin:/bin')
+    installed_specs.cache_clear()
+    with pytest.raises(SpackEnvironmentError) as err:
+        installed_specs('/envs/c', 'npb names=cg target=x86_64_v3')
 
-
-def test_recorded_spec_is_read_back(tmp_path):
-    path = tmp_path / SPEC_RECORD_FILE
-    assert read_spec_record(str(path)) is None
-    path.write_text('hpcc@develop fft=internal arch=linux-debian12-icelake '
-                    '/6xoiuj2myauybk5ly4seuhvofniefbej\n')
-    assert read_spec_record(str(path)) == (
-        'hpcc@develop fft=internal arch=linux-debian12-icelake '
-        '/6xoiuj2myauybk5ly4seuhvofniefbej')
-
-
-def test_empty_record_means_spack_matched_nothing(tmp_path):
-    path = tmp_path / SPEC_RECORD_FILE
-    path.write_text('\n')
-    with pytest.raises(SpackEnvironmentError,
-                       match='spack find matched no spec'):
-        read_spec_record(str(path))
+    assert str(err.value) == (
+        f"spack -e /envs/c find --format '{SPEC_FORMAT}' npb names=cg "
+        f"target=x86_64_v3: ==> No package matches the query: npb")

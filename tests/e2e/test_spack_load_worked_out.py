@@ -1,0 +1,60 @@
+'''``spack load`` worked out once per run (hpc_acceptance.core.spack_load)
+has the effect of the real ``spack load`` in a job's shell, with the real
+Spack of the CI subset (tests/spack_ci.py; skipped without the offline kit).
+'''
+
+import os
+import subprocess
+
+import pytest
+from hpc_acceptance.core import spack_load
+from spack_ci import MISSING_KIT
+
+pytestmark = pytest.mark.skipif(MISSING_KIT is not None,
+                                reason=MISSING_KIT or '')
+
+#: The job's own values: none, or some that Spack prepends to.
+JOB_VALUES = [{}, {'MANPATH': '/opt/site/man',
+                   'PKG_CONFIG_PATH': '/opt/site/pkgconfig',
+                   'CMAKE_PREFIX_PATH': '/opt/site',
+                   'SPACK_LOADED_HASHES': 'abcdef'}]
+
+
+def job_environment(script, environ):
+    '''The environment a job's shell has after ``script``.'''
+    done = subprocess.run(['bash', '-c', f'{script}\nenv -0'], env=environ,
+                          capture_output=True, text=True, check=True)
+    variables = dict(entry.split('=', 1)
+                     for entry in done.stdout.split('\0') if entry)
+    for name in ('_', 'SHLVL', 'PWD'):
+        variables.pop(name, None)
+
+    return variables
+
+
+@pytest.mark.parametrize('job_values', JOB_VALUES)
+def test_same_effect_as_spack_load_in_the_job(spack_ci, monkeypatch,
+                                              job_values):
+    record = spack_ci['record']
+    monkeypatch.setenv('PATH', f"{record['spack_bin']}:/usr/bin:/bin")
+    for name, value in {**record['env_vars'], **job_values}.items():
+        monkeypatch.setenv(name, value)
+
+    env, spec = str(spack_ci['env']), 'hpcc'
+    spack_load.load_commands.cache_clear()
+    commands = spack_load.load_commands(env, spec)
+    assert commands is not None
+    assert not any('spack ' in c for c in commands[1:]), commands
+
+    by_spack = job_environment(f'eval "$(spack -e {env} load --sh {spec})"',
+                               dict(os.environ))
+    ours = job_environment('\n'.join(commands), dict(os.environ))
+    # Spack's PATH is its own process's, whatever its start-up added to
+    # it; ours is the job's own, with Spack's directories in front.
+    spack_path, our_path = by_spack.pop('PATH'), ours.pop('PATH')
+    assert ours == by_spack
+    assert our_path.endswith(':' + os.environ['PATH']), our_path
+    added = our_path[:-len(os.environ['PATH']) - 1].split(':')
+    assert added == spack_path.split(':')[:len(added)]
+    assert all(d.startswith(str(spack_ci['cache'])) and d.endswith('/bin')
+               for d in added), added
