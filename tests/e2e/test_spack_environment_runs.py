@@ -53,9 +53,11 @@ def build_output(tmp_path):
 
 
 def copy_environments(tmp_path):
-    '''spack-envs/ beside a link to src/, like a checkout elsewhere.'''
+    '''spack-envs/ beside a link to src/, like a fresh checkout elsewhere:
+    without what Spack wrote into this checkout's environments.'''
     checkout = tmp_path / 'checkout'
-    shutil.copytree(PROJECT_DIR / 'spack-envs', checkout / 'spack-envs')
+    shutil.copytree(PROJECT_DIR / 'spack-envs', checkout / 'spack-envs',
+                    ignore=shutil.ignore_patterns('spack.lock', '.spack-env'))
     (checkout / 'src').symlink_to(PROJECT_DIR / 'src')
     return checkout / 'spack-envs' / 'local'
 
