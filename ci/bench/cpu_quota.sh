@@ -10,6 +10,9 @@
 # (the memory hog) is throttled as well by the default period, which
 # allows down to 1 %.
 #
+#   quota_problem PERCENT CPUS [PERIOD_US]
+#                                   prints why the kernel cannot give that
+#                                   share, nothing if it can
 #   quota_group NAME PERCENT CPUS [PERIOD_US]
 #                                   creates group NAME with PERCENT % of
 #                                   CPUS cores per period (default 3333 us);
@@ -20,11 +23,18 @@
 # cgroup v1 with the cpu controller at /sys/fs/cgroup/cpu, or cgroup v2
 # with cpu enabled in /sys/fs/cgroup/cgroup.subtree_control; as root.
 
-quota_group() {
-    local name=$1 percent=$2 cpus=$3 quota_period_us=${4:-3333} quota dir
-    quota=$(( percent * cpus * quota_period_us / 100 ))
+quota_problem() {
+    local percent=$1 cpus=$2 period=${3:-3333} quota
+    quota=$(( percent * cpus * period / 100 ))
     (( quota >= 1000 )) ||
-        die "a quota of $percent % of $cpus core(s) is $quota us per $quota_period_us us period, below the kernel's 1000 us"
+        echo "a quota of $percent % of $cpus core(s) is $quota us per $period us period, below the kernel's 1000 us"
+}
+
+quota_group() {
+    local name=$1 percent=$2 cpus=$3 quota_period_us=${4:-3333} problem quota dir
+    problem=$(quota_problem "$percent" "$cpus" "$quota_period_us")
+    [ -z "$problem" ] || die "$problem"
+    quota=$(( percent * cpus * quota_period_us / 100 ))
     if [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
         dir=/sys/fs/cgroup/cpu/$name
         mkdir "$dir" || die "cannot create the cgroup $dir (as root?)"

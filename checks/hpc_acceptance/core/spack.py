@@ -82,6 +82,10 @@ class SpackEnvironmentError(ReframeError):
     alone.'''
 
 
+class SpecNotInstalled(SpackEnvironmentError):
+    '''Spack has no installed spec of the environment that matches.'''
+
+
 def environment_for(partition_name, partition_extras, which=shutil.which):
     '''The Spack environment to install for a partition, or why there is
     none to install.
@@ -108,27 +112,6 @@ def environment_for(partition_name, partition_extras, which=shutil.which):
                       f'on PATH, so {env} is not installed')
 
     return env, None
-
-
-@functools.lru_cache(maxsize=None)
-def installed_prefixes(env, spec):
-    '''Prefixes of the installed specs of ``env`` that match ``spec``:
-    empty when none is installed, ``None`` when Spack could not be asked
-    (then nothing is concluded). Asked of Spack once per run.'''
-    try:
-        done = subprocess.run(
-            ['spack', '-e', env, 'find', '--format', '{prefix}',
-             *shlex.split(spec)],
-            capture_output=True, text=True
-        )
-    except OSError:
-        return None
-
-    if done.returncode != 0:
-        return () if 'No package matches' in done.stderr else None
-
-    return tuple(line.strip() for line in done.stdout.splitlines()
-                 if line.strip())
 
 
 def install_errors(log_text, package):
@@ -178,7 +161,8 @@ def installed_specs(env, spec):
     loads, in :data:`SPEC_FORMAT`: asked of Spack once per run, when the
     check is set up, rather than by every job.
 
-    :raises SpackEnvironmentError: if Spack fails or matches nothing.
+    :raises SpecNotInstalled: if Spack matches nothing.
+    :raises SpackEnvironmentError: if Spack fails otherwise.
     '''
     command = ['spack', '-e', env, 'find', '--format', SPEC_FORMAT,
                *shlex.split(spec)]
@@ -189,11 +173,13 @@ def installed_specs(env, spec):
 
     lines = tuple(line.strip() for line in done.stdout.splitlines()
                   if line.strip())
-    if done.returncode != 0 or not lines:
-        said = done.stderr.strip() or 'no spec matched'
-        raise SpackEnvironmentError(f'{shlex.join(command)}: {said}')
+    if done.returncode == 0 and lines:
+        return lines
 
-    return lines
+    said = done.stderr.strip() or 'no spec matched'
+    not_installed = done.returncode == 0 or 'No package matches' in said
+    error = SpecNotInstalled if not_installed else SpackEnvironmentError
+    raise error(f'{shlex.join(command)}: {said}')
 
 
 class SpackEnvironmentBuild(rfm.CompileOnlyRegressionTest):
@@ -277,13 +263,18 @@ class SpackEnvironmentPlugin(rfm.RegressionTestPlugin):
 
     def require_installed(self, env, spec):
         '''Fail, with Spack's errors, if ``spec`` of ``env`` is not
-        installed; call it from a setup hook before loading it.'''
-        if self.is_dry_run() or installed_prefixes(env, spec) != ():
+        installed (or Spack cannot say); call it from a setup hook before
+        loading it.'''
+        if self.is_dry_run():
             return
 
-        log = os.path.join(self.spack_environment_build.stagedir,
-                           INSTALL_LOG)
-        raise SpackEnvironmentError(not_installed_message(env, spec, log))
+        try:
+            installed_specs(env, spec)
+        except SpecNotInstalled:
+            log = os.path.join(self.spack_environment_build.stagedir,
+                               INSTALL_LOG)
+            raise SpackEnvironmentError(
+                not_installed_message(env, spec, log)) from None
 
     def record_spack_spec(self, env, spec):
         '''Record the spec of ``env`` that the check loads with

@@ -47,8 +47,9 @@ def load_commands(env, spec):
 
     commands = [f'# spack -e {env} load --sh {spec}, worked out when the '
                 f'check was set up']
+    inherited_path = os.environ.get('PATH', '')
     for name, value in sorted(second.items()):
-        command = job_command(name, value, os.environ.get('PATH', ''))
+        command = job_command(name, value, inherited_path)
         if command is None:
             return None
 
@@ -101,9 +102,6 @@ def job_command(name, value, inherited_path):
         return f'unset {name}'
 
     if name == 'PATH':
-        if value == inherited_path:
-            return f'# {name}: unchanged'
-
         suffix = os.pathsep + inherited_path
         if not inherited_path or not value.endswith(suffix):
             return None
@@ -114,7 +112,8 @@ def job_command(name, value, inherited_path):
     if len(parts) == 1:
         return f'export {name}={shlex.quote(value)}'
 
-    if len(parts) != 2:
+    # The job's value twice, or alone (Spack prints only what it changed)
+    if len(parts) != 2 or value == MARKER + name:
         return None
 
     before, after = parts
@@ -131,8 +130,5 @@ def job_command(name, value, inherited_path):
         return f'export {name}={shlex.quote(before[:-1])}{own}' + (
             shlex.quote(after) if after else '')
 
-    if after:
-        own = f'"${{{name}:+${name}{os.pathsep}}}"'
-        return f'export {name}={own}{shlex.quote(after[1:])}'
-
-    return f'# {name}: unchanged'
+    own = f'"${{{name}:+${name}{os.pathsep}}}"'
+    return f'export {name}={own}{shlex.quote(after[1:])}'
