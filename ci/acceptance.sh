@@ -20,9 +20,12 @@
 # once on each node of the system's partitions that is in STATE when the run
 # starts (ReFrame's --distribute: idle by default, avail in a reservation,
 # all, or a Slurm state); the nodes it leaves out are listed with their state
-# and reason; then the multi-node checks run once, as in the nightly. Each
-# node is compared with its partition's other nodes (hpc-acceptance
-# suspects): a suspect node fails the run.
+# and reason; the checks that made a node a suspect run once more on it;
+# then the multi-node checks run once, as in the nightly. Each node is
+# compared with its partition's other nodes of the same hardware and
+# software, and each partition's median with its references or its earlier
+# fleet runs (hpc-acceptance suspects): a suspect node that is still out on
+# its rerun, or a partition that lost as a whole, fails the run.
 # --reservation NAME: run the jobs in that Slurm reservation (a maintenance
 # window). --max-jobs N: at most N jobs submitted at once per scheduler
 # partition (a fleet run's default: one per node it covers).
@@ -151,6 +154,21 @@ print(max(1, sum(len(p["covered"]) for p in json.load(open(sys.argv[1])).values(
         "${job_options[@]}" "$@"
     reports+=("$report"); statuses+=("$reframe_status")
     logs+=(--log "${report%.json}.log")
+    # Before a node is named a suspect, its slow or failing checks run once
+    # more on it; the rerun's test cases replace the first attempts.
+    rerun=()
+    if [[ -s $report ]]; then
+        mapfile -d '' rerun < <(.venv/bin/hpc-acceptance suspects \
+            --rerun-args --run-report "$report" --state "$fleet_state" \
+            -- "${job_options[@]}" "$@")
+    fi
+    if (( ${#rerun[@]} )); then
+        confirm=${report%.json}-confirm.json
+        echo "acceptance: the suspects' checks once more, on their nodes"
+        run_reframe "$confirm" "${rerun[@]}"
+        reports+=("$confirm"); statuses+=("$reframe_status")
+        [[ ! -f $confirm ]] || logs+=(--log "${confirm%.json}.log")
+    fi
     # the checks that need several nodes: once, as in the nightly
     multinode=${report%.json}-multinode.json
     run_reframe "$multinode" --mode nightly --tag=multinode -r \

@@ -17,7 +17,6 @@ time (the noise model's direction, :mod:`hpc_acceptance.tools.noise`).
 '''
 
 import argparse
-import json
 import statistics
 import sys
 from collections import defaultdict
@@ -73,9 +72,8 @@ def training_medians(reports):
 
 def outcome(path, medians):
     '''``{family: {checks, failed, retried, losses}}`` of one run report.'''
-    with open(path) as fp:
-        retried = set(passed_on_retry(json.load(fp)))
-
+    retried = {case['display_name'] for case in report_testcases(path)
+               if passed_on_retry(case)}
     families = defaultdict(lambda: {'checks': 0, 'failed': 0, 'retried': 0,
                                     'losses': []})
     for case in report_testcases(path):

@@ -21,6 +21,8 @@ _LINE = re.compile(r'^(?P<name>turbo|smt) (?P<state>on|off|unknown)'
 _NODE = re.compile(r'^node (?P<name>\S+)', re.MULTILINE)
 _SOFTWARE = re.compile(r'^software (?P<name>\w+) (?P<version>.*\S)',
                        re.MULTILINE)
+_HARDWARE = re.compile(r'^hardware (?P<name>\w+) (?P<value>.*\S)',
+                       re.MULTILINE)
 _TOPOLOGY = re.compile(r'^topology (?:(?P<cpus>\d+) (?P<cores>\d+)|unknown)'
                        r' ?(?P<detail>.*)$', re.MULTILINE)
 _NOMINAL = re.compile(r'^nominal_khz (?:(?P<khz>\d+)|unknown) ?'
@@ -110,6 +112,19 @@ def software(text):
     BIOS, MPI, compiler: what the node ran), in the probe's order.'''
     return '; '.join(f'{m["name"]}={m["version"].replace(";", ",")}'
                      for m in _SOFTWARE.finditer(text))
+
+
+def hardware(text):
+    '''``cpu=<model>; cpus=N; cores=N; memory_kb=N`` of what the probe read
+    of the node (its ``hardware`` and ``topology`` lines; those it could
+    not read left out): a fleet run compares only nodes that agree.'''
+    fields = [(m['name'], m['value'].replace(';', ','))
+              for m in _HARDWARE.finditer(text)]
+    counts = topology(text)
+    if counts.cpus is not None:
+        fields[1:1] = [('cpus', counts.cpus), ('cores', counts.cores)]
+
+    return '; '.join(f'{name}={value}' for name, value in fields)
 
 
 def probe_here(env=None):

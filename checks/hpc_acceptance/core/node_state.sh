@@ -6,14 +6,17 @@
 #   smt on|off|unknown <how it was read>
 #   nominal_khz <kHz>|unknown <how it was read, or why not>
 #   topology <CPUs> <cores>|unknown <how it was read, or why not>
+#   hardware cpu|memory_kb <the CPU's model name; MemTotal in kB>
 #   software kernel|bios|mpi|compiler <version, as the tool prints it>
 # The optional argument names the compiler of the checks' environment
 # (mpicc, say), whose version is reported.
 # Plain POSIX sh, so it runs on compute nodes without Python. The checks run
 # it in their jobs to verify the state a variant ran in, and ReFrame runs it
 # on local partitions to decide which variants can run at all.
-# NODE_STATE_SYSFS replaces /sys (tests use a fake tree).
+# NODE_STATE_SYSFS replaces /sys and NODE_STATE_PROC /proc (tests use fake
+# trees).
 cpu=${NODE_STATE_SYSFS:-/sys}/devices/system/cpu
+proc=${NODE_STATE_PROC:-/proc}
 
 # The scheduler's name for the node (what a drain names), else its own.
 if [ -n "${SLURMD_NODENAME:-}" ]; then
@@ -84,6 +87,25 @@ if [ "$cpus" -gt 0 ] && [ "$cores" -gt 0 ]; then
     echo "topology $cpus $cores cpu*/topology"
 else
     echo "topology unknown no CPU topology in $cpu"
+fi
+
+# What the node is: a fleet run compares a node only with nodes of the same
+# hardware, and names one that differs from its partition (a lost DIMM,
+# another CPU). ARM kernels name no model: their implementer and part do.
+model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' \
+            "$proc/cpuinfo" 2>/dev/null | head -n 1)
+if [ -z "$model" ]; then
+    model=$(sed -n 's/^CPU \(implementer\|variant\|part\)[[:space:]]*:[[:space:]]*/\1 /p' \
+                "$proc/cpuinfo" 2>/dev/null | head -n 3)
+fi
+model=$(printf '%s\n' "$model" | tr -s '[:space:]' ' ' | sed 's/ $//')
+if [ -n "$model" ]; then
+    echo "hardware cpu $model"
+fi
+memory=$(sed -n 's/^MemTotal:[[:space:]]*\([0-9]*\) kB$/\1/p' \
+             "$proc/meminfo" 2>/dev/null)
+if [ -n "$memory" ]; then
+    echo "hardware memory_kb $memory"
 fi
 
 # What an upgrade changes: a post-upgrade comparison lists it.

@@ -101,6 +101,14 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     #: :type: :class:`str`
     node_software = variable(str, value='', loggable=True)
 
+    #: The hardware of the node the job ran on, as its probe read it:
+    #: ``cpu=<model>; cpus=N; cores=N; memory_kb=N``. A fleet run compares
+    #: a node with the nodes of its partition that have the same, and
+    #: names one that differs; it keys nothing.
+    #:
+    #: :type: :class:`str`
+    node_hardware = variable(str, value='', loggable=True)
+
     #: Builds the core-clock probe.
     #:
     #: :type: :class:`hpc_acceptance.core.builds.ClockProbeBuild`
@@ -229,6 +237,7 @@ class HardwareVariants(rfm.RegressionTestPlugin):
             text = ''
 
         self.node_software = node_state.software(text)
+        self.node_hardware = node_state.hardware(text)
         nodes = list(self.job.nodelist or [])
         if len(nodes) > 1:
             self.node = util.nodelist_abbrev(nodes)

@@ -1,29 +1,47 @@
-'''Every node of a partition against its siblings of the same night.
+'''Every node of a partition against its siblings of the same night, and
+the fleet as a whole against what it should deliver.
 
 A fleet run (``ci/acceptance.sh --all-nodes``: ReFrame's ``--distribute``)
 runs each single-node check once on every node of a partition. Those nodes
 ran the same checks, on the same software, the same night: the best
-baseline there is, with no reference file and no history. For each
-partition, check variant, identity and figure this module takes the
-fleet's median across the nodes and a robust spread, in the factor form of
-:mod:`.noise` (deviations are logarithms of value / median; a band is the
-fraction of performance a figure may lose):
+baseline there is for a node. For each partition this module
 
-- the band is the larger of :data:`SPREAD_FACTOR` robust standard
-  deviations of the nodes (1.4826 x the median absolute deviation) and the
-  family's minimum (:func:`.noise.family_floor`, or the partition's own
-  ``extras.fleet_floors``, recorded with each test case as ``fleet_floors``).
-  The fleet's own spread sets what counts as odd: identical processors
-  differ by up to 16 % with Turbo, and a 500-node partition shows it;
-- a node is a **suspect** when a figure is worse than the fleet median by
-  more than the band, or when it failed a check variant that passed on
-  more than half of the partition's nodes (a variant that fails on most
-  nodes is the check's or the software's problem, not a node's).
+1. **groups the nodes by fingerprint** (:mod:`.node_fingerprint`: CPU
+   model, CPUs, cores, memory, BIOS, kernel, as each job's probe read
+   them). A group of :data:`MIN_NODES` or more is judged on its own (two
+   hardware generations are two fleets); a node whose fingerprint fewer
+   nodes share is a **suspect** for what differs (a lost DIMM, a BIOS
+   update that failed), and its figures are not compared;
+2. for each group, check variant, identity and figure takes the nodes'
+   median and a robust spread, in the factor form of :mod:`.noise`
+   (deviations are logarithms of value / median; a band is the fraction
+   of performance a figure may lose). The band is the larger of
+   :func:`spread_factor` robust standard deviations of the nodes (1.4826 x
+   the median absolute deviation) and the family's minimum
+   (:func:`.noise.family_floor`, or the partition's own
+   ``extras.fleet_floors``, recorded with each test case as
+   ``fleet_floors``). The factor grows with the number of comparisons of
+   the run, so that a quiet fleet of a thousand nodes names no node by
+   chance;
+3. names a node a **suspect** when a figure is worse than its group's
+   median by more than the band, or when it failed a check variant that
+   passed on more than half of the partition's nodes (a variant that
+   fails on most nodes is the check's or the software's problem);
+4. calls a figure **not uniform** when its nodes split into two clusters,
+   each of at least :data:`CLUSTER_SHARE` of them, further apart than the
+   family's minimum band: something no fingerprint explains (half a
+   partition on another firmware setting, say) that a sysadmin must look
+   at, not a list of nodes to drain;
+5. compares the group's **median with what the fleet should deliver**:
+   the reference of the figure where the system has a reference file
+   (ReFrame records it with every figure), else the medians of the
+   partition's earlier fleet runs (:mod:`.fleet_history`). A fleet that
+   lost more than the band as a whole fails, even when no node stands
+   out: the median and the spread move with the fleet.
 
 Figures of different identities are never compared: a node whose binary
 came from elsewhere, say, is its own group and is listed under "other
-inputs" with what differs. A partition with fewer than :data:`MIN_NODES`
-nodes in a group is not compared: a median of three says little.
+inputs" with what differs.
 '''
 
 import math
@@ -31,12 +49,13 @@ import re
 import statistics
 from collections import Counter, OrderedDict, defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from hpc_acceptance.core import identity
-from hpc_acceptance.tools import noise
+from hpc_acceptance.tools import node_fingerprint, noise
 from hpc_acceptance.tools.results import (FAILED_RESULTS, figure_key,
-                                          figures_of, short_name)
+                                          figures_of, passed_on_retry,
+                                          short_name)
 
 #: Nodes a group needs before its figures are compared across nodes.
 MIN_NODES = 4
@@ -45,11 +64,38 @@ MIN_NODES = 4
 SHOWN_FIGURES = 2
 
 #: Robust standard deviations of the fleet a node may be from its median
-#: before it is odd: as the noise model's run-to-run band.
+#: before it is odd, at least: as the noise model's run-to-run band.
 SPREAD_FACTOR = noise.SPREAD_FACTOR
+
+#: Suspects a quiet fleet run may name by chance, at most, from the
+#: spread term of the band: :func:`spread_factor` widens the band with the
+#: number of comparisons (a node's figure each) to keep to it.
+FALSE_SUSPECTS = 0.01
+
+#: Earlier fleet runs whose medians' own spread widens the band a fleet's
+#: median is judged by; with fewer, the family's minimum band.
+MIN_HISTORY = 3
+
+#: Share of a group's nodes each of two clusters of a figure needs for the
+#: figure to be "not uniform" rather than its slower nodes suspects; and
+#: nodes, at least: two odd nodes of six are suspects.
+CLUSTER_SHARE = 0.25
+CLUSTER_NODES = 3
 
 # ReFrame's --distribute adds the parameter ".nid", shown as %.nid=<node>
 _NID = re.compile(r'%\.nid=(\S+)')
+
+
+def spread_factor(comparisons):
+    '''Robust standard deviations a node may be from its median when the
+    run compares ``comparisons`` figures of nodes with their medians: the
+    one-sided normal quantile that leaves :data:`FALSE_SUSPECTS` expected
+    false suspects in all of them, at least :data:`SPREAD_FACTOR`.'''
+    if comparisons <= 0:
+        return SPREAD_FACTOR
+
+    return max(SPREAD_FACTOR, statistics.NormalDist().inv_cdf(
+        1 - FALSE_SUSPECTS / comparisons))
 
 
 def number(value):
@@ -101,12 +147,39 @@ class Figure:
 
 
 @dataclass
+class Against:
+    '''What a group's median was compared with: the figure's reference, or
+    the medians of the partition's earlier fleet runs.'''
+    #: ``reference`` or ``earlier fleet runs``
+    source: str
+    #: the reference value, or the earlier runs' median
+    value: float
+    #: the lowest (higher is better) or highest value within it
+    limit: Optional[float]
+    #: earlier fleet runs it was made of (0 for a reference)
+    runs: int
+    #: the median is worse than ``limit``: the fleet lost as a whole
+    lost: bool
+
+
+@dataclass
 class Spread:
-    '''The nodes' values of one :class:`Figure`, their median and band.'''
+    '''The nodes' values of one :class:`Figure` in a group of nodes of
+    one fingerprint, their median and band.'''
     figure: Figure
     values: Dict[str, float]
     median: float
     band: float
+    #: the family's minimum band it was made with
+    floor: float = 0.0
+    #: the group's fingerprint (:mod:`.node_fingerprint`)
+    fingerprint: tuple = node_fingerprint.UNKNOWN
+    #: what the median was compared with, or ``None``: judged only
+    #: across the nodes
+    against: Optional[Against] = None
+    #: ``(slower nodes, faster nodes)`` where the values split in two
+    #: clusters (:data:`CLUSTER_SHARE`), else ``None``
+    split: Optional[Tuple[List[str], List[str]]] = None
 
     def change(self, node):
         '''Relative change of ``node``'s value from the median.'''
@@ -114,17 +187,27 @@ class Spread:
 
     def gain(self, node):
         '''How much better than the median ``node`` is, as a factor's
-        logarithm: negative when worse, whatever the unit's direction.'''
+        logarithm: negative when worse, whatever the unit's direction; a
+        value of 0 or less is no measurement at all, the worst there is.'''
         value = self.values[node]
-        if value <= 0 or self.median <= 0:
+        if value <= 0 < self.median:
+            return -math.inf
+
+        if self.median <= 0:
             return 0.0
 
         gain = math.log(value / self.median)
         return gain if noise.higher_is_better(self.figure.unit) else -gain
 
     def is_worse(self, node):
-        return noise.verdict(self.values[node], self.median, self.band,
-                             self.figure.unit) == 'regressed'
+        if self.split:
+            return False
+
+        return -self.gain(node) > -math.log(1 - self.band) \
+            if self.band < 1 else self.gain(node) == -math.inf
+
+    def median_of(self, nodes):
+        return statistics.median(self.values[n] for n in nodes)
 
 
 @dataclass
@@ -151,21 +234,29 @@ class Suspect:
     outliers: List[Outlier] = field(default_factory=list)
     #: ``[(test case, reason)]`` of the check variants it alone failed
     failures: List[Tuple[str, str]] = field(default_factory=list)
+    #: how its fingerprint differs from its partition's nodes, where
+    #: fewer than :data:`MIN_NODES` nodes share it
+    differs: List[str] = field(default_factory=list)
     #: it was a suspect in the previous fleet run too
     again: bool = False
 
     @property
     def loss(self):
-        '''For ordering: a failure ranks above any slow figure.'''
-        if self.failures:
+        '''For ordering: a failure or another fingerprint ranks above any
+        slow figure.'''
+        if self.failures or self.differs:
             return math.inf
 
         return max((o.loss for o in self.outliers), default=0.0)
 
     def describe(self, shown=SHOWN_FIGURES):
-        '''What makes it a suspect, on one line: its failures, then its
-        worst figures with value, fleet median and change.'''
-        parts = [f'failed {case}: {reason}' for case, reason in self.failures]
+        '''What makes it a suspect, on one line: how it differs from its
+        partition's nodes, its failures, then its worst figures with
+        value, fleet median and change.'''
+        parts = ([f'differs from the partition\'s other nodes: '
+                  f'{", ".join(self.differs)}'] if self.differs else [])
+        parts += [f'failed {case}: {reason}'
+                  for case, reason in self.failures]
         parts += [f'{o.figure.label} {number(o.value)} {o.figure.unit} '
                   f'(fleet median {number(o.median)}, '
                   f'{100 * o.change:+.0f}%)'
@@ -190,6 +281,71 @@ class PartitionFleet:
     other_inputs: List[Tuple[str, str, str]] = field(default_factory=list)
     #: why the partition's figures were not compared, or ``None``
     not_compared: Optional[str] = None
+    #: the nodes of each fingerprint (:class:`.node_fingerprint.Group`),
+    #: the largest first
+    groups: list = field(default_factory=list)
+    #: ``[(node, test case)]`` that passed only when retried or rerun
+    passed_on_retry: List[Tuple[str, str]] = field(default_factory=list)
+    #: ``[(node, figure, first value, rerun value)]``: figures out of
+    #: their band on the first run and within it on the rerun
+    #: (:mod:`.fleet_confirm`)
+    recovered: List[tuple] = field(default_factory=list)
+
+    @property
+    def judged_groups(self):
+        '''The groups of :data:`MIN_NODES` or more: judged on their
+        own.'''
+        return [g for g in self.groups if any(
+            s.fingerprint == g.fingerprint for s in self.spreads)]
+
+    @property
+    def fleet_losses(self):
+        '''The figures whose group median is worse than what the fleet
+        should deliver.'''
+        return [s for s in self.spreads if s.against and s.against.lost]
+
+    @property
+    def not_uniform(self):
+        '''The figures whose nodes split in two clusters.'''
+        return [s for s in self.spreads if s.split]
+
+    @property
+    def judged_across_nodes_only(self):
+        '''Whether some compared figure had nothing to compare its
+        median with (no reference, no earlier fleet run).'''
+        return any(s.against is None for s in self.spreads)
+
+    def findings(self):
+        '''Lines for people of what fails the partition beside its
+        suspects: fleet-wide losses and figures that are not uniform.'''
+        lines = []
+        for s in self.fleet_losses:
+            a = s.against
+            runs = f' (median of {a.runs})' if a.runs else ''
+            change = 100 * noise.change(s.median, a.value)
+            lines.append(
+                f'{self.name}: the fleet as a whole lost {s.figure.label}: '
+                f'median {number(s.median)} {s.figure.unit} of '
+                f'{len(s.values)} node(s), {a.source} {number(a.value)}'
+                f'{runs}, limit {number(a.limit)} ({change:+.0f}%)')
+
+        for s in self.not_uniform:
+            slow, fast = s.split
+            lines.append(
+                f'{self.name}: not uniform: {s.figure.label} splits into '
+                f'{len(slow)} node(s) at {number(s.median_of(slow))} '
+                f'({node_list(slow)}) and {len(fast)} at '
+                f'{number(s.median_of(fast))} {s.figure.unit} '
+                f'({node_list(fast)}), which no recorded difference of '
+                f'hardware or software explains')
+
+        return lines
+
+
+def node_list(nodes, shown=6):
+    '''``n1, n2, ... +N more``.'''
+    more = f' +{len(nodes) - shown} more' if len(nodes) > shown else ''
+    return ', '.join(nodes[:shown]) + more
 
 
 def _floors(cases):
@@ -210,17 +366,79 @@ def _floors(cases):
                          f'{cases[0]["partition"]}: {err}') from None
 
 
-def _spread(figure, values, floors):
+def _width(band):
+    '''A band as the largest deviation (a factor's logarithm) within
+    it.'''
+    return -math.log(1 - band) if band < 1 else math.inf
+
+
+def _spread(figure, values, floor, factor):
+    '''The :class:`Spread` of ``values``: median and band (at least
+    ``floor``; ``factor`` robust standard deviations).'''
     median = statistics.median(values.values())
-    floor = noise.family_floor(figure.key[0], floors)
     if median <= 0:
-        return Spread(figure, values, median, floor)
+        return Spread(figure, values, median, floor, floor)
 
     deviations = [abs(math.log(v / median)) if v > 0 else math.inf
                   for v in values.values()]
-    spread = SPREAD_FACTOR * 1.4826 * statistics.median(deviations)
-    width = max(-math.log(1 - floor) if floor < 1 else math.inf, spread)
-    return Spread(figure, values, median, round(1 - math.exp(-width), 3))
+    spread = factor * 1.4826 * statistics.median(deviations)
+    width = max(_width(floor), spread)
+    return Spread(figure, values, median, round(1 - math.exp(-width), 3),
+                  floor)
+
+
+def _split(spread, floor):
+    '''``(slower nodes, faster nodes)`` where the values of ``spread``
+    fall in two clusters of :data:`CLUSTER_SHARE` of the nodes or more
+    (and :data:`CLUSTER_NODES`), further apart than ``floor``; else
+    ``None``.'''
+    ranked = sorted(spread.values, key=spread.gain)
+    need = max(CLUSTER_NODES, math.ceil(CLUSTER_SHARE * len(ranked)))
+    gains = [spread.gain(node) for node in ranked]
+    gaps = [(gains[i] - gains[i - 1], i)
+            for i in range(need, len(ranked) - need + 1)]
+    if not gaps:
+        return None
+
+    gap, at = max(gaps)
+    return (ranked[:at], ranked[at:]) if gap > _width(floor) else None
+
+
+def _against(spread, cases, history, hardware):
+    ''':class:`Against` for ``spread``: its figure's reference as ReFrame
+    recorded it with the figure, else the earlier fleet runs' medians
+    (``history``, :func:`.fleet_history.earlier_medians`); ``None`` if
+    neither.'''
+    figure = spread.figure
+    refs = {tuple(perf[1:4]) for case in cases
+            for name, perf in (case.get('perfvalues') or {}).items()
+            if name.split(':')[-1] == figure.variable and perf[1]}
+    better_high = noise.higher_is_better(figure.unit)
+    if len(refs) == 1:
+        ref, lower, upper = refs.pop()
+        bound = lower if better_high else upper
+        if bound is None:
+            return None
+
+        limit = ref * (1 + bound)
+        lost = (spread.median < limit if better_high
+                else spread.median > limit)
+        return Against('reference', ref, limit, 0, lost)
+
+    earlier = (history or {}).get((figure.key, figure.variable, hardware))
+    if not earlier:
+        return None
+
+    if len(earlier) >= MIN_HISTORY:
+        median, band = noise.band(earlier, spread.floor)
+    else:
+        median, band = statistics.median(earlier), spread.floor
+
+    low, high = noise.limits(median, band)
+    lost = (spread.median <= 0 or noise.verdict(
+        spread.median, median, band, figure.unit) == 'regressed')
+    return Against('earlier fleet runs', median,
+                   low if better_high else high, len(earlier), lost)
 
 
 def _label(case):
@@ -274,11 +492,12 @@ def _groups(cases):
     return groups
 
 
-def compare_partition(name, cases, min_nodes=MIN_NODES, floors=None):
-    ''':class:`PartitionFleet` of one partition's test cases; ``floors``
-    replaces what the cases recorded.'''
-    fleet = PartitionFleet(name, sorted({node_of(c) for c in cases}))
-    floors = _floors(cases) if floors is None else floors
+def _columns(fleet, cases, min_nodes):
+    '''``[(Figure, {node: value}, {node: case})]`` of the passed cases of
+    ``cases`` (one fingerprint group's) that :data:`MIN_NODES` or more
+    nodes ran with the same inputs; nodes of other inputs are added to
+    ``fleet.other_inputs``.'''
+    columns = []
     for variant, identities in _groups(cases).items():
         ranked = sorted(identities.items(), key=lambda item: -len(item[1]))
         fleets_identity, nodes = ranked[0]
@@ -291,32 +510,138 @@ def compare_partition(name, cases, min_nodes=MIN_NODES, floors=None):
         if len(nodes) < min_nodes:
             continue
 
-        values = defaultdict(dict)
-        units = {}
+        values, units = defaultdict(dict), {}
         for node, case in nodes.items():
             for variable, (value, unit) in figures_of(case).items():
                 values[variable][node] = float(value)
                 units[variable] = unit
 
         key = variant + (fleets_identity,)
-        fleet.spreads += [
-            _spread(Figure(key, variable, units[variable]), by_node, floors)
-            for variable, by_node in sorted(values.items())
-            if len(by_node) >= min_nodes]
+        columns += [(Figure(key, variable, units[variable]), by_node,
+                     dict(nodes))
+                    for variable, by_node in sorted(values.items())
+                    if len(by_node) >= min_nodes]
+
+    return columns
+
+
+def _odd_fingerprints(name, groups, judged):
+    '''Suspects of the nodes of a fingerprint too few nodes share, each
+    with how it differs from the nearest judged group.'''
+    suspects = []
+    for group in groups:
+        if group in judged or not judged:
+            continue
+
+        usual = node_fingerprint.nearest(group.fingerprint, judged)
+        differs = node_fingerprint.differences(group.fingerprint,
+                                               usual.fingerprint)
+        suspects += [Suspect(name, node, differs=differs)
+                     for node in group.nodes]
+
+    return suspects
+
+
+class _Column(NamedTuple):
+    '''The values of one figure in one fingerprint group, to be judged.'''
+    figure: Figure
+    values: Dict[str, float]
+    #: ``{node: test case}``
+    cases: dict
+    fingerprint: tuple
+
+
+def _partition(name, cases, min_nodes):
+    '''The :class:`PartitionFleet` of one partition's test cases with its
+    groups, suspects by fingerprint and failures, and the
+    :class:`_Column` of its figures to judge.'''
+    by_node = defaultdict(list)
+    for case in cases:
+        by_node[node_of(case)].append(case)
+
+    fleet = PartitionFleet(name, sorted(by_node))
+    fleet.groups = node_fingerprint.groups(
+        node_fingerprint.of_nodes(by_node))
+    judged = [g for g in fleet.groups if len(g.nodes) >= min_nodes]
+    columns = [_Column(figure, values, figure_cases, group.fingerprint)
+               for group in judged
+               for figure, values, figure_cases in _columns(
+                   fleet, [c for n in group.nodes for c in by_node[n]],
+                   min_nodes)]
 
     if len(fleet.nodes) < min_nodes:
         fleet.not_compared = (f'{len(fleet.nodes)} node(s): the fleet '
                               f'comparison needs at least {min_nodes}')
-    elif not fleet.spreads:
+    elif not judged:
+        fleet.not_compared = (
+            f'no {min_nodes} or more nodes of the same hardware and '
+            f'software: ' + '; '.join(
+                f'{node_list(g.nodes)}: '
+                f'{node_fingerprint.describe(g.fingerprint)}'
+                for g in fleet.groups))
+    elif not columns:
         fleet.not_compared = (f'no figure of {min_nodes} or more nodes of '
                               f'the same inputs')
 
-    fleet.suspects = _suspects(name, fleet.spreads, _failures(cases))
+    fleet.suspects = _odd_fingerprints(name, fleet.groups, judged)
+    fleet.passed_on_retry = sorted(
+        (node_of(c), _label(c)) for c in cases if passed_on_retry(c))
+    return fleet, columns
+
+
+def _recovered(spread, cases):
+    '''``[(node, figure label, first value, value)]`` of the nodes of
+    ``spread`` whose earlier attempt of the figure was worse than the band
+    and whose final one is not.'''
+    found = []
+    for node, case in cases.items():
+        for attempt in case.get('earlier_attempts') or ():
+            before = figures_of(attempt).get(spread.figure.variable)
+            if before is None or spread.is_worse(node):
+                continue
+
+            trial = Spread(spread.figure, {node: float(before[0])},
+                           spread.median, spread.band)
+            if trial.is_worse(node):
+                found.append((node, spread.figure.label, float(before[0]),
+                              spread.values[node]))
+                break
+
+    return found
+
+
+def _judge(fleet, columns, cases, floors, history, factor):
+    '''Make the spreads of ``columns`` and name the suspects of
+    ``fleet``.'''
+    floors = _floors(cases) if floors is None else floors
+    for column in columns:
+        floor = noise.family_floor(column.figure.key[0], floors)
+        spread = _spread(column.figure, column.values, floor, factor)
+        spread.fingerprint = column.fingerprint
+        spread.split = _split(spread, floor)
+        spread.against = _against(
+            spread, list(column.cases.values()), history,
+            node_fingerprint.hardware(column.fingerprint))
+        fleet.spreads.append(spread)
+        fleet.recovered += _recovered(spread, column.cases)
+
+    fleet.suspects = _suspects(fleet.name, fleet.spreads, _failures(cases),
+                               fleet.suspects)
+
+
+def compare_partition(name, cases, min_nodes=MIN_NODES, floors=None,
+                      history=None, factor=SPREAD_FACTOR):
+    ''':class:`PartitionFleet` of one partition's test cases; ``floors``
+    replaces what the cases recorded; ``history`` holds the earlier fleet
+    runs' medians (:func:`.fleet_history.earlier_medians`); ``factor``
+    the robust standard deviations of a band (:func:`spread_factor`).'''
+    fleet, columns = _partition(name, cases, min_nodes)
+    _judge(fleet, columns, cases, floors, history, factor)
     return fleet
 
 
-def _suspects(partition, spreads, failures):
-    by_node = {}
+def _suspects(partition, spreads, failures, odd):
+    by_node = {s.node: s for s in odd}
     for spread in spreads:
         for node in spread.values:
             if spread.is_worse(node):
@@ -334,11 +659,20 @@ def _suspects(partition, spreads, failures):
     return sorted(by_node.values(), key=lambda s: (-s.loss, s.node))
 
 
-def compare(testcases, min_nodes=MIN_NODES, floors=None):
+def compare(testcases, min_nodes=MIN_NODES, floors=None, history=None):
     '''A :class:`PartitionFleet` per partition of the test cases (those
-    of known node; fixtures left out).'''
-    return [compare_partition(name, cases, min_nodes, floors)
-            for name, cases in _by_partition(testcases).items()]
+    of known node; fixtures left out); ``history`` as
+    :func:`compare_partition` takes it. The band's factor is corrected
+    for every node figure the run compares (:func:`spread_factor`).'''
+    partitions = [(cases, *_partition(name, cases, min_nodes))
+                  for name, cases in _by_partition(testcases).items()]
+    factor = spread_factor(sum(len(column.values)
+                               for _, _, columns in partitions
+                               for column in columns))
+    for cases, fleet, columns in partitions:
+        _judge(fleet, columns, cases, floors, history, factor)
+
+    return [fleet for _, fleet, _ in partitions]
 
 
 def judged_by_siblings(fleets, testcases):

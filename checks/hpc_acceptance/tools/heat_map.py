@@ -7,7 +7,10 @@ faster, white at the median, the colour full at :data:`CLIP` and beyond;
 grey where the node has no value (the check failed or did not run there).
 Suspect figures (worse than their band) are marked with a black dot, and
 the suspects' names are written beside their rows: a fleet of 1000 nodes
-stays one picture, its odd nodes named.
+stays one picture, its odd nodes named. Where a partition's nodes of other
+hardware or software were judged apart, a cell is the change from the
+median of the node's own group. A value of 0 (no measurement) is as red as
+it gets.
 '''
 
 import math
@@ -47,20 +50,28 @@ def column_label(figure):
 
 def matrix(partition):
     '''``(nodes, spreads, changes, suspect cells)``: ``changes`` is a
-    nodes x figures array of the change in performance from the fleet
-    median (NaN without a value); suspect cells are ``(row, column)``.'''
+    nodes x figures array of the change in performance from the median of
+    the node's group (NaN without a value); ``spreads`` one per column
+    (the first group's, where groups of other hardware were judged
+    apart); suspect cells are ``(row, column)``.'''
     nodes = sorted(partition.nodes, key=_natural)
     row = {node: number for number, node in enumerate(nodes)}
-    spreads = sorted(partition.spreads, key=lambda s: column_label(s.figure))
-    changes = numpy.full((len(nodes), len(spreads)), numpy.nan)
-    marked = []
-    for column, spread in enumerate(spreads):
-        for node in spread.values:
-            changes[row[node], column] = math.expm1(spread.gain(node))
-            if spread.is_worse(node):
-                marked.append((row[node], column))
+    columns = {}
+    for spread in sorted(partition.spreads,
+                         key=lambda s: column_label(s.figure)):
+        columns.setdefault((spread.figure.key, spread.figure.variable),
+                           []).append(spread)
 
-    return nodes, spreads, changes, marked
+    changes = numpy.full((len(nodes), len(columns)), numpy.nan)
+    marked = []
+    for column, spreads in enumerate(columns.values()):
+        for spread in spreads:
+            for node in spread.values:
+                changes[row[node], column] = math.expm1(spread.gain(node))
+                if spread.is_worse(node):
+                    marked.append((row[node], column))
+
+    return nodes, [group[0] for group in columns.values()], changes, marked
 
 
 def _inches(count, low, high, room):

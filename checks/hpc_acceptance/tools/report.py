@@ -26,8 +26,9 @@ import sys
 from dataclasses import dataclass
 
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools import (fleet, fleet_nodes, heat_map, report_page,
-                                  skips, summary, trend_plot)
+from hpc_acceptance.tools import (fleet, fleet_history, fleet_nodes,
+                                  heat_map, report_page, skips, summary,
+                                  trend_plot)
 from hpc_acceptance.tools import trends as trends_mod
 from hpc_acceptance.tools.results import (ResultsError, report_session,
                                           report_testcases, stored_testcases)
@@ -69,8 +70,10 @@ def _when(testcases):
         max(times), datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
 
 
-def page_for(session, testcases, history, skipped, *, runs):
-    status, message = judge({'runs': [{'testcases': testcases}]})
+def page_for(session, testcases, history, skipped, *, runs, fleets=None,
+             fleet_note=None):
+    status, message = judge({'runs': [{'testcases': testcases}]},
+                            fleets or [], fleet_note)
     systems = sorted({c.get('system', '?') for c in testcases})
     return ReportPage(
         session=session, system=', '.join(systems) or '?',
@@ -80,6 +83,7 @@ def page_for(session, testcases, history, skipped, *, runs):
         trends=trends_mod.build(testcases, history, runs),
         skips=skips.by_reason(skipped),
         left_out=summary.left_out(testcases), testcases=testcases,
+        fleets=fleets, fleet_note=fleet_note,
     )
 
 
@@ -160,9 +164,9 @@ def _keep(source, kept):
 
 
 def _fleet_facts(testcases, session_info):
-    '''``(fleets, note)`` of :func:`.summary.fleet_of`.'''
+    '''``(fleets, note)`` of :func:`.fleet_history.of_run`.'''
     try:
-        return summary.fleet_of(testcases, session_info)
+        return fleet_history.of_run(testcases, session_info)
     except fleet.FleetError as err:
         return None, str(err)
 
@@ -175,15 +179,14 @@ def main(argv=None):
 
     try:
         if args.session:
-            testcases = stored_testcases(args.session)
+            testcases = fleet_history.stored_run(args.session)
             if not testcases:
                 raise ResultsError(f'no stored session {args.session!r}')
 
             session = args.session
             session_info = {'uuid': session}
         else:
-            testcases = [case for path in args.run_report
-                         for case in report_testcases(path)]
+            testcases = report_testcases(*args.run_report)
             session = _session_of(testcases, args.run_report[0])
             session_info = report_session(args.run_report[0])
 
@@ -207,8 +210,9 @@ def main(argv=None):
 
     _keep(args.nodes, kept_nodes)
     skipped = skips.reasons(testcases, skips.read(kept_log))
-    page = page_for(session, testcases, history, skipped, runs=args.runs)
-    page.fleets, page.fleet_note = _fleet_facts(testcases, session_info)
+    fleets, fleet_note = _fleet_facts(testcases, session_info)
+    page = page_for(session, testcases, history, skipped, runs=args.runs,
+                    fleets=fleets, fleet_note=fleet_note)
     try:
         page.nodes = fleet_nodes.read(kept_nodes)
     except ResultsError as err:

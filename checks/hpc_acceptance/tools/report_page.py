@@ -10,7 +10,8 @@ came from.
 import html
 from collections import OrderedDict
 
-from hpc_acceptance.tools.fleet import number
+from hpc_acceptance.tools.fleet import node_list, number
+from hpc_acceptance.tools.node_fingerprint import describe
 from hpc_acceptance.tools.results import describe_key, figure_key
 from hpc_acceptance.tools.unreferenced import NOT_JUDGED
 
@@ -135,8 +136,10 @@ _SUSPECT_FIGURES = 5
 def _suspects_table(suspects):
     rows = []
     for suspect in suspects:
-        why = [f'failed {case}: {reason}'
-               for case, reason in suspect.failures]
+        why = [f'differs from its partition\'s other nodes: {what}'
+               for what in suspect.differs]
+        why += [f'failed {case}: {reason}'
+                for case, reason in suspect.failures]
         why += [f'{o.figure.label}: {number(o.value)} {o.figure.unit}, '
                 f'fleet median {number(o.median)}, '
                 f'{100 * o.change:+.0f}% (band {100 * o.band:.0f}%)'
@@ -160,12 +163,16 @@ def _fleet(page, images):
 
     out = ['<h2 id="fleet">Suspect nodes: every node against its '
            'partition\'s other nodes</h2>',
-           '<p class="note">A node is a suspect when a figure is worse than '
-           'the median of its partition\'s nodes in this run by more than '
-           'the band (4 robust standard deviations of the nodes, at least '
-           'the family\'s minimum), or when it alone failed a check the '
-           'other nodes passed. Drain them with <code>hpc-acceptance '
-           'suspects --format slurm</code>.</p>']
+           '<p class="note">Nodes are compared with the nodes of their '
+           'partition that have the same hardware and software. A node is '
+           'a suspect when a figure is worse than their median by more '
+           'than the band (4 or more robust standard deviations of the '
+           'nodes, more for large fleets, at least the family\'s '
+           'minimum) on its first run and its rerun, when it alone failed '
+           'a check the other nodes passed, or when few nodes share its '
+           'hardware or software. The fleet\'s median is compared with '
+           'the references, else with earlier fleet runs. Drain them with '
+           '<code>hpc-acceptance suspects --drain</code>.</p>']
     if page.fleet_note:
         out.append(f'<p class="note">{_e(page.fleet_note)}</p>')
 
@@ -176,8 +183,29 @@ def _fleet(page, images):
             out.append(f'<p class="note">Not compared across nodes: '
                        f'{_e(partition.not_compared)}</p>')
 
+        out += [f'<p class="fail">{_e(line)}</p>'
+                for line in partition.findings()]
+        judged = partition.judged_groups
+        if len(judged) > 1:
+            out.append('<p>Groups of other hardware or software, each '
+                       'judged on its own:</p>' + _table(
+                           ['nodes', 'hardware and software'],
+                           [[node_list(g.nodes), describe(g.fingerprint)]
+                            for g in judged]))
+
         if partition.suspects:
             out.append(_suspects_table(partition.suspects))
+
+        retried = ([f'{node}: {case} passed only when retried'
+                    for node, case in partition.passed_on_retry] +
+                   [f'{node}: {label} {number(first)} on the first run, '
+                    f'{number(then)} on its rerun'
+                    for node, label, first, then in partition.recovered])
+        if retried:
+            out.append('<p>Out on the first run, within the fleet on the '
+                       'rerun (not suspects):</p><ul>' + ''.join(
+                           f'<li>{_e(line)}</li>' for line in retried) +
+                       '</ul>')
 
         if id(partition) in images:
             out.append(f'<p><img class="heat" src="'

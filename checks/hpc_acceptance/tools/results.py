@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import OrderedDict
 
 from hpc_acceptance.core.paths import PROJECT_DIR
 
@@ -34,7 +35,13 @@ class ResultsError(RuntimeError):
 
 def stored_testcases(query, reframe=REFRAME, config=CONFIG):
     '''Test cases of the stored sessions selected by ``query`` (a period,
-    session UUID or filter, as ``--describe-stored-testcases`` takes).'''
+    session UUID or filter, as ``--describe-stored-testcases`` takes), each
+    session's test cases by their final attempt (:func:`final_attempts`).
+
+    The database keeps every attempt of a retried test case, where a JSON
+    report's reader (:func:`report_testcases`) sees the last: both give
+    the same test cases, so that every tool judges a run alike.
+    '''
     done = subprocess.run(
         [reframe, '-C', str(config), '--describe-stored-testcases', query],
         capture_output=True, text=True
@@ -44,10 +51,35 @@ def stored_testcases(query, reframe=REFRAME, config=CONFIG):
                            f'{done.stderr.strip() or done.stdout.strip()}')
 
     try:
-        return json.loads(done.stdout or '[]')
+        cases = json.loads(done.stdout or '[]')
     except json.JSONDecodeError as err:
         raise ResultsError(f'unexpected output of reframe '
                            f'--describe-stored-testcases: {err}') from None
+
+    return final_stored(cases)
+
+
+def final_stored(cases):
+    '''Stored test cases of one or more sessions (in any order) by their
+    final attempt in their own session, sessions in their first test
+    case's order.'''
+    sessions = OrderedDict()
+    for case in cases:
+        sessions.setdefault(case.get('session_uuid'), []).append(case)
+
+    return [final for session in sessions.values()
+            for final in final_attempts(sorted(session, key=run_index))]
+
+
+def run_index(case):
+    '''The attempt a test case record is: ReFrame's ``run_index`` (0 the
+    first run, 1 the first retry, ...), else the middle field of its
+    ``uuid`` (``<session>:<run>:<test>``), else 0.'''
+    if case.get('run_index') is not None:
+        return int(case['run_index'])
+
+    parts = str(case.get('uuid') or '').split(':')
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
 
 
 def stored_sessions(query, reframe=REFRAME, config=CONFIG):
@@ -67,49 +99,74 @@ def stored_sessions(query, reframe=REFRAME, config=CONFIG):
 
 
 def final_testcases(report):
-    '''Each test case's last outcome in a parsed ReFrame JSON report.
+    '''Each test case's final attempt in a parsed ReFrame JSON report
+    (:func:`final_attempts` of its runs in order).
 
     With ``--max-retries`` (the nightly mode retries a failed check once,
     so that noise is not called a regression) the first run holds every
-    test case and each later run only the ones retried: a retried case's
-    last attempt replaces its earlier ones.
+    test case and each later run only the ones retried. Reports read one
+    after the other (a fleet run's confirmation rerun after the run) are
+    one report whose runs follow each other.
     '''
-    final = {}
-    for run in report.get('runs') or []:
-        for case in run['testcases']:
-            final[_case_id(case)] = case
-
-    return list(final.values())
+    return final_attempts([case for run in report.get('runs') or []
+                           for case in run['testcases']])
 
 
-def passed_on_retry(report):
-    '''Display names of the test cases of a parsed report that failed
-    and then passed when retried: flaky figures a sysadmin should see.'''
-    failed, passed = set(), []
-    for run in report.get('runs') or []:
-        for case in run['testcases']:
-            if case['result'] in FAILED_RESULTS:
-                failed.add(_case_id(case))
-            elif case['result'] == 'pass' and _case_id(case) in failed:
-                passed.append(case['display_name'])
+def final_attempts(attempts):
+    '''The last of each test case's records in ``attempts`` (oldest
+    first), as a copy that keeps the earlier ones under
+    ``earlier_attempts`` (``[{result, fail_reason, perfvalues}]``, oldest
+    first; empty for a test case run once).'''
+    earlier, final = {}, OrderedDict()
+    for case in attempts:
+        key = _case_id(case)
+        if key in final:
+            before = final.pop(key)
+            earlier[key] = (earlier.get(key) or
+                            list(before.get('earlier_attempts') or ())) + [
+                {name: before.get(name) for name in
+                 ('result', 'fail_reason', 'fail_phase', 'perfvalues')}]
+        elif case.get('earlier_attempts'):
+            earlier[key] = list(case['earlier_attempts'])
 
-    return passed
+        final[key] = case
+
+    return [dict(case, earlier_attempts=earlier.get(key, []))
+            for key, case in final.items()]
+
+
+def passed_on_retry(case):
+    '''Whether a final attempt (:func:`final_attempts`) passed after an
+    earlier attempt failed: a flaky figure a sysadmin should see.'''
+    return case['result'] == 'pass' and any(
+        attempt['result'] in FAILED_RESULTS
+        for attempt in case.get('earlier_attempts') or ())
 
 
 def _case_id(case):
-    return (case['display_name'], case.get('system'), case.get('environ'))
+    return (case['display_name'], case.get('system'), case.get('partition'),
+            case.get('environ'))
 
 
-def report_testcases(path):
-    '''Test cases of a ReFrame JSON report, each with its last outcome
+def report_testcases(*paths):
+    '''Test cases of one run's ReFrame JSON reports, read in the order
+    given as one report (a fleet run: the nodes' run, its confirmation
+    rerun, the multi-node run), each by its final attempt
     (:func:`final_testcases`).'''
+    runs = []
+    for path in paths:
+        try:
+            with open(path) as fp:
+                runs += json.load(fp)['runs']
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
+            raise ResultsError(f'cannot read the run report {path}: '
+                               f'{err}') from None
+
     try:
-        with open(path) as fp:
-            runs = json.load(fp)['runs']
         return final_testcases({'runs': runs})
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
-        raise ResultsError(f'cannot read the run report {path}: '
-                           f'{err}') from None
+    except (KeyError, TypeError) as err:
+        raise ResultsError(f'cannot read the run report '
+                           f'{" ".join(map(str, paths))}: {err}') from None
 
 
 def report_session(path):

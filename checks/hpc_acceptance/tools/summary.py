@@ -20,7 +20,8 @@ import sys
 import textwrap
 from collections import Counter, OrderedDict
 
-from hpc_acceptance.tools import fleet, fleet_history, fleet_nodes, skips
+from hpc_acceptance.tools import (fleet, fleet_history, fleet_nodes,
+                                  node_fingerprint, skips)
 from hpc_acceptance.tools.results import (FAILED_RESULTS, ResultsError,
                                           report_session, report_testcases,
                                           short_name)
@@ -140,7 +141,22 @@ def _fleet_items(fleets):
             items.append(f'{partition.name}: not compared across nodes: '
                          f'{partition.not_compared}')
 
+        items += partition.findings()
+        judged = partition.judged_groups
+        if len(judged) > 1:
+            items.append(f'{partition.name}: {len(judged)} groups of other '
+                         f'hardware or software, judged apart: ' + '; '.join(
+                             f'{len(g.nodes)} node(s) '
+                             f'{node_fingerprint.describe(g.fingerprint)}'
+                             for g in judged))
+
         items += [f'{where}{s.describe()}' for s in partition.suspects]
+        items += [f'{where}{node}: {case} passed only when retried'
+                  for node, case in partition.passed_on_retry]
+        items += [f'{where}{node}: {label} {fleet.number(first)} on the '
+                  f'first run, {fleet.number(then)} on its rerun: not a '
+                  f'suspect' for node, label, first, then in
+                  partition.recovered]
         items += [f'{where}{node} ran with other inputs, not compared: '
                   f'{case} ({what})'
                   for node, case, what in partition.other_inputs]
@@ -208,21 +224,6 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None):
     return lines[:MAX_LINES]
 
 
-def fleet_of(testcases, session_info):
-    '''The fleet comparison of a fleet run, its suspects marked when they
-    were suspects in the previous fleet run; ``(None, None)`` for a run
-    that is not one. The second item is a note when that previous run
-    could not be read.'''
-    if session_info.get('fleet') != 'yes' and \
-            not fleet.is_fleet_run(testcases):
-        return None, None
-
-    fleets = fleet.compare(testcases)
-    note = fleet_history.mark_repeats(fleets, session_info.get('uuid'),
-                                      session_info.get('time_start'))
-    return fleets, note
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog='hpc-acceptance summary',
@@ -241,9 +242,9 @@ def main(argv=None):
                         help='longest line (default: %(default)s)')
     args = parser.parse_args(argv)
     try:
-        testcases = [case for path in args.reports
-                     for case in report_testcases(path)]
-        fleets, note = fleet_of(testcases, report_session(args.reports[0]))
+        testcases = report_testcases(*args.reports)
+        fleets, note = fleet_history.of_run(
+            testcases, report_session(args.reports[0]))
         nodes = fleet_nodes.read(args.nodes) if args.nodes else None
     except (ResultsError, fleet.FleetError) as err:
         print(f'summary: {err}', file=sys.stderr)

@@ -1,39 +1,58 @@
-'''The nodes of a fleet run that are slower than their siblings.
+'''The nodes of a fleet run that are out of line with their siblings.
 
-    hpc-acceptance suspects [--session UUID | --run-report REPORT.json]
-        [--format text|json|slurm] [--drain] [--nodes NODES.json]
-        [--floor FAMILY=F ...] [--min-nodes N]
+    hpc-acceptance suspects [--session UUID | --run-report REPORT.json ...]
+        [--format text|json|slurm] [--drain [--max-drain-share F]]
+        [--nodes NODES.json] [--floor FAMILY=F ...] [--min-nodes N]
+    hpc-acceptance suspects --rerun-args --run-report REPORT.json
+        [--state STATE] [-- REFRAME ARGS...]
+    hpc-acceptance suspects --resume [-- REFRAME ARGS...]
 
 Compares every node of each partition with the run's fleet
 (:mod:`.fleet`): by default the latest stored fleet run (a session of
-``--mode fleet``, as ``ci/acceptance.sh --all-nodes`` runs it). ``text``
-lists each suspect with its worst figures (value, fleet median, change),
-whether it was a suspect in the previous fleet run too, the nodes the run
-left out (drained or down when it started) and the nodes that ran with
-other inputs. ``json`` is the same for scripts. ``slurm`` prints one
-``scontrol update NodeName=... State=DRAIN Reason="..."`` line per suspect;
-``--drain`` runs them (never by default) and says what it did.
+``--mode fleet``, as ``ci/acceptance.sh --all-nodes`` runs it) with its
+confirmation rerun (:mod:`.fleet_confirm`), read as its verdict read it
+(:func:`.fleet_history.of_run`). ``text`` lists each suspect with what
+makes it one (another fingerprint, failures, its worst figures with value,
+fleet median and change), whether it was a suspect in the previous fleet
+run too, what fails a whole partition (a fleet that lost as a whole, a
+figure that is not uniform), the test cases that passed only when retried
+or rerun, the nodes the run left out (drained or down when it started) and
+the nodes that ran with other inputs. ``json`` is the same for scripts.
+``slurm`` prints one ``scontrol update NodeName=... State=DRAIN
+Reason="hpc-acceptance: ..."`` line per suspect.
 
-Exit status: 0 no suspect, 1 suspects, 2 no fleet run to compare or the
-results cannot be read.
+``--drain`` drains the suspects (never by default) as
+:mod:`.slurm_drain` allows: its own reason prefix, no node that is already
+out of service or has a reason someone else set, at most
+``--max-drain-share`` of a partition at once; it says what it did and what
+it left alone. ``--rerun-args`` prints (NUL-separated) the ReFrame
+arguments that rerun the suspects' checks on their nodes, nothing where
+no node needs one (``ci/acceptance.sh`` runs them before its verdict).
+``--resume`` returns the nodes this tool drained to service when they pass
+again (:mod:`.fleet_resume`).
+
+Exit status: 0 nothing found, 1 suspects or a partition finding (or a
+drain that failed), 2 no fleet run to compare, nothing could be compared,
+or the results cannot be read.
 '''
 
 import argparse
 import datetime
 import json
 import os
-import shutil
-import subprocess
 import sys
 
-from hpc_acceptance.tools import fleet, fleet_history, fleet_nodes, noise
+from hpc_acceptance.tools import (fleet, fleet_confirm, fleet_history,
+                                  fleet_nodes, fleet_resume, node_fingerprint,
+                                  noise, slurm_drain)
 from hpc_acceptance.tools import report as report_page_command
-from hpc_acceptance.tools.results import (ResultsError, report_testcases,
-                                          stored_sessions, stored_testcases)
+from hpc_acceptance.tools.results import (ResultsError, report_session,
+                                          report_testcases, stored_sessions)
 
 
 def text_lines(fleets, nodes=None):
-    '''The suspects of each partition, and what was not compared.'''
+    '''The suspects of each partition, its findings, and what was not
+    compared.'''
     lines = []
     for partition in fleets:
         count = len(partition.suspects)
@@ -41,10 +60,26 @@ def text_lines(fleets, nodes=None):
             lines.append(f'{partition.name}: not compared across nodes: '
                          f'{partition.not_compared}')
 
+        judged = partition.judged_groups
+        if len(judged) > 1:
+            lines.append(f'{partition.name}: {len(judged)} groups of nodes '
+                         f'of other hardware or software, each judged on '
+                         f'its own:')
+            lines += [f'  {len(g.nodes)} node(s) ({fleet.node_list(g.nodes)})'
+                      f': {node_fingerprint.describe(g.fingerprint)}'
+                      for g in judged]
+
+        lines += partition.findings()
         lines.append(f'{partition.name}: {count} suspect node(s) of '
                      f'{len(partition.nodes)}'
                      f'{":" if count else ""}')
         lines += [f'  {s.describe()}' for s in partition.suspects]
+        lines += [f'  passed only when retried: {node}: {case}'
+                  for node, case in partition.passed_on_retry]
+        lines += [f'  within the fleet on its rerun: {node}: {label} '
+                  f'{fleet.number(first)} on the first run, '
+                  f'{fleet.number(then)} on the rerun'
+                  for node, label, first, then in partition.recovered]
         lines += [f'  ran with other inputs: {node}: {case} ({what})'
                   for node, case, what in partition.other_inputs]
 
@@ -62,8 +97,12 @@ def as_json(fleets, nodes=None):
         'partitions': [{
             'partition': p.name, 'nodes': len(p.nodes),
             'not_compared': p.not_compared,
+            'groups': [{'nodes': g.nodes,
+                        'fingerprint': node_fingerprint.describe(
+                            g.fingerprint)} for g in p.groups],
+            'findings': p.findings(),
             'suspects': [{
-                'node': s.node, 'again': s.again,
+                'node': s.node, 'again': s.again, 'differs': s.differs,
                 'failures': [{'check': c, 'reason': r}
                              for c, r in s.failures],
                 'figures': [{'figure': o.figure.label,
@@ -71,6 +110,11 @@ def as_json(fleets, nodes=None):
                              'fleet_median': o.median, 'band': o.band,
                              'change': o.change} for o in s.outliers],
             } for s in p.suspects],
+            'passed_on_retry': [{'node': n, 'check': c}
+                                for n, c in p.passed_on_retry],
+            'recovered_on_rerun': [{'node': n, 'figure': f, 'first': a,
+                                    'rerun': b}
+                                   for n, f, a, b in p.recovered],
             'other_inputs': [{'node': n, 'check': c, 'differs': w}
                              for n, c, w in p.other_inputs],
             'left_out': (nodes or {}).get(p.name, {}).get('left_out', []),
@@ -79,16 +123,20 @@ def as_json(fleets, nodes=None):
 
 
 def drain_reason(suspect, when):
-    '''The Slurm drain reason: the tool, the date and what is worst.'''
-    if suspect.failures:
+    '''The Slurm drain reason: the tool's prefix, the date and what is
+    worst.'''
+    if suspect.differs:
+        worst = f'differs: {suspect.differs[0]}'
+    elif suspect.failures:
         worst = f'failed {suspect.failures[0][0]}'
     else:
         o = suspect.outliers[0]
         worst = f'{o.figure.label} {100 * o.change:+.0f}% vs fleet median'
 
-    more = len(suspect.failures) + len(suspect.outliers) - 1
-    text = f'hpc-acceptance {when}: {worst}' + (f' (+{more} more)'
-                                                if more else '')
+    more = (len(suspect.differs) + len(suspect.failures) +
+            len(suspect.outliers) - 1)
+    text = f'{slurm_drain.PREFIX} {when} {worst}' + (f' (+{more} more)'
+                                                     if more else '')
     return text.replace('"', "'")
 
 
@@ -105,30 +153,48 @@ def shell_line(command):
     return ' '.join(words) + ' Reason="' + reason[len('Reason='):] + '"'
 
 
-def drain(commands):
-    '''Run the drain commands; ``(lines saying what happened, all
-    succeeded)``.'''
-    if commands and not shutil.which('scontrol'):
-        return ['suspects: scontrol is not on PATH: no node was drained'], \
-            False
+def partition_sizes(fleets, nodes):
+    '''``{partition: nodes it has}``: those the node list names (covered
+    and left out), else those that ran.'''
+    sizes = {p.name: len(p.nodes) for p in fleets}
+    for partition, about in (nodes or {}).items():
+        sizes[partition] = (len(about.get('covered', [])) +
+                            len(about.get('left_out', [])))
 
+    return sizes
+
+
+def drain(fleets, when, nodes, max_share):
+    '''Drain the suspects as :func:`.slurm_drain.plan` allows: ``(lines
+    saying what happened, all drains succeeded)``.'''
+    suspects = sorted(((p.name, s) for p in fleets for s in p.suspects),
+                      key=lambda item: (-item[1].loss, item[1].node))
+    try:
+        states = slurm_drain.node_states()
+    except slurm_drain.SlurmError as err:
+        return [f'suspects: {err}: no node was drained'], False
+
+    plan = slurm_drain.plan(
+        [(partition, s.node, drain_reason(s, when))
+         for partition, s in suspects],
+        states, partition_sizes(fleets, nodes), max_share)
     lines, ok = [], True
-    for command in commands:
-        done = subprocess.run(command, capture_output=True, text=True)
-        node = command[2].split('=', 1)[1]
-        if done.returncode == 0:
-            lines.append(f'drained {node}: {command[-1][len("Reason="):]}')
-        else:
+    for node, reason in plan.drain:
+        try:
+            slurm_drain.drain(node, reason)
+            lines.append(f'drained {node}: {reason}')
+        except slurm_drain.SlurmError as err:
             ok = False
-            lines.append(f'could not drain {node}: '
-                         f'{done.stderr.strip() or done.stdout.strip()}')
+            lines.append(f'could not drain {node}: {err}')
 
+    lines += [f'not drained {node}: {why}' for node, why in plan.left_alone]
     return lines, ok
 
 
 def latest_fleet_session():
     '''UUID of the latest stored fleet run.'''
-    sessions = stored_sessions(f'{fleet_history.LOOKBACK}?fleet=="yes"')
+    sessions = stored_sessions(f'{fleet_history.LOOKBACK}?'
+                               f'{fleet_history.FLEET_RUNS}')
     if not sessions:
         raise ResultsError(f'no fleet run stored in '
                            f'{fleet_history.LOOKBACK} (ci/acceptance.sh '
@@ -137,16 +203,26 @@ def latest_fleet_session():
     return sessions[-1]['UUID']
 
 
-def _session_facts(testcases, fallback):
-    '''``(UUID, when its first test case ended, when its last did)``; the
-    first as the results database stamps sessions, the last in seconds.'''
-    uuid = next((c['session_uuid'] for c in testcases
-                 if c.get('session_uuid')), fallback)
+def _day(testcases):
+    '''The day the run's last test case ended, as a drain reason says.'''
     times = [c['job_completion_time_unix'] for c in testcases
              if c.get('job_completion_time_unix')] or [0]
-    first = datetime.datetime.fromtimestamp(min(times),
-                                            datetime.timezone.utc)
-    return uuid, first.strftime('%Y%m%dT%H%M%S%z'), max(times)
+    return datetime.datetime.fromtimestamp(
+        max(times), datetime.timezone.utc).strftime('%Y-%m-%d')
+
+
+def read_run(args):
+    '''``(test cases, session info)`` of the run the options name.'''
+    if args.run_report:
+        return (report_testcases(*args.run_report),
+                report_session(args.run_report[0]))
+
+    session = args.session or latest_fleet_session()
+    testcases = fleet_history.stored_run(session)
+    if not testcases:
+        raise ResultsError(f'no stored session {session!r}')
+
+    return testcases, {'uuid': session, 'fleet': 'yes'}
 
 
 def _parser():
@@ -157,12 +233,31 @@ def _parser():
     source = parser.add_mutually_exclusive_group()
     source.add_argument('--session', help='UUID of a stored fleet run '
                                           '(default: the latest)')
-    source.add_argument('--run-report', help="a fleet run's JSON report")
+    source.add_argument('--run-report', action='append',
+                        help="a fleet run's JSON report (again for its "
+                             "confirmation rerun's, read after it)")
     parser.add_argument('--format', choices=('text', 'json', 'slurm'),
                         default='text')
-    parser.add_argument('--drain', action='store_true',
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument('--drain', action='store_true',
                         help='drain the suspects in Slurm (scontrol update '
                              '... State=DRAIN) and say what was done')
+    action.add_argument('--rerun-args', action='store_true',
+                        help='print the ReFrame arguments that rerun the '
+                             "suspects' checks on their nodes, NUL-"
+                             'separated, and nothing else')
+    action.add_argument('--resume', action='store_true',
+                        help='run the checks on the nodes this tool '
+                             'drained and return those that pass to '
+                             'service')
+    parser.add_argument('--max-drain-share', type=float,
+                        default=slurm_drain.MAX_SHARE, metavar='F',
+                        help="most of a partition's nodes drained at once, "
+                             'as a fraction (at least one node; default: '
+                             '%(default)s)')
+    parser.add_argument('--state', default='idle',
+                        help="the fleet run's --distribute state, for "
+                             '--rerun-args (default: %(default)s)')
     parser.add_argument('--nodes', help='the node list of the run '
                                         '(default: nodes.json beside its '
                                         'report page)')
@@ -172,6 +267,9 @@ def _parser():
     parser.add_argument('--min-nodes', type=int, default=fleet.MIN_NODES,
                         help='nodes a figure needs to be compared '
                              '(default: %(default)s)')
+    parser.add_argument('reframe_args', nargs='*',
+                        help='for --rerun-args and --resume: the fleet '
+                             "run's reframe arguments, after --")
     return parser
 
 
@@ -184,48 +282,69 @@ def main(argv=None):
     except ValueError as err:
         parser.error(f'--floor: {err}')
 
-    try:
-        if args.run_report:
-            testcases = report_testcases(args.run_report)
-        else:
-            session = args.session or latest_fleet_session()
-            testcases = stored_testcases(session)
-            if not testcases:
-                raise ResultsError(f'no stored session {session!r}')
+    if not 0 < args.max_drain_share <= 1:
+        parser.error(f'--max-drain-share {args.max_drain_share}: a '
+                     f'fraction in (0, 1]')
 
-        session, started, when = _session_facts(testcases, args.session)
-        fleets = fleet.compare(testcases, args.min_nodes, floors)
-        note = fleet_history.mark_repeats(fleets, session, started)
-        page_dir = report_page_command.page_dir(session, args.run_report)
+    if args.resume:
+        return fleet_resume.main(args.reframe_args)
+
+    try:
+        testcases, session_info = read_run(args)
+        if args.rerun_args and not fleet.is_fleet_run(testcases):
+            return 0
+
+        if not fleet.is_fleet_run(testcases):
+            print(f'suspects: session {session_info.get("uuid")} did not '
+                  f'run checks on several nodes of a partition: not a '
+                  f'fleet run', file=sys.stderr)
+            return 2
+
+        fleets, note = fleet_history.compare(
+            testcases, session_info.get('uuid'),
+            session_info.get('time_start'), args.min_nodes, floors)
+        page_dir = report_page_command.page_dir(
+            session_info.get('uuid') or '',
+            args.run_report[0] if args.run_report else None)
         nodes = fleet_nodes.read(args.nodes or os.path.join(
             page_dir, report_page_command.NODES_NAME))
     except (ResultsError, fleet.FleetError) as err:
         print(f'suspects: {err}', file=sys.stderr)
         return 2
 
-    if not fleet.is_fleet_run(testcases):
-        print(f'suspects: session {session} did not run checks on several '
-              f'nodes of a partition: not a fleet run', file=sys.stderr)
-        return 2
+    if args.rerun_args:
+        hashes = fleet_confirm.rerun_hashes(fleets, testcases)
+        if hashes:
+            sys.stdout.write('\0'.join(fleet_confirm.reframe_args(
+                hashes, session_info.get('uuid'), args.state,
+                args.reframe_args)) + '\0')
+        return 0
 
     if note:
         print(f'suspects: {note}', file=sys.stderr)
 
-    day = datetime.datetime.fromtimestamp(
-        when, datetime.timezone.utc).strftime('%Y-%m-%d')
-    commands = drain_commands(fleets, day)
+    day = _day(testcases)
     if args.format == 'json':
         print(json.dumps(as_json(fleets, nodes), indent=1))
     elif args.format == 'slurm':
-        print('\n'.join(shell_line(c) for c in commands))
+        print('\n'.join(shell_line(c) for c in drain_commands(fleets, day)))
     else:
         print('\n'.join(text_lines(fleets, nodes)))
 
+    status = 0
     if args.drain:
-        lines, ok = drain(commands)
+        lines, ok = drain(fleets, day, nodes, args.max_drain_share)
         print('\n'.join(lines or ['suspects: no suspect: nothing drained']),
               file=sys.stderr)
-        if not ok:
-            return 2
+        status = 0 if ok else 1
 
-    return 1 if commands else 0
+    if not any(p.spreads for p in fleets) and \
+            not any(p.suspects for p in fleets):
+        print('suspects: nothing could be compared across the nodes (see '
+              'above)', file=sys.stderr)
+        return 2
+
+    if any(p.suspects or p.findings() for p in fleets):
+        return 1
+
+    return status

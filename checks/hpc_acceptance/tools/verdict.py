@@ -7,17 +7,25 @@ sysadmins read green as "validated", so the acceptance run is judged here:
   against references" where no reference file bounded them, and no fleet
   run compared them across the nodes of their partition);
 - exit 1: a check failed, aborted or could not run for a failed dependency,
-  or a node of a fleet run is a suspect (slower than its siblings, or alone
-  in failing a check: :mod:`.fleet`);
+  or a fleet run found something (:mod:`.fleet`): a suspect node (slower
+  than its siblings, alone in failing a check, or of another hardware or
+  software than its partition's other nodes), a fleet that lost as a whole
+  against its references or its earlier fleet runs, or a figure whose
+  nodes split in two clusters (not uniform);
 - exit 2: nothing was validated (no check selected, or all skipped, or a
   site system without a reference file: :mod:`.unreferenced`);
 - exit 3: ReFrame failed before it ran anything, or the report is
   unreadable.
 
 ReFrame writes no report when no test case ran; its own exit status tells
-that case (0) from a crash (non-zero). A fleet run is two ReFrame runs (the
-single-node checks on every node, then the multi-node checks once): both
-are judged as one. The verdict is the last line printed.
+that case (0) from a crash (non-zero). A fleet run is two or three ReFrame
+runs (the single-node checks on every node, the confirmation rerun of its
+suspects' checks on their nodes, the multi-node checks once): they are
+judged as one run, a rerun's test case replacing the first attempt, as a
+retry does. Every test case counts by its final attempt; one that passed
+only when retried or rerun is named. A fleet run whose figures had nothing
+to be compared with but each other (no reference file, no earlier fleet
+run) says so. The verdict is the last line printed.
 
 Usage: ``hpc-acceptance verdict REPORT.json REFRAME_EXIT_STATUS
 [REPORT.json REFRAME_EXIT_STATUS ...]``
@@ -28,9 +36,15 @@ import os
 import sys
 from collections import Counter
 
-from hpc_acceptance.tools import fleet, unreferenced
+from hpc_acceptance.tools import fleet, fleet_history, unreferenced
 from hpc_acceptance.tools.results import (FAILED_RESULTS, final_testcases,
                                           passed_on_retry)
+
+#: What a passed fleet run says when some figure was compared only across
+#: its nodes: a fleet slow as a whole would not have been seen.
+ACROSS_NODES_ONLY = ('judged across its nodes only: no reference and no '
+                     'earlier fleet run to compare the fleet as a whole '
+                     'with')
 
 
 def tally(report):
@@ -57,34 +71,34 @@ def tally(report):
     return results, failures
 
 
-def suspect_nodes(report):
-    '''``(fleets, suspects, problem)``: the fleet comparison of a run
-    (:func:`.fleet.compare`), its suspect nodes as ``node (partition)``,
-    and why the nodes could not be compared, or ``None``.'''
-    try:
-        fleets = fleet.compare(final_testcases(report))
-    except fleet.FleetError as err:
-        return [], [], str(err)
-
-    return fleets, [f'{s.node} ({s.partition})' for f in fleets
-                    for s in f.suspects], None
-
-
-def judge(report):
+def judge(report, fleets=None, fleet_note=None):
     '''Return ``(exit status, message)`` for a parsed report; the
-    message's last line is the verdict.'''
+    message's last line is the verdict. ``fleets`` is the run's fleet
+    comparison (:func:`.fleet_history.of_run`), made here from the report
+    where not given.'''
+    cases = final_testcases(report)
     results, failures = tally(report)
-    fleets, suspects, problem = suspect_nodes(report)
-    if problem:
-        failures.append(f'fleet comparison: {problem}')
+    if fleets is None:
+        try:
+            fleets, fleet_note = fleet_history.of_run(
+                cases, report.get('session_info') or {})
+        except fleet.FleetError as err:
+            failures.append(f'fleet comparison: {err}')
 
+    fleets = fleets or []
+    suspects = [f'{s.node} ({s.partition})' for f in fleets
+                for s in f.suspects]
+    findings = [line for f in fleets for line in f.findings()]
     summary = ', '.join(f'{n} {result}' for result, n in
                         sorted(results.items())) or 'no checks'
-    if failures or suspects:
+    if failures or suspects or findings:
         found = ([f'{len(failures)} failure(s)'] if failures else []) + (
             [f'{len(suspects)} suspect node(s): {", ".join(suspects)}; see '
-             f'hpc-acceptance suspects'] if suspects else [])
+             f'hpc-acceptance suspects'] if suspects else []) + (
+            [f'{len(findings)} finding(s) on a whole partition']
+            if findings else [])
         return 1, '\n'.join([f'  {failure}' for failure in failures] +
+                            [f'  {finding}' for finding in findings] +
                             [f'acceptance FAILED ({summary}): ' +
                              '; '.join(found)])
 
@@ -94,7 +108,6 @@ def judge(report):
         return 2, (f'acceptance NOT VALIDATED: {reason} ({summary}); '
                    f'see the skip reasons above')
 
-    cases = final_testcases(report)
     compared = {id(case) for case in fleet.judged_by_siblings(fleets, cases)}
     unjudged = unreferenced.unjudged_systems(
         [case for case in cases if id(case) not in compared])
@@ -103,7 +116,11 @@ def judge(report):
         return 2, unreferenced.not_validated(refused, summary)
 
     note = f' — {unreferenced.NOT_JUDGED}' if unjudged else ''
-    flaky = passed_on_retry(report)
+    if any(f.judged_across_nodes_only for f in fleets):
+        note += (f' — {ACROSS_NODES_ONLY}' +
+                 (f' ({fleet_note})' if fleet_note else ''))
+
+    flaky = [c['display_name'] for c in cases if passed_on_retry(c)]
     retried = (f'; passed only when retried: {", ".join(flaky)}'
                if flaky else '')
     return 0, f'acceptance passed{note} ({summary}){retried}'
@@ -117,12 +134,13 @@ class Unreadable(Exception):
 def read_runs(pairs):
     '''The reports of ``[(path, ReFrame exit status)]`` as one report. A
     run that wrote no report and exited 0 ran no test case: it adds
-    nothing. Each report's test cases are its own, so its runs (the first
-    and the retries) simply follow the previous report's.
+    nothing. The runs of each report (the first and the retries) follow
+    the previous report's, so that a rerun's test case replaces its first
+    attempt; the session is the first report's.
 
     :raises Unreadable: naming the report and why.
     '''
-    runs = []
+    runs, session_info = [], None
     for path, reframe_status in pairs:
         if not os.path.exists(path):
             if reframe_status == 0:
@@ -133,12 +151,16 @@ def read_runs(pairs):
 
         try:
             with open(path) as fp:
-                runs += json.load(fp)['runs']
-        except (OSError, json.JSONDecodeError, KeyError) as err:
+                report = json.load(fp)
+            runs += report['runs']
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
             raise Unreadable(f'cannot read the run report {path}: '
                              f'{err}') from None
 
-    return {'runs': runs}
+        if session_info is None:
+            session_info = report.get('session_info') or {}
+
+    return {'runs': runs, 'session_info': session_info or {}}
 
 
 def main(argv=None):

@@ -34,7 +34,7 @@ def test_slurm_format_prints_one_drain_line_per_suspect(tmp_path, capsys):
     assert status == 1
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith('scontrol update NodeName=n5 State=DRAIN '
-                           'Reason="hpc-acceptance 2026-11-24: StreamCheck '
+                           'Reason="hpc-acceptance: 2026-11-24 StreamCheck '
                            '%threads=single ')
     assert line.endswith('% vs fleet median (+4 more)"')
 
@@ -87,7 +87,7 @@ def test_a_failure_is_the_drain_reason_before_any_figure():
     (command,) = suspects.drain_commands([partition], '2026-11-24')
     assert command[:4] == ['scontrol', 'update', 'NodeName=n5',
                            'State=DRAIN']
-    assert command[4] == ('Reason=hpc-acceptance 2026-11-24: failed '
+    assert command[4] == ('Reason=hpc-acceptance: 2026-11-24 failed '
                           'MemoryDaxpyCheck %threads=single (+5 more)')
 
 

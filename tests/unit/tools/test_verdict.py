@@ -92,10 +92,11 @@ def test_a_suspect_node_fails_the_run_and_the_last_line_names_it():
         f'(cluster:compute); see hpc-acceptance suspects')
 
 
-def test_a_quiet_fleet_passes():
+def test_a_quiet_fleet_passes_saying_it_was_judged_across_nodes_only():
     cases = fleet_cases.fleet(6)
     assert verdict.judge({'runs': [{'testcases': cases}]}) == (
-        0, f'acceptance passed ({len(cases)} pass)')
+        0, f'acceptance passed — {verdict.ACROSS_NODES_ONLY} '
+           f'({len(cases)} pass)')
 
 
 def _write(path, *results):
@@ -212,7 +213,8 @@ def test_a_fleet_run_judges_its_nodes_by_each_other_without_references(
     # and its nodes compared with each other
     status, message = verdict.judge(_fleet_report(6))
     assert status == 0
-    assert message.startswith('acceptance passed (')
+    assert message.startswith(
+        f'acceptance passed — {verdict.ACROSS_NODES_ONLY} (')
     assert unreferenced.NOT_JUDGED not in message
 
 

@@ -1,0 +1,168 @@
+'''Draining suspect nodes in Slurm the way a sysadmin would sign.
+
+As NHC and ORNL's checknode do: a drain this tool makes carries its own
+reason prefix (:data:`PREFIX`), so that it can tell its drains from an
+administrator's and undrain only its own; it never replaces a reason
+someone else set, leaves a node that is already drained, down or in
+maintenance alone, and drains at most :data:`MAX_SHARE` of a partition's
+nodes at once (a fleet that looks bad on half of its nodes is a problem
+to look at, not half a partition to take out of service), the worst
+suspects first, naming those it did not drain and why.
+'''
+
+import math
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Dict, List
+
+#: Every drain reason this tool sets starts so; it undrains only those.
+PREFIX = 'hpc-acceptance:'
+
+#: The largest share of a partition's nodes drained by one call (at least
+#: one node).
+MAX_SHARE = 0.1
+
+#: Slurm node states in which a node is not to be drained again: someone
+#: (or Slurm) already took it out of service.
+OUT_OF_SERVICE = frozenset({'DRAIN', 'DRAINED', 'DRAINING', 'DOWN', 'FAIL',
+                            'FAILING', 'MAINT', 'REBOOT_REQUESTED',
+                            'REBOOT_ISSUED', 'POWERED_DOWN', 'POWERING_DOWN',
+                            'FUTURE', 'INVALID_REG', 'NOT_RESPONDING'})
+
+_FIELD = re.compile(r'(\w+)=')
+
+
+class SlurmError(RuntimeError):
+    '''scontrol is missing or failed; the message says what it said.'''
+
+
+@dataclass(frozen=True)
+class NodeState:
+    node: str
+    #: Slurm's state flags, e.g. ``{'IDLE', 'DRAIN'}``
+    states: frozenset
+    #: the drain or down reason, without Slurm's ``[user@time]``
+    reason: str
+
+    @property
+    def ours(self):
+        '''Drained by this tool (its reason starts with :data:`PREFIX`).'''
+        return self.reason.startswith(PREFIX)
+
+    @property
+    def out_of_service(self):
+        return bool(self.states & OUT_OF_SERVICE)
+
+
+def _fields(line):
+    '''``{key: value}`` of one line of ``scontrol -o show node``, values
+    with spaces (``Reason=memory errors [root@...]``) kept whole.'''
+    marks = [(m.start(), m.group(1)) for m in _FIELD.finditer(line)
+             if m.start() == 0 or line[m.start() - 1] == ' ']
+    fields = {}
+    for (start, key), (end, _) in zip(marks, marks[1:] + [(len(line), '')]):
+        fields[key] = line[start + len(key) + 1:end].strip()
+
+    return fields
+
+
+def parse_nodes(text):
+    '''``{node: NodeState}`` of ``scontrol -o show node`` output.'''
+    nodes = {}
+    for line in text.splitlines():
+        fields = _fields(line.strip())
+        if 'NodeName' not in fields:
+            continue
+
+        reason = re.sub(r'\s*\[[^\]]*\]$', '', fields.get('Reason', ''))
+        nodes[fields['NodeName']] = NodeState(
+            fields['NodeName'],
+            frozenset(s for s in fields.get('State', '').split('+') if s),
+            '' if reason == '(null)' else reason)
+
+    return nodes
+
+
+def scontrol(*args):
+    '''Run ``scontrol ARGS``; its output.
+
+    :raises SlurmError: if scontrol is missing or failed.
+    '''
+    if not shutil.which('scontrol'):
+        raise SlurmError('scontrol is not on PATH')
+
+    done = subprocess.run(['scontrol', *args], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise SlurmError(f'scontrol {" ".join(args)}: '
+                         f'{done.stderr.strip() or done.stdout.strip()}')
+
+    return done.stdout
+
+
+def node_states():
+    '''``{node: NodeState}`` of every node Slurm knows, now.
+
+    :raises SlurmError: if scontrol cannot be asked.
+    '''
+    return parse_nodes(scontrol('-o', 'show', 'node'))
+
+
+@dataclass
+class DrainPlan:
+    #: ``[(node, reason)]`` to drain
+    drain: List[tuple]
+    #: ``[(node, why it is left alone)]``
+    left_alone: List[tuple]
+
+
+def plan(suspects, states, partition_nodes, max_share=MAX_SHARE):
+    '''What to drain of ``suspects`` (``[(partition, node, reason)]``,
+    worst first), given the nodes' Slurm ``states`` and
+    ``{partition: nodes it has}``.'''
+    drains, alone = [], []
+    taken: Dict[str, int] = {}
+    for partition, node, reason in suspects:
+        state = states.get(node)
+        size = partition_nodes.get(partition, 1)
+        cap = max(1, math.floor(max_share * size))
+        if state is None:
+            alone.append((node, 'Slurm does not know it'))
+        elif state.out_of_service:
+            flags = '+'.join(sorted(state.states)).lower()
+            who = ('by hpc-acceptance' if state.ours else
+                   f'with the reason {state.reason!r}' if state.reason
+                   else 'without a reason')
+            alone.append((node, f'already {flags} {who}'))
+        elif state.reason and not state.ours:
+            alone.append((node, f'it has a reason an administrator set: '
+                                f'{state.reason}'))
+        elif taken.get(partition, 0) >= cap:
+            alone.append((node, f'{partition}: at most {cap} of its {size} '
+                                f'node(s) are drained at once '
+                                f'(--max-drain-share {max_share:g})'))
+        else:
+            taken[partition] = taken.get(partition, 0) + 1
+            drains.append((node, reason))
+
+    return DrainPlan(drains, alone)
+
+
+def drain(node, reason):
+    '''Drain ``node`` with ``reason`` (prefixed with :data:`PREFIX`).
+
+    :raises SlurmError: if scontrol refused.
+    '''
+    text = reason if reason.startswith(PREFIX) else f'{PREFIX} {reason}'
+    scontrol('update', f'NodeName={node}', 'State=DRAIN',
+             f'Reason={text.replace(chr(34), chr(39))}')
+
+
+def resume(node):
+    '''Return ``node`` to service.
+
+    :raises SlurmError: if scontrol refused.
+    '''
+    scontrol('update', f'NodeName={node}', 'State=RESUME')
