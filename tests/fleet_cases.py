@@ -8,7 +8,12 @@ processors that differ in their Turbo clocks), and ``slow`` nodes are
 slowed by a factor on every figure of chosen checks.
 '''
 
+import copy
+import hashlib
+import json
 import random
+import time
+from pathlib import Path
 
 #: Checks and their figures: ``{check: [(figure, unit, level)]}``.
 FIGURES = {
@@ -94,3 +99,61 @@ def big_fleet(nodes=1000, figures=100, seed=7, slow=None):
                                        for j in range(per_check)]
             for i in range(figures // per_check)}
     return fleet(nodes, figures=many, seed=seed, slow=slow)
+
+
+#: A real ReFrame JSON report (tests/fixtures/data/reframe_runs/), whose
+#: session and test case records the synthetic ones below are made from,
+#: so that ReFrame's own storage takes them (``hpc-acceptance db import``).
+REAL_REPORT = (Path(__file__).parent / 'fixtures' / 'data' / 'reframe_runs' /
+               'acceptance-report.json')
+
+
+def hardware(cpu='Intel(R) Xeon(R) Gold 6430', cores=64, memory_gib=512,
+             bios='Dell Inc. 2.1.5 05/10/2024', kernel='6.1.0-26-amd64'):
+    '''``{node_hardware, node_software}`` as the node-state probe records
+    them, for :func:`case`'s ``**kwargs`` through :func:`with_fingerprint`.'''
+    return {'node_hardware': f'cpu={cpu}; cpus={cores}; cores={cores}; '
+                             f'memory_kb={memory_gib * 2 ** 20}',
+            'node_software': f'kernel={kernel}; bios={bios}; mpi=mpirun '
+                             f'(Open MPI) 4.1.4'}
+
+
+def with_fingerprint(cases, nodes, **fields):
+    '''``cases`` with the nodes ``nodes`` given :func:`hardware`
+    ``fields``; every other node the default fingerprint.'''
+    for c in cases:
+        c.update(hardware(**(fields if c['node'] in nodes else {})))
+
+    return cases
+
+
+def as_report(*runs, session, start, extras=None):
+    '''A ReFrame JSON report of a session ``session`` that started at
+    ``start`` (Unix time) whose runs (the first, then its retries) hold the
+    synthetic test cases ``runs``, each completed on the template of a real
+    test case record, as ReFrame writes them.'''
+    real = json.loads(REAL_REPORT.read_text())
+    template = next(c for c in real['runs'][0]['testcases']
+                    if not c['fixture'])
+    when = time.strftime('%Y%m%dT%H%M%S+0000', time.gmtime(start))
+    info = dict(real['session_info'], uuid=session, time_start=when,
+                time_end=when, time_start_unix=start, time_end_unix=start + 60,
+                **(extras or {}))
+    report = {'session_info': info, 'restored_cases': [], 'runs': []}
+    for index, cases in enumerate(runs):
+        records = []
+        for number, synthetic in enumerate(cases):
+            record = copy.deepcopy(template)
+            record.update(synthetic, session_uuid=session, run_index=index,
+                          uuid=f'{session}:{index}:{number}',
+                          job_completion_time_unix=start + 1,
+                          hashcode=hashlib.sha256(synthetic['display_name']
+                                                  .encode()).hexdigest()[:8])
+            records.append(record)
+
+        report['runs'].append({
+            'num_cases': len(records), 'run_index': index,
+            'num_failures': sum(r['result'] == 'fail' for r in records),
+            'num_aborted': 0, 'num_skipped': 0, 'testcases': records})
+
+    return report

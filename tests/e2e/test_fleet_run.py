@@ -106,9 +106,9 @@ def _node_line(cluster, node):
 
 
 @contextlib.contextmanager
-def slowed(cluster, node):
+def slowed(cluster, node, until=None):
     '''``node``'s slurmd, and every job it starts, held to 30 % of a core
-    in 3.3 ms periods.'''
+    in 3.3 ms periods; until the file ``until`` appears, if given.'''
     pid = (Path(cluster['SLURM_CONF']).parent /
            f'slurmd-{node}.pid').read_text().strip()
     if (CGROUP_V1 / 'cpu.cfs_quota_us').exists():
@@ -121,27 +121,56 @@ def slowed(cluster, node):
     else:
         pytest.skip('no cgroup cpu controller to slow a node with')
 
+    def release():
+        for left in (group / 'cgroup.procs').read_text().split():
+            with contextlib.suppress(OSError):
+                (parent / 'cgroup.procs').write_text(left)
+
+    def release_when_there():
+        while not until.exists() and not done.is_set():
+            time.sleep(0.2)
+
+        release()
+
     group.mkdir(exist_ok=True)
+    done = threading.Event()
+    watcher = threading.Thread(target=release_when_there)
     try:
         for name, value in limits.items():
             (group / name).write_text(value)
 
         (group / 'cgroup.procs').write_text(pid)
+        if until:
+            watcher.start()
+
         yield
     finally:
-        for left in (group / 'cgroup.procs').read_text().split():
-            with contextlib.suppress(OSError):
-                (parent / 'cgroup.procs').write_text(left)
+        done.set()
+        if until:
+            watcher.join()
 
+        release()
         group.rmdir()
 
 
 def test_quiet_fleet_runs_name_no_node(state, cluster):
-    for night in range(1, 4):
+    for night in range(1, 3):
         done, report = fleet_run(state, cluster, f'quiet-{night}', *CHECKS)
         assert done.returncode == 0, done.stdout[-5000:]
         assert 'suspect nodes: none of 4 node(s)' in done.stdout
         assert done.stdout.splitlines()[-1].startswith('acceptance passed')
+
+    # the third night n2 is slow on the first run only: the rerun of its
+    # checks on it, before it is named, finds it back in line
+    rerun_log = state / 'reports' / 'quiet-3-confirm.log'
+    with slowed(cluster, 'n2', until=rerun_log):
+        done, report = fleet_run(state, cluster, 'quiet-3', *CHECKS)
+
+    assert done.returncode == 0, done.stdout[-5000:]
+    assert "the suspects' checks once more, on their nodes" in done.stdout
+    assert re.search(r'\n  n2: \w+Check .* on the first run, .* on its '
+                     r'rerun: not a suspect', done.stdout), done.stdout
+    assert done.stdout.splitlines()[-1].startswith('acceptance passed')
 
     # every figure knows its node: the report, the perflog, the database
     cases = _cases(report)
@@ -153,7 +182,8 @@ def test_quiet_fleet_runs_name_no_node(state, cluster):
     for check in ('StreamCheck', 'MemoryDaxpyCheck',
                   'MemoryReadBandwidthCheck'):
         lines = (perflogs / f'{check}.log').read_text().splitlines()[1:]
-        assert len(lines) == 3 * len(NODES)
+        # three nights on every node, and n2's reruns
+        assert len(lines) >= 3 * len(NODES)
         assert {re.search(r'\|node=([^|]*)\|', line)[1]
                 for line in lines} == set(NODES)
 
@@ -170,11 +200,13 @@ def test_quiet_fleet_runs_name_no_node(state, cluster):
     assert (Path(page.split()[-1]).parent / 'fleet-01.png').is_file()
 
 
-def test_a_slowed_node_is_named_and_can_be_drained(state, cluster):
+def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
+        state, cluster):
     with slowed(cluster, 'n3'):
         done, report = fleet_run(state, cluster, 'slow-n3', *CHECKS)
 
     assert done.returncode == 1, done.stdout[-5000:]
+    assert "the suspects' checks once more, on their nodes" in done.stdout
     assert done.stdout.splitlines()[-1].endswith(
         '1 suspect node(s): n3 (slurm-nodes:compute); see hpc-acceptance '
         'suspects')
@@ -187,15 +219,37 @@ def test_a_slowed_node_is_named_and_can_be_drained(state, cluster):
     assert slurm.returncode == 1, slurm.stderr
     (line,) = slurm.stdout.splitlines()
     assert line.startswith('scontrol update NodeName=n3 State=DRAIN '
-                           'Reason="hpc-acceptance ')
+                           'Reason="hpc-acceptance: ')
 
+    # an administrator took n3 out meanwhile: their reason stays
+    _scontrol(cluster, 'update', 'NodeName=n3', 'State=DRAIN',
+              'Reason=RMA 4711')
     drained = _hpc_acceptance(state, cluster, 'suspects', '--run-report',
                               str(report), '--drain')
+    assert ("not drained n3: already drain+idle with the reason 'RMA 4711'"
+            in drained.stderr), drained.stderr
+    assert 'Reason=RMA 4711 ' in _node_line(cluster, 'n3')
+    _scontrol(cluster, 'update', 'NodeName=n3', 'State=RESUME')
     try:
-        assert 'drained n3: hpc-acceptance ' in drained.stderr
+        drained = _hpc_acceptance(state, cluster, 'suspects',
+                                  '--run-report', str(report), '--drain')
+        assert 'drained n3: hpc-acceptance: ' in drained.stderr
         assert 'State=IDLE+DRAIN' in _node_line(cluster, 'n3')
+
+        # back from repair: its checks on it alone, then back in service
+        resumed = subprocess.run(
+            [str(HPC_ACCEPTANCE), 'suspects', '--resume', '--', *OVERLAY,
+             *ONE_CHECK],
+            env=dict(_environment(state, cluster),
+                     RFM_REPORT_FILE=str(state / 'reports' / 'any.json')),
+            text=True, capture_output=True)
+        assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+        assert 'resumed n3: ' in resumed.stdout
+        assert 'State=IDLE ' in _node_line(cluster, 'n3')
     finally:
-        _scontrol(cluster, 'update', 'NodeName=n3', 'State=RESUME')
+        # back in service however the test went (refused if it is)
+        subprocess.run(['scontrol', 'update', 'NodeName=n3', 'State=RESUME'],
+                       env=dict(os.environ, **cluster), capture_output=True)
 
     # the next night it is slow again: a suspect two runs in a row
     with slowed(cluster, 'n3'):

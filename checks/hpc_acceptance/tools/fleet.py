@@ -86,6 +86,12 @@ CLUSTER_NODES = 3
 _NID = re.compile(r'%\.nid=(\S+)')
 
 
+def natural_order(name):
+    '''Sort key of node names: ``n2`` before ``n10``.'''
+    return [int(part) if part.isdigit() else part
+            for part in re.split(r'(\d+)', name)]
+
+
 def spread_factor(comparisons):
     '''Robust standard deviations a node may be from its median when the
     run compares ``comparisons`` figures of nodes with their medians: the
@@ -180,16 +186,20 @@ class Spread:
     #: ``(slower nodes, faster nodes)`` where the values split in two
     #: clusters (:data:`CLUSTER_SHARE`), else ``None``
     split: Optional[Tuple[List[str], List[str]]] = None
+    #: ``{node: value}`` of the attempt before the final one, for nodes
+    #: whose check was retried or rerun (:mod:`.fleet_confirm`)
+    earlier: Dict[str, float] = field(default_factory=dict)
 
     def change(self, node):
         '''Relative change of ``node``'s value from the median.'''
         return noise.change(self.values[node], self.median)
 
-    def gain(self, node):
-        '''How much better than the median ``node`` is, as a factor's
-        logarithm: negative when worse, whatever the unit's direction; a
-        value of 0 or less is no measurement at all, the worst there is.'''
-        value = self.values[node]
+    def gain(self, node, value=None):
+        '''How much better than the median ``node`` is (or ``value``
+        would be), as a factor's logarithm: negative when worse, whatever
+        the unit's direction; a value of 0 or less is no measurement at
+        all, the worst there is.'''
+        value = self.values[node] if value is None else value
         if value <= 0 < self.median:
             return -math.inf
 
@@ -199,12 +209,20 @@ class Spread:
         gain = math.log(value / self.median)
         return gain if noise.higher_is_better(self.figure.unit) else -gain
 
+    def is_out(self, value):
+        '''Whether ``value`` is worse than the median by more than the
+        band.'''
+        return -self.gain(None, value) > _width(self.band) \
+            if self.band < 1 else self.gain(None, value) == -math.inf
+
     def is_worse(self, node):
-        if self.split:
+        '''Whether ``node`` is out on its final attempt, and on the one
+        before where its check was retried or rerun: a node is named only
+        when it is out twice in a row.'''
+        if self.split or not self.is_out(self.values[node]):
             return False
 
-        return -self.gain(node) > -math.log(1 - self.band) \
-            if self.band < 1 else self.gain(node) == -math.inf
+        return node not in self.earlier or self.is_out(self.earlier[node])
 
     def median_of(self, nodes):
         return statistics.median(self.values[n] for n in nodes)
@@ -401,7 +419,11 @@ def _split(spread, floor):
         return None
 
     gap, at = max(gaps)
-    return (ranked[:at], ranked[at:]) if gap > _width(floor) else None
+    if gap <= _width(floor):
+        return None
+
+    return (sorted(ranked[:at], key=natural_order),
+            sorted(ranked[at:], key=natural_order))
 
 
 def _against(spread, cases, history, hardware):
@@ -589,25 +611,28 @@ def _partition(name, cases, min_nodes):
     return fleet, columns
 
 
-def _recovered(spread, cases):
-    '''``[(node, figure label, first value, value)]`` of the nodes of
-    ``spread`` whose earlier attempt of the figure was worse than the band
-    and whose final one is not.'''
-    found = []
+def _earlier(variable, cases):
+    '''``{node: value}`` of ``variable`` in the attempt before each
+    case's final one, where it has one.'''
+    found = {}
     for node, case in cases.items():
-        for attempt in case.get('earlier_attempts') or ():
-            before = figures_of(attempt).get(spread.figure.variable)
-            if before is None or spread.is_worse(node):
-                continue
-
-            trial = Spread(spread.figure, {node: float(before[0])},
-                           spread.median, spread.band)
-            if trial.is_worse(node):
-                found.append((node, spread.figure.label, float(before[0]),
-                              spread.values[node]))
+        for attempt in reversed(case.get('earlier_attempts') or ()):
+            before = figures_of(attempt).get(variable)
+            if before is not None:
+                found[node] = float(before[0])
                 break
 
     return found
+
+
+def _recovered(spread):
+    '''``[(node, figure label, first value, value)]`` of the nodes of
+    ``spread`` out on the attempt before their final one and within the
+    band on the final one.'''
+    return [(node, spread.figure.label, before, spread.values[node])
+            for node, before in sorted(spread.earlier.items())
+            if spread.is_out(before) and
+            not spread.is_out(spread.values[node])]
 
 
 def _judge(fleet, columns, cases, floors, history, factor):
@@ -618,12 +643,13 @@ def _judge(fleet, columns, cases, floors, history, factor):
         floor = noise.family_floor(column.figure.key[0], floors)
         spread = _spread(column.figure, column.values, floor, factor)
         spread.fingerprint = column.fingerprint
+        spread.earlier = _earlier(column.figure.variable, column.cases)
         spread.split = _split(spread, floor)
         spread.against = _against(
             spread, list(column.cases.values()), history,
             node_fingerprint.hardware(column.fingerprint))
         fleet.spreads.append(spread)
-        fleet.recovered += _recovered(spread, column.cases)
+        fleet.recovered += _recovered(spread)
 
     fleet.suspects = _suspects(fleet.name, fleet.spreads, _failures(cases),
                                fleet.suspects)

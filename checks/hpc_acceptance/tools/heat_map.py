@@ -14,10 +14,11 @@ it gets.
 '''
 
 import math
-import re
 
 import matplotlib
 import numpy
+
+from hpc_acceptance.tools.fleet import natural_order
 
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
@@ -30,12 +31,6 @@ CLIP = 0.3
 ALL_NAMES_UP_TO = 60
 
 _DPI = 100
-
-
-def _natural(name):
-    '''``n2`` before ``n10``.'''
-    return [int(part) if part.isdigit() else part
-            for part in re.split(r'(\d+)', name)]
 
 
 def column_label(figure):
@@ -54,7 +49,7 @@ def matrix(partition):
     the node's group (NaN without a value); ``spreads`` one per column
     (the first group's, where groups of other hardware were judged
     apart); suspect cells are ``(row, column)``.'''
-    nodes = sorted(partition.nodes, key=_natural)
+    nodes = sorted(partition.nodes, key=natural_order)
     row = {node: number for number, node in enumerate(nodes)}
     columns = {}
     for spread in sorted(partition.spreads,

@@ -1,0 +1,67 @@
+'''Drains a sysadmin would sign (hpc_acceptance.tools.slurm_drain), on
+``scontrol -o show node`` output as Slurm 22.05 prints it
+(tests/fixtures/data/slurm/).'''
+
+from conftest import DATA_DIR
+from hpc_acceptance.tools import slurm_drain
+
+REAL = (DATA_DIR / 'slurm' / 'scontrol-show-node.n1.txt').read_text()
+
+
+def _node(name, state='IDLE', reason=None):
+    line = REAL.splitlines()[0].replace('NodeName=n1 ', f'NodeName={name} ')
+    line = line.replace('State=IDLE ', f'State={state} ')
+    if reason:
+        line += f' Reason={reason} [root@2026-11-24T07:05:34]'
+
+    return line
+
+
+def _states(*lines):
+    return slurm_drain.parse_nodes('\n'.join(lines))
+
+
+def test_states_and_reasons_are_read_whole():
+    states = _states(_node('n1'), _node('n2', 'IDLE+DRAIN', 'DIMM errors'),
+                     _node('n3', 'IDLE+DRAIN', 'hpc-acceptance: 2026-11-24 '
+                                               'failed StreamCheck'))
+    assert states['n1'].states == {'IDLE'} and states['n1'].reason == ''
+    assert states['n2'].reason == 'DIMM errors'
+    assert states['n2'].out_of_service and not states['n2'].ours
+    assert states['n3'].ours
+
+
+def test_an_administrators_node_and_one_out_of_service_are_left_alone():
+    states = _states(_node('n1'), _node('n2', 'IDLE+DRAIN', 'DIMM errors'),
+                     _node('n3', 'DOWN+NOT_RESPONDING', 'Not responding'),
+                     _node('n4', 'IDLE', 'power capping test'))
+    plan = slurm_drain.plan(
+        [('c', n, 'hpc-acceptance: slow') for n in ('n2', 'n3', 'n4', 'n1',
+                                                    'n9')],
+        states, {'c': 10}, max_share=1.0)
+    assert plan.drain == [('n1', 'hpc-acceptance: slow')]
+    assert dict(plan.left_alone) == {
+        'n2': "already drain+idle with the reason 'DIMM errors'",
+        'n3': "already down+not_responding with the reason 'Not "
+              "responding'",
+        'n4': 'it has a reason an administrator set: power capping test',
+        'n9': 'Slurm does not know it',
+    }
+
+
+def test_at_most_a_share_of_a_partition_is_drained_at_once_worst_first():
+    states = _states(*(_node(f'n{i}') for i in range(1, 41)))
+    suspects = [('c', f'n{i}', 'slow') for i in (7, 3, 9, 1, 5)]
+    plan = slurm_drain.plan(suspects, states, {'c': 40}, max_share=0.1)
+    assert [n for n, _ in plan.drain] == ['n7', 'n3', 'n9', 'n1']
+    (node, why), = plan.left_alone
+    assert node == 'n5'
+    assert why == ('c: at most 4 of its 40 node(s) are drained at once '
+                   '(--max-drain-share 0.1)')
+
+
+def test_a_small_partition_may_lose_one_node():
+    states = _states(*(_node(f'n{i}') for i in range(1, 5)))
+    plan = slurm_drain.plan([('c', 'n1', 'x'), ('c', 'n2', 'y')], states,
+                            {'c': 4})
+    assert [n for n, _ in plan.drain] == ['n1']
