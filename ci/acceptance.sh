@@ -15,6 +15,11 @@
 # ReFrame's own output (its performance table included) goes to a log file
 # beside the JSON report; the run ends with a short summary and the path of
 # the HTML report page. --full-output shows ReFrame's output as it runs, too.
+# The JSON report is RFM_REPORT_FILE (default
+# var/reports/acceptance-<time>.json); ReFrame's {sessionid} in its name
+# becomes a number no earlier report has, and an earlier run's files at a
+# fixed name are kept, renamed with that run's time: no run deletes another
+# run's report.
 #
 # --all-nodes: the fleet run. Every single-node check of the nightly set runs
 # once on each node of the system's partitions that is in STATE when the run
@@ -79,11 +84,13 @@ if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
 fi
 ci/setup.sh
 
-# One JSON report per ReFrame run, so the verdict reads this run's.
-report=${RFM_REPORT_FILE:-$project_dir/var/reports/acceptance-$(date -u +%Y%m%dT%H%M%SZ).json}
-mkdir -p "$(dirname "$report")"
-
-rm -f "$report"
+# One JSON report per ReFrame run, so the verdict reads this run's, and
+# none of an earlier run deleted: the database's recovery imports them.
+# RFM_REPORT_FILE's {sessionid} is expanded here, as ReFrame would, for the
+# files named after the report; a fixed name's earlier run is renamed.
+report=$(.venv/bin/python -m hpc_acceptance.tools.report_file \
+    "${RFM_REPORT_FILE:-$project_dir/var/reports/acceptance-$(date -u +%Y%m%dT%H%M%SZ).json}") ||
+    exit 2
 
 if ! .venv/bin/hpc-acceptance db check --reports "$(dirname "$report")" \
         > /dev/null ||
@@ -111,7 +118,6 @@ fi
 run_reframe() {
     local run_report=$1 log=${1%.json}.log
     shift
-    rm -f "$run_report"
     echo "acceptance: ReFrame's output goes to $log"
     reframe_status=0
     if $full_output; then

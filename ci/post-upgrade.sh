@@ -6,21 +6,25 @@
 #   ci/post-upgrade.sh [OPTIONS] [REFRAME ARGS...]            # the verdict
 #
 # Each runs the post-upgrade set (every check and variant) through ReFrame.
-# --before stores it as the baseline (several --before runs make the band
-# better). Without it, every figure is compared with the latest --before
-# runs, or where a figure has none with the nightly runs of the same work,
-# and gets a verdict (regressed / within noise / improved / no baseline);
-# the table, what changed since the baseline (kernel, BIOS, MPI, compiler,
-# binaries) and its JSON copy next to the run report.
+# --before stores it as the baseline (several --before runs, a week apart
+# at most, make the band better). Without it, every figure is compared
+# with the latest --before runs, or where a figure has none with the
+# nightly runs of the same work (fleet runs left out), and gets a verdict
+# (missing after the upgrade / regressed / no baseline / within noise on
+# rerun / improved / within noise); the table, what changed since the
+# baseline (kernel, BIOS, MPI, compiler, binaries) and its JSON copy next
+# to the run report, then the verdict in one line.
 #
 # Options (before the reframe arguments): --all-nodes[=STATE] every node,
 # each compared with its own --before figures; --reservation NAME;
 # --max-jobs N (as ci/acceptance.sh).
 #
-# Exit status: 1 a figure regressed or a check failed, 2 nothing could be
-# compared, 0 otherwise (3: ReFrame or the results could not be read,
-# 4: another run holds this checkout, 5: the results database is
-# unusable); --before: 0 stored whole, 1 not.
+# Exit status: 1 a figure regressed or is missing after the upgrade, or a
+# check failed; 2 not validated: a figure had no baseline (only partly
+# validated) or none had one; 0 every figure compared and none regressed
+# (3: ReFrame or the results could not be read, 4: another run holds this
+# checkout, 5: the results database is unusable); --before: 0 stored
+# whole, 1 not.
 #
 # Set POST_UPGRADE_BASELINE to compare with other nightly sessions where a
 # figure has no --before run (default: the last 30 days), and NOISE_FLOORS

@@ -1,5 +1,6 @@
 '''ci/acceptance.sh: a run that validated nothing is not a success.'''
 
+import json
 import os
 import re
 import shutil
@@ -9,20 +10,43 @@ import time
 
 from acceptance_run import (acceptance, environment, start_acceptance,
                             wait_for)
-from conftest import ONE_TIMED_RUN, PROJECT_DIR, REFRAME
+from conftest import DATA_DIR, ONE_TIMED_RUN, PROJECT_DIR, REFRAME
+
+
+EARLIER = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'
 
 
 def test_no_check_selected_is_not_validated(tmp_path):
+    # an earlier run's report and log at RFM_REPORT_FILE's fixed name: kept
+    # (the database's recovery imports it), never read as this run's
+    shutil.copy(EARLIER, tmp_path / 'report.json')
+    (tmp_path / 'report.log').write_text('its output')
     done = acceptance(tmp_path, '-n', 'NoSuchCheck')
     assert done.returncode == 2
     assert ('acceptance NOT VALIDATED: no check was selected'
             in done.stdout)
+    [kept] = tmp_path.glob('report-*Z.json')
+    assert kept.read_bytes() == EARLIER.read_bytes()
+    assert kept.with_suffix('.log').read_text() == 'its output'
+    assert f"report.json kept as {kept}" in done.stdout
 
 
 def test_everything_skipped_is_not_validated(tmp_path):
-    done = acceptance(tmp_path, '-n', 'MemoryNumaCheck')
-    assert done.returncode == 2
+    # RFM_REPORT_FILE with ReFrame's {sessionid}: this run is number 1
+    reports = tmp_path / 'reports'
+    reports.mkdir()
+    shutil.copy(EARLIER, reports / 'run-0.json')
+    done = acceptance(tmp_path, '-n', 'MemoryNumaCheck', env=dict(
+        environment(tmp_path),
+        RFM_REPORT_FILE=str(reports / 'run-{sessionid}.json')))
+    assert done.returncode == 2, done.stdout[-3000:]
     assert 'every check was skipped' in done.stdout
+    assert (reports / 'run-0.json').read_bytes() == EARLIER.read_bytes()
+    cases = json.loads((reports / 'run-1.json').read_text())['runs'][0][
+        'testcases']
+    assert {c['result'] for c in cases if not c['fixture']} == {'skip'}
+    assert "ReFrame's output goes to " \
+        f"{reports / 'run-1.log'}" in done.stdout
 
 
 def test_a_passing_check_is_validated(tmp_path):

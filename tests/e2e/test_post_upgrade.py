@@ -139,10 +139,26 @@ def test_an_interrupted_before_run_is_no_baseline(tmp_path):
     assert after.returncode == 2, after.stdout[-3000:]
 
 
-def test_other_work_than_the_baseline_is_no_baseline(tmp_path):
-    before = script(tmp_path, '--before', *SELECT)
+def test_other_work_than_the_baseline_is_missing_and_fails(tmp_path):
+    '''The work changed after the upgrade (a span, as a task count would):
+    the baseline's figures are missing, naming the input that changed, and
+    the new ones have no baseline. RFM_REPORT_FILE holds ReFrame's
+    {sessionid}: the runs' files go to its folder.'''
+    reports = tmp_path / 'reports'
+    env = dict(environment(tmp_path),
+               RFM_REPORT_FILE=str(reports / 'run-report-{sessionid}.json'))
+    before = script(tmp_path, '--before', *SELECT, env=env)
     assert before.returncode == 0, before.stdout[-3000:]
-    after = script(tmp_path, *SELECT[:-1], 'span_ms=300')
-    assert after.returncode == 2, after.stdout[-3000:]
-    assert {f['verdict'] for f in verdict_of(after)['figures']} == \
-        {'no baseline'}
+    after = script(tmp_path, *SELECT[:-1], 'span_ms=300', env=env)
+    assert after.returncode == 1, after.stdout[-3000:]
+    figures = verdict_of(after)['figures']
+    assert {f['verdict'] for f in figures} == \
+        {'no baseline', 'missing after the upgrade'}
+    missing = [f for f in figures
+               if f['verdict'] == 'missing after the upgrade']
+    assert len(missing) == len(figures) / 2
+    assert all(f['note'].startswith('ran other work: executable_opts ') and
+               '--span-ms=200 -> ' in f['note'] and
+               f['note'].endswith('--span-ms=300') for f in missing), missing
+    assert 'post-upgrade FAILED: ' in after.stdout.splitlines()[-1]
+    assert len(list(reports.glob('post-upgrade-*-verdict.json'))) == 1

@@ -5,12 +5,17 @@ Before an upgrade a sysadmin records the baseline, ``ci/post-upgrade.sh
 ``post_upgrade=before``. After it, ``ci/post-upgrade.sh`` (sessions with
 ``post_upgrade=after``) compares every figure with, in this order:
 
-1. ``before``: the latest series of ``--before`` runs, those stored after
-   the last post-upgrade comparison that came before them (several
-   ``--before`` runs make the band better; the next upgrade's series
-   starts after a comparison);
+1. ``before``: the latest series of ``--before`` runs
+   (:func:`before_series`): consecutive ``--before`` runs, none more than
+   :data:`WINDOW` after the one before it, with no verdict run between
+   them. Several ``--before`` runs make the band better. A series is the
+   baseline of the verdict run that follows it and of the re-checks of the
+   same maintenance window (verdict runs, each within :data:`WINDOW` of the
+   one before); a later verdict run is another upgrade's, and has no
+   ``--before`` baseline until ``--before`` runs again;
 2. ``nightly``: where that has no run of the figure, the nightly runs of
-   the same inputs (by default the last 30 days).
+   the same inputs (by default the last 30 days), fleet runs left out
+   (:func:`nightly_runs`).
 
 Runs are matched by their workload (:func:`workload_key`): check,
 partition, environment, variant and the inputs that size the work, but not
@@ -45,6 +50,15 @@ NIGHTLY = 'now-30d:now?suite_mode=="nightly"'
 #: Session extra of a post-upgrade run: ``before`` or ``after``.
 EXTRA = 'post_upgrade'
 
+#: The longest gap between two ``--before`` runs of one series, and
+#: between a verdict run and the re-check that follows it: a maintenance
+#: window's runs are days apart, an abandoned series or the next upgrade
+#: months.
+WINDOW = datetime.timedelta(days=7)
+
+#: Session extra of a fleet run (``ci/acceptance.sh --all-nodes``).
+FLEET_EXTRA = 'fleet'
+
 
 def workload_key(case):
     '''``(check, partition, environ, params, workload)``: the figure key
@@ -68,6 +82,10 @@ class Baseline:
     notes: List[str] = field(default_factory=list)
     #: stored sessions the values came from
     sessions: int = 0
+    #: ``{workload key: display name}`` of a test case of each workload
+    names: Dict[tuple, str] = field(default_factory=dict)
+    #: ``{(workload key, variable): unit}``
+    units: Dict[tuple, str] = field(default_factory=dict)
 
     def lookup(self, key, variable, node):
         '''``(values, whose)``: the node's own values, else every node's;
@@ -83,7 +101,7 @@ class Baseline:
 def collect(name, testcases, notes=()):
     '''A :class:`Baseline` of the passed, non-fixture ``testcases``.'''
     values = defaultdict(list)
-    used = []
+    used, names, units = [], {}, {}
     sessions = {case.get('session_uuid') for case in testcases}
     for case in testcases:
         if case.get('fixture') or case.get('result') != 'pass':
@@ -91,33 +109,62 @@ def collect(name, testcases, notes=()):
 
         used.append(case)
         key, node = workload_key(case), node_of(case)
-        for variable, (value, _) in figures_of(case).items():
+        names.setdefault(key, case['display_name'])
+        for variable, (value, unit) in figures_of(case).items():
+            units[key, variable] = unit
             values[key, variable, None].append(float(value))
             if node:
                 values[key, variable, node].append(float(value))
 
-    return Baseline(name, dict(values), used, list(notes), len(sessions))
+    return Baseline(name, dict(values), used, list(notes), len(sessions),
+                    names, units)
 
 
 def _start(row):
     return datetime.datetime.strptime(row['Start time'], '%Y%m%dT%H%M%S%z')
 
 
-def latest_before_series(sessions):
-    '''The UUIDs of the latest series of ``--before`` sessions in
-    ``sessions`` (rows of :func:`.results.stored_sessions`, oldest
-    first): those after the last ``after`` session that precedes the
-    latest ``before`` one.'''
-    befores = [row for row in sessions if row.get(EXTRA) == 'before']
-    if not befores:
-        return []
+def _day(when):
+    return when.strftime('%Y-%m-%d %H:%M %Z')
 
-    latest = _start(befores[-1])
-    afters = [_start(row) for row in sessions
-              if row.get(EXTRA) == 'after' and _start(row) < latest]
-    since = max(afters) if afters else None
-    return [row['UUID'] for row in befores
-            if since is None or _start(row) > since]
+
+def before_series(sessions, until):
+    '''``(UUIDs, notes)``: the ``--before`` series that a verdict run
+    starting at ``until`` compares with, among ``sessions`` (rows of
+    :func:`.results.stored_sessions` with :data:`EXTRA` ``before`` or
+    ``after``, oldest first), and why runs were left out.
+
+    The verdict runs just before ``until``, each within :data:`WINDOW` of
+    the next, are re-checks of this run's maintenance window; the
+    ``--before`` runs before them, each within :data:`WINDOW` of the next,
+    are its series. A verdict run more than :data:`WINDOW` before
+    ``until`` ends the search: its series was another upgrade's baseline.
+    '''
+    runs = [row for row in sessions if _start(row) < until]
+    later = until
+    while runs and runs[-1].get(EXTRA) == 'after':
+        if later - _start(runs[-1]) > WINDOW:
+            return [], [f'no --before run since the verdict run of '
+                        f'{_day(_start(runs[-1]))}, more than '
+                        f'{WINDOW.days} days before this one: its '
+                        f'--before runs were another upgrade\'s baseline '
+                        f'(record --before before each upgrade)']
+
+        later = _start(runs.pop())
+
+    series = []
+    while runs and runs[-1].get(EXTRA) == 'before':
+        if series and _start(series[-1]) - _start(runs[-1]) > WINDOW:
+            left = [row for row in runs if row.get(EXTRA) == 'before']
+            return ([row['UUID'] for row in reversed(series)],
+                    [f'{len(left)} older --before run(s), the last of '
+                     f'{_day(_start(runs[-1]))}, left out: more than '
+                     f'{WINDOW.days} days before the next, another '
+                     f'series'])
+
+        series.append(runs.pop())
+
+    return [row['UUID'] for row in reversed(series)], []
 
 
 def interrupted(testcases):
@@ -125,9 +172,10 @@ def interrupted(testcases):
     return any(case.get('result') == 'abort' for case in testcases)
 
 
-def before_runs(lookback=LOOKBACK, exclude=()):
-    '''The :class:`Baseline` of the latest ``--before`` series; sessions of
-    UUIDs in ``exclude`` (this run's own) left out.
+def before_runs(lookback=LOOKBACK, exclude=(), until=None):
+    '''The :class:`Baseline` of the ``--before`` series of a verdict run
+    starting at ``until`` (default: now; :func:`before_series`); sessions
+    of UUIDs in ``exclude`` (this run's own) left out.
 
     :raises ResultsError: if the results database cannot be read.
     '''
@@ -135,8 +183,10 @@ def before_runs(lookback=LOOKBACK, exclude=()):
                 stored_sessions(f'{lookback}?{EXTRA}=="before" or '
                                 f'{EXTRA}=="after"')
                 if row['UUID'] not in exclude]
-    cases, notes = [], []
-    for uuid in latest_before_series(sessions):
+    uuids, notes = before_series(
+        sessions, until or datetime.datetime.now(datetime.timezone.utc))
+    cases = []
+    for uuid in uuids:
         session_cases = stored_testcases(uuid)
         if interrupted(session_cases):
             notes.append(f'--before run {uuid} was interrupted (aborted '
@@ -148,5 +198,20 @@ def before_runs(lookback=LOOKBACK, exclude=()):
 
 
 def nightly_runs(query=NIGHTLY):
-    ''':class:`Baseline` of the stored sessions ``query`` selects.'''
-    return collect('nightly', stored_testcases(query))
+    ''':class:`Baseline` of the stored sessions ``query`` selects, fleet
+    runs left out: those tagged :data:`FLEET_EXTRA` and any test case
+    ReFrame's ``--distribute`` pinned to a node. A fleet run carries
+    ``suite_mode=nightly`` too (its mode extends the nightly's), and the
+    spread between hundreds of nodes would widen a band far beyond one
+    node's run-to-run noise.
+
+    :raises ResultsError: if the results database cannot be read.
+    '''
+    fleets = {row['UUID'] for row in stored_sessions(query)
+              if row.get(FLEET_EXTRA) == 'yes'}
+    cases = [case for case in stored_testcases(query)
+             if case.get('session_uuid') not in fleets and
+             '%.nid=' not in case['display_name']]
+    notes = ([f'{len(fleets)} fleet run(s) left out of the nightly '
+              f'baseline'] if fleets else [])
+    return collect('nightly', cases, notes)

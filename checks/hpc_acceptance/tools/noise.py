@@ -23,10 +23,15 @@ of the whole model, are documented with date and machine in
 ``ci/bench/README.md`` ("Measurement history");
 ``ci/bench/quiet_proof.sh`` measures them again on another machine.
 
-Direction comes from the unit: times (``s``, ``ms``, ``us``, ``ns``) and
-latencies in ``cycles`` are better lower, everything else (bandwidths,
-rates, % of peak) higher. Only the worse side is a failure; a figure better
-than its band is reported as ``improved``.
+Direction comes from the unit (:func:`higher_is_better`): a time or a
+count of clock cycles, alone or per something, is better lower, in any of
+its spellings (``s``, ``sec``, ``ms``, ``us``, ``usec``, ``µs``, ``ns``,
+``cycles``, ``s/iter``, ``ns/access``); everything else (bandwidths and
+other rates such as ``MB/s`` or ``iter/s``, % of peak, GHz) higher. Only
+the worse side is a failure; a figure better than its band is reported as
+``improved``. A figure of 0 (or below) is no measurement: a bandwidth of 0
+lost everything, and a time of 0 is a broken timer or a run that did no
+work. It is ``regressed`` whatever its band and direction.
 
 Deviations are measured as factors (the logarithm of value / median), so
 a rate and a time, two views of one measurement, deviate alike: twice the
@@ -41,6 +46,7 @@ factor.
 '''
 
 import math
+import re
 import statistics
 
 #: Robust standard deviations a figure may move before it is noise.
@@ -63,12 +69,34 @@ FAMILY_FLOOR = {
 #: Band of a check of no family above.
 DEFAULT_FLOOR = 0.10
 
-_LOWER_IS_BETTER = {'s', 'ms', 'us', 'ns', 'cycles'}
+#: Units of a figure that is better lower: times and counts of clock
+#: cycles, lower case, a micro sign written ``u``.
+LOWER_IS_BETTER = frozenset({
+    's', 'sec', 'secs', 'second', 'seconds',
+    'ms', 'msec', 'msecs', 'millisecond', 'milliseconds',
+    'us', 'usec', 'usecs', 'microsecond', 'microseconds',
+    'ns', 'nsec', 'nsecs', 'nanosecond', 'nanoseconds',
+    'ps', 'psec', 'picosecond', 'picoseconds',
+    'min', 'mins', 'minute', 'minutes', 'h', 'hr', 'hrs', 'hour', 'hours',
+    'cycle', 'cycles', 'clk', 'clks', 'clock', 'clocks', 'tick', 'ticks',
+})
+
+# What a figure in a unit counts: the one word before "/" or "per" (s of
+# s/iter, MB of MB/s), a remark in brackets after it allowed ("usec (avg)").
+_COUNTED = re.compile(r'\s*([^\W\d_]+)\s*(\(.*)?$')
+_PER = re.compile(r'/|\bper\b')
+_MICRO = str.maketrans({'\N{MICRO SIGN}': 'u',
+                        '\N{GREEK SMALL LETTER MU}': 'u'})
 
 
 def higher_is_better(unit):
-    '''Whether a larger value of a figure in ``unit`` is the better one.'''
-    return unit not in _LOWER_IS_BETTER
+    '''Whether a larger value of a figure in ``unit`` is the better one:
+    not for a time or a count of cycles, alone or per something
+    (:data:`LOWER_IS_BETTER`: ``usec``, ``µs``, ``s/iter``, ``ns per
+    access``, in any case), for every other unit.'''
+    counted = _PER.split(str(unit or '').lower().translate(_MICRO), 1)[0]
+    word = _COUNTED.match(counted)
+    return not (word and word[1] in LOWER_IS_BETTER)
 
 
 def family_of(check):
@@ -163,7 +191,11 @@ def change(value, median):
 
 
 def verdict(value, median, width, unit):
-    '''``regressed``, ``improved`` or ``within noise``.'''
+    '''``regressed``, ``improved`` or ``within noise``; a ``value`` of 0
+    or below is ``regressed`` (no measurement, the worst value).'''
+    if value <= 0:
+        return 'regressed'
+
     delta = _deviation(value, median)
     if abs(delta) <= _as_factor(width):
         return 'within noise'

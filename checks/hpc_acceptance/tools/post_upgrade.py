@@ -23,42 +23,65 @@ minimum); with fewer, the family's minimum band, and the note "few
 baseline runs": one run before and one after is what a sysadmin has in a
 maintenance window. A check with a figure that looks regressed is run once
 more (``--no-confirm`` skips that; a fleet run is not rerun) and the figure
-is called ``regressed`` only if the rerun is outside the band too.
+is called ``regressed`` only if the rerun is outside the band too, else
+``within noise on rerun``, with both values.
+
+A figure the baseline holds and this run did not produce is ``missing
+after the upgrade``, with why (:func:`missing`): skipped, and the reason
+the check recorded; failed; the work changed (a task count); no test case
+at all (a variant no longer generated).
 
 Prints what changed between the baseline's runs and this one (kernel,
 BIOS, MPI, compiler, each check's binary: :mod:`.what_changed`), then one
-line per figure, regressions first (a fleet run: the figures that are not
-within noise, and the nodes that regressed), and writes the table as JSON.
-Exit status: 1 a figure regressed or a check failed, 2 no figure could be
-compared, 0 otherwise; 3 ReFrame or the results could not be read; for
-``--before``: 0 stored whole, 1 interrupted or nothing stored.
+line per figure, what needs attention first (a fleet run: the figures that
+are not within noise, and the nodes that regressed or lost figures),
+writes the table as JSON, and ends with the verdict in one line. Exit
+status: 1 a figure regressed or is missing, or a check failed; 2 not
+validated: a figure had no baseline (only partly validated) or none had
+one; 0 every figure compared and none regressed; 3 ReFrame or the results
+could not be read; for ``--before``: 0 stored whole, 1 interrupted or
+nothing stored.
 '''
 
 import argparse
 import contextlib
+import datetime
 import io
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 
+from hpc_acceptance.core import identity
 from hpc_acceptance.tools import (baseline, fleet, fleet_nodes, noise,
-                                  summary, what_changed)
+                                  report_file, skips, summary, what_changed)
 from hpc_acceptance.tools import report as report_page_command
 from hpc_acceptance.tools.atomic_file import write_atomically
 from hpc_acceptance.tools.results import (CONFIG, FAILED_RESULTS, REFRAME,
                                           ResultsError, figures_of,
-                                          report_testcases, short_name)
+                                          report_session, report_testcases,
+                                          short_name)
+
+#: Verdict of a figure the baseline holds and this run did not produce.
+MISSING = 'missing after the upgrade'
+
+#: Verdict of a figure outside its band whose confirmation rerun was not.
+RECOVERED = 'within noise on rerun'
 
 #: Order of the verdicts in the table: what needs attention first.
-ORDER = ('regressed', 'no baseline', 'improved', 'within noise')
+ORDER = (MISSING, 'regressed', 'no baseline', RECOVERED, 'improved',
+         'within noise')
 
 #: Note of a verdict from fewer than ``--min-runs`` baseline runs.
 FEW_RUNS = 'few baseline runs'
+
+# The node ReFrame's --distribute pinned a test case to, in its name.
+_NID = re.compile(r'%\.nid=\S+')
 
 
 def _figure_id(case, variable, per_node):
@@ -66,16 +89,34 @@ def _figure_id(case, variable, per_node):
             fleet.node_of(case) if per_node else None)
 
 
-def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None):
+def _row(check, node, variable, key, unit, **values):
+    '''A row of the table (see :func:`judge`) of figure ``variable`` of
+    workload ``key`` (:func:`.baseline.workload_key`), no baseline yet.'''
+    row = {'check': check, 'node': node, 'figure': variable,
+           'partition': key[1], 'environ': key[2], 'identity': key[4],
+           'unit': unit, 'value': None, 'baseline': None,
+           'baseline_runs': 0, 'baseline_median': None, 'band': None,
+           'change': None, 'rerun_value': None, 'rerun_change': None,
+           'verdict': 'no baseline', 'note': ''}
+    row.update(values)
+    return row
+
+
+def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
+          console=None):
     '''One row per figure of ``new_cases`` (a dict each: check, node,
     figure, identity, baseline and its runs, median, band, value, change,
-    verdict, note), compared with the first of ``baselines`` (a list of
-    :class:`.baseline.Baseline`) that has runs of its workload; per node
-    when ``new_cases`` is a fleet run. ``floors`` are a system's own
-    family floors (:func:`.noise.parse_floors`).
+    the rerun's value and change, verdict, note), compared with the first
+    of ``baselines`` (a list of :class:`.baseline.Baseline`) that has runs
+    of its workload; per node when ``new_cases`` is a fleet run. ``floors``
+    are a system's own family floors (:func:`.noise.parse_floors`). Then
+    one row per figure the baselines hold and this run did not produce
+    (:func:`missing`; ``console``: ReFrame's output of the run, for the
+    reasons of skips of its own).
 
     ``confirm_cases`` are the rerun of the suspects: a figure outside its
-    band is ``regressed`` only if its rerun is too (or was not rerun).
+    band is ``regressed`` only if its rerun is too (or was not rerun), else
+    :data:`RECOVERED`, with both values.
     '''
     per_node = fleet.is_fleet_run(new_cases)
     reruns = {}
@@ -92,13 +133,8 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None):
         key = baseline.workload_key(case)
         node = fleet.node_of(case) if per_node else None
         for variable, (value, unit) in sorted(figures_of(case).items()):
-            row = {'check': case['display_name'], 'node': node,
-                   'figure': variable, 'partition': key[1],
-                   'environ': key[2], 'identity': case.get('identity', ''),
-                   'unit': unit, 'value': float(value), 'baseline': None,
-                   'baseline_runs': 0, 'baseline_median': None,
-                   'band': None, 'change': None, 'rerun_value': None,
-                   'verdict': 'no baseline', 'note': ''}
+            row = _row(case['display_name'], node, variable, key, unit,
+                       identity=case.get('identity', ''), value=float(value))
             rows.append(row)
             for source in baselines:
                 stored, whose = source.lookup(key, variable, node)
@@ -120,15 +156,134 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None):
                        band=width, change=noise.change(row['value'], median),
                        verdict=noise.verdict(row['value'], median, width,
                                              unit))
+            if median <= 0:
+                row.update(verdict='no baseline', note='the baseline\'s '
+                           'median is 0: no measurement to compare with')
+            elif row['value'] <= 0:
+                row['note'] = '; '.join(filter(None, [
+                    row['note'], 'a figure of 0 is no measurement']))
+
             rerun = reruns.get(_figure_id(case, variable, per_node))
             if row['verdict'] == 'regressed' and rerun is not None:
-                row['rerun_value'] = rerun
+                row.update(rerun_value=rerun,
+                           rerun_change=noise.change(rerun, median))
                 if noise.verdict(rerun, median, width, unit) != 'regressed':
-                    row['verdict'] = 'within noise'
+                    row['verdict'] = RECOVERED
 
+    rows += missing(new_cases, baselines, per_node, console)
     rows.sort(key=lambda r: (ORDER.index(r['verdict']), r['check'],
                              r['node'] or '', r['figure']))
     return rows
+
+
+def _other_work(before, after):
+    '''``num_tasks 4 -> 8``: the inputs that differ between two
+    workloads.'''
+    old, new = identity.parse(before), identity.parse(after)
+    return ', '.join(f'{name} {old.get(name, "(none)")} -> '
+                     f'{new.get(name, "(none)")}'
+                     for name in identity.differing_fields(before, after))
+
+
+def _why_missing(key, variable, cases, skipped, node_ran):
+    '''Why this run has no figure ``variable`` of workload ``key``:
+    ``cases`` are its test cases of the same check variant (on the same
+    node, for a fleet run), ``skipped`` ``{case name: skip reason}``.'''
+    for case in cases:
+        if case['result'] == 'skip':
+            return f'skipped: {skipped[skips.case_name(case)]}'
+
+    for case in cases:
+        if case['result'] in FAILED_RESULTS:
+            return (f'{case["result"]} in {case.get("fail_phase")}: '
+                    f'{case.get("fail_reason") or "no reason recorded"}')
+
+    for case in cases:
+        if baseline.workload_key(case) != key:
+            return (f'ran other work: '
+                    f'{_other_work(key[4], baseline.workload_key(case)[4])}')
+
+    if cases:
+        return f'the check no longer reports {variable}'
+
+    if not node_ran:
+        return 'the node did not run'
+
+    return 'no test case: the variant was not generated or not selected'
+
+
+def _named(display_name, node):
+    '''``display_name`` of a fleet run's test case on ``node``.'''
+    return (_NID.sub(lambda _: f'%.nid={node}', display_name) if node
+            else display_name)
+
+
+def missing(new_cases, baselines, per_node=False, console=None):
+    '''Rows of :data:`MISSING`: the figures that ``baselines`` hold and
+    ``new_cases`` (a fleet run's node by node: ``per_node``) did not
+    produce, each with its reason (:func:`_why_missing`; ``console``:
+    ReFrame's output of the run).
+
+    Every figure of the ``--before`` runs (the first baseline) is expected:
+    of a fleet run, on each node with its own figures. A figure of the
+    nightly runs (the second) only where this run has a test case of the
+    same check variant that did not produce it: the post-upgrade set runs
+    other work than the nightly by design (HPL's memory fraction).
+    '''
+    cases = [case for case in new_cases if not case.get('fixture')]
+    tried, variants = defaultdict(list), defaultdict(list)
+    for case in cases:
+        variant = fleet.variant_key(baseline.workload_key(case))
+        tried[variant, fleet.node_of(case) if per_node else None].append(
+            case)
+        variants[variant].append(case)
+
+    ran = {node for _, node in tried}
+    keys = {(baseline.workload_key(case), variable,
+             fleet.node_of(case) if per_node else None)
+            for case in cases for variable in figures_of(case)}
+    anywhere = {(key, variable) for key, variable, _ in keys}
+    skipped = dict(skips.reasons(cases, console))
+
+    found = {}
+    before, others = baselines[0], baselines[1:]
+    for (key, variable, node), stored in before.values.items():
+        # a fleet run's figure per node, any other once
+        if (node is not None) != (per_node and
+                                  '%.nid=' in before.names[key]):
+            continue
+
+        if node and (key, variable, node) not in keys:
+            found[key, variable, node] = (
+                before, stored,
+                tried.get((fleet.variant_key(key), node), []), node in ran)
+        elif not node and (key, variable) not in anywhere:
+            found[key, variable, None] = (
+                before, stored, variants.get(fleet.variant_key(key), []),
+                True)
+
+    for source in others:
+        for (key, variable, node), stored in source.values.items():
+            if node is not None or before.values.get((key, variable, None)):
+                continue
+
+            for (variant, where), tried_cases in tried.items():
+                if variant == fleet.variant_key(key) and \
+                        (key, variable, where) not in keys and \
+                        any(case['result'] != 'pass' or
+                            baseline.workload_key(case) == key
+                            for case in tried_cases):
+                    found.setdefault((key, variable, where),
+                                     (source, stored, tried_cases, True))
+
+    return [_row(_named(source.names[key], node), node, variable, key,
+                 source.units.get((key, variable), ''), verdict=MISSING,
+                 baseline=source.name, baseline_runs=len(stored),
+                 baseline_median=statistics.median(stored),
+                 note=_why_missing(key, variable, tried_cases, skipped,
+                                   node_ran))
+            for (key, variable, node), (source, stored, tried_cases,
+                                        node_ran) in found.items()]
 
 
 def failed_checks(new_cases, confirm_cases=()):
@@ -149,14 +304,43 @@ def suspects(rows, new_cases):
 
 
 def exit_status(rows, failed):
-    '''1: regression or failed check, 2: nothing compared, else 0.'''
-    if failed or any(r['verdict'] == 'regressed' for r in rows):
+    '''1: a figure regressed or is missing, or a check failed; 2: a
+    figure had no baseline (only partly validated) or there is none; else
+    0.'''
+    verdicts = Counter(r['verdict'] for r in rows)
+    if failed or verdicts['regressed'] or verdicts[MISSING]:
         return 1
 
-    if all(r['verdict'] == 'no baseline' for r in rows):
+    if verdicts['no baseline'] or not rows:
         return 2
 
     return 0
+
+
+def conclusion(rows, failed):
+    '''The last line of the verdict: what :func:`exit_status` says.'''
+    verdicts = Counter(r['verdict'] for r in rows)
+    status = exit_status(rows, failed)
+    if status == 1:
+        found = [(verdicts['regressed'], 'figure(s) regressed'),
+                 (verdicts[MISSING], f'figure(s) {MISSING}'),
+                 (len(failed), 'check(s) failed')]
+        return 'post-upgrade FAILED: ' + ', '.join(
+            f'{count} {what}' for count, what in found if count)
+
+    compared = len(rows) - verdicts['no baseline']
+    if not compared:
+        return ('post-upgrade NOT VALIDATED: no figure had a baseline to '
+                'compare with (run --before before the upgrade)')
+
+    if status == 2:
+        return (f'post-upgrade PARTLY VALIDATED: {verdicts["no baseline"]} '
+                f'of {len(rows)} figure(s) had no baseline; {compared} '
+                f'compared, none regressed')
+
+    recovered = (f'; {verdicts[RECOVERED]} {RECOVERED} (out of its band '
+                 f'on the first run)' if verdicts[RECOVERED] else '')
+    return f'post-upgrade passed: {compared} figure(s) compared{recovered}'
 
 
 def _name(row):
@@ -166,37 +350,50 @@ def _name(row):
     return f'{short_name(" ".join(words))}{node} {row["figure"]}'
 
 
+def _number(value):
+    return '-' if value is None else f'{value:.4g}'
+
+
+def _percent(value):
+    return '-' if value is None else f'{100 * value:+.1f}%'
+
+
 def format_table(rows, failed, per_node=False):
     '''The verdict table; for a fleet run only the figures that are not
-    within noise, counted, and the nodes that regressed.'''
-    def num(value):
-        return '-' if value is None else f'{value:.4g}'
-
+    within noise, counted, and the nodes that regressed. A figure that was
+    rerun shows both values.'''
     shown = [r for r in rows if not per_node or
              r['verdict'] != 'within noise']
-    lines = [f'{"verdict":<13} {"check / figure":<50} {"baseline":>14} '
-             f'{"median":>9} {"band":>6} {"new":>9} {"change":>7} unit']
+    width = max([len('verdict')] + [len(r['verdict']) for r in shown])
+    lines = [f'{"verdict":<{width}} {"check / figure":<50} {"baseline":>14} '
+             f'{"median":>9} {"band":>6} {"new":>9} {"rerun":>9} '
+             f'{"change":>7} unit']
     for r in shown:
         band = '-' if r['band'] is None else f'±{100 * r["band"]:.0f}%'
-        change = ('-' if r['change'] is None
-                  else f'{100 * r["change"]:+.1f}%')
         source = (f'{r["baseline"].split()[0]}x{r["baseline_runs"]}'
                   if r['baseline'] else '-')
-        note = f'  ({r["note"]})' if r['note'] else ''
-        lines.append(f'{r["verdict"]:<13} {_name(r):<50} {source:>14} '
-                     f'{num(r["baseline_median"]):>9} {band:>6} '
-                     f'{num(r["value"]):>9} {change:>7} {r["unit"]}{note}')
+        notes = [r['note']] if r['note'] else []
+        if r['rerun_change'] is not None:
+            notes.append(f'rerun {_percent(r["rerun_change"])}')
+        note = f'  ({"; ".join(notes)})' if notes else ''
+        lines.append(f'{r["verdict"]:<{width}} {_name(r):<50} {source:>14} '
+                     f'{_number(r["baseline_median"]):>9} {band:>6} '
+                     f'{_number(r["value"]):>9} '
+                     f'{_number(r["rerun_value"]):>9} '
+                     f'{_percent(r["change"]):>7} {r["unit"]}{note}')
 
     if per_node:
         counts = Counter(r['verdict'] for r in rows)
         lines.append('figures: ' + ', '.join(f'{counts[v]} {v}'
                                              for v in ORDER if counts[v]))
-        regressed = Counter(r['node'] for r in rows
-                            if r['verdict'] == 'regressed')
-        if regressed:
-            lines.append('nodes that regressed: ' + ', '.join(
-                f'{node} ({count} figure(s))'
-                for node, count in regressed.most_common()))
+        for verdict, label in (('regressed', 'regressed'),
+                               (MISSING, 'lost figures')):
+            nodes = Counter(r['node'] for r in rows
+                            if r['verdict'] == verdict and r['node'])
+            if nodes:
+                lines.append(f'nodes that {label}: ' + ', '.join(
+                    f'{node} ({count} figure(s))'
+                    for node, count in nodes.most_common()))
 
     lines += [f'FAILED check: {name}' for name in failed]
     return '\n'.join(lines)
@@ -245,7 +442,7 @@ def run_reframe(args, report, extra):
 
 
 def log_of(report):
-    return report[:-len('.json')] + '.log'
+    return report_file.stem(report) + '.log'
 
 
 def run_set(args, report, kind):
@@ -270,7 +467,7 @@ def run_set(args, report, kind):
     os.environ.setdefault('HPC_ACCEPTANCE_MAX_JOBS', str(max(1, sum(
         len(p['covered']) for p in fleet_nodes.read(nodes).values()))))
 
-    multinode = report[:-len('.json')] + '-multinode.json'
+    multinode = report_file.stem(report) + '-multinode.json'
     return [(report, run_reframe(args.reframe_args, report, tagged + job + [
                 f'--distribute={state}', '--exclude-tag=multinode',
                 '--session-extras=fleet=yes'])),
@@ -308,6 +505,23 @@ def show_run(runs):
 
 def _sessions(cases):
     return {c['session_uuid'] for c in cases if c.get('session_uuid')}
+
+
+def _started(runs):
+    '''When the first of the runs' reports started; ``None`` if none
+    says (the verdict run's own time picks its baseline).'''
+    starts = [datetime.datetime.strptime(started, '%Y%m%dT%H%M%S%z')
+              for path, _ in runs if os.path.exists(path)
+              for started in [report_session(path).get('time_start')]
+              if started]
+    return min(starts, default=None)
+
+
+def _console(runs):
+    '''ReFrame's output of the runs, from the logs beside their reports
+    (the reasons of skips of ReFrame's own).'''
+    return '\n'.join(filter(None, (skips.read(log_of(path))
+                                   for path, _ in runs)))
 
 
 _NOT_A_BASELINE = ('post-upgrade --before INTERRUPTED: this run is not a '
@@ -404,14 +618,20 @@ def main(argv=None):
     if args.output_dir is None:
         # beside the report ReFrame would write, as ci/acceptance.sh does
         chosen = os.environ.get('RFM_REPORT_FILE')
-        args.output_dir = (os.path.dirname(os.path.abspath(chosen))
-                           if chosen else str(report_page_command.REPORTS_DIR))
+        try:
+            args.output_dir = (report_file.folder(chosen) if chosen else
+                               str(report_page_command.REPORTS_DIR))
+        except report_file.ReportFileError as err:
+            parser.error(str(err))
 
     stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
     kind = 'before' if args.before else 'after'
-    report = os.path.join(args.output_dir, f'post-upgrade-{stamp}.json')
     if not args.report:
         os.makedirs(args.output_dir, exist_ok=True)
+
+    # a name no earlier run's files have: none is overwritten
+    report = report_file.unused(
+        os.path.join(args.output_dir, f'post-upgrade-{stamp}.json'))
 
     if args.before:
         return record_before(args, report)
@@ -428,21 +648,23 @@ def main(argv=None):
         if not new_cases:
             raise ResultsError('no test case ran')
 
-        baselines = [baseline.before_runs(exclude=_sessions(new_cases)),
+        baselines = [baseline.before_runs(exclude=_sessions(new_cases),
+                                          until=_started(runs)),
                      baseline.nightly_runs(args.baseline)]
     except ResultsError as err:
         print(f'post-upgrade NOT JUDGED: {err}', file=sys.stderr)
         return 3
 
+    console = _console(runs)
     rows = judge(new_cases, baselines, min_runs=args.min_runs,
-                 floors=floors)
+                 floors=floors, console=console)
     per_node = fleet.is_fleet_run(new_cases)
     confirm_cases = []
     hashes = suspects(rows, new_cases)
     if hashes and not (args.no_confirm or args.report or per_node):
         print(f'post-upgrade: {len(hashes)} check(s) look regressed: '
               f'running them again to confirm', file=sys.stderr)
-        rerun = report.replace('.json', '-confirm.json')
+        rerun = report_file.stem(report) + '-confirm.json'
         try:
             run_reframe(args.reframe_args, rerun,
                         [f'--session-extras={baseline.EXTRA}=confirm'] +
@@ -455,7 +677,7 @@ def main(argv=None):
             print(f'post-upgrade: no confirmation: {err}', file=sys.stderr)
 
         rows = judge(new_cases, baselines, confirm_cases, args.min_runs,
-                     floors)
+                     floors, console)
 
     failed = failed_checks(new_cases, confirm_cases)
     status = exit_status(rows, failed)
@@ -464,7 +686,7 @@ def main(argv=None):
     print(f'post-upgrade: baseline: {before.sessions} --before session(s), '
           f'{nightly.sessions} nightly session(s) where a figure has no '
           f'--before run')
-    for note in before.notes:
+    for note in before.notes + nightly.notes:
         print(f'post-upgrade: {note}')
 
     # against the runs it is compared with first
@@ -474,11 +696,12 @@ def main(argv=None):
           ''.join(f'\n  {line}' for line in changed) +
           ('' if changed else ' nothing the runs recorded'))
     print(format_table(rows, failed, per_node))
-    path = args.json or runs[0][0].replace('.json', '-verdict.json')
+    path = args.json or report_file.stem(runs[0][0]) + '-verdict.json'
     write_atomically(path, json.dumps(
         {'reports': [p for p, _ in runs], 'baseline': args.baseline,
          'what_changed': changed, 'exit_status': status,
          'failed_checks': failed, 'figures': rows}, indent=2))
 
     print(f'post-upgrade: verdict table in {path}', file=sys.stderr)
+    print(conclusion(rows, failed))
     return status

@@ -17,6 +17,34 @@ def test_direction_comes_from_the_unit():
     assert not noise.higher_is_better('cycles')
 
 
+@pytest.mark.parametrize('unit', [
+    's', 'sec', 'seconds', 'ms', 'msec', 'us', 'usec', '\N{MICRO SIGN}s',
+    '\N{GREEK SMALL LETTER MU}s', 'ns', 'nsec', 'ps', 'min', 'h', 'cycles',
+    'Cycles', 'clocks', 'ticks', 's/iter', 'ns/access', 'us per call',
+    'cycles/byte', 'usec (avg)'])
+def test_every_spelling_of_a_time_or_cycles_is_better_lower(unit):
+    '''What a site's check may report: OSU's usec, a solver's s/iter.'''
+    assert not noise.higher_is_better(unit)
+    assert noise.verdict(3.0, 2.0, 0.1, unit) == 'regressed'
+
+
+@pytest.mark.parametrize('unit', [
+    'MB/s', 'GB/s', 'Gflop/s', 'MFLOP/s', 'Mop/s', 'iter/s', '1/s', 'GHz',
+    '%', 'msg/s', 'mops', '', None, 'seconds^-1'])
+def test_rates_and_everything_else_are_better_higher(unit):
+    assert noise.higher_is_better(unit)
+
+
+@pytest.mark.parametrize('unit', ['MB/s', 'ns', 'usec', 's/iter'])
+def test_a_figure_of_0_is_the_worst_value(unit):
+    '''A bandwidth of 0 lost everything, a time of 0 is no measurement:
+    regressed whatever the band, never improved or within noise.'''
+    for width in (0.1, 0.7, 1.0):
+        assert noise.verdict(0.0, 36.6, width, unit) == 'regressed'
+
+    assert noise.verdict(-1.0, 36.6, 0.25, unit) == 'regressed'
+
+
 def test_among_ten_runs_one_odd_run_does_not_widen_the_band():
     # the median absolute deviation and the range term both ignore it
     median, width = noise.band([100, 101, 99, 100, 100, 101, 99, 100, 101,

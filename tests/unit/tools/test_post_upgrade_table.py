@@ -1,6 +1,8 @@
 '''The post-upgrade verdict per figure (hpc_acceptance.tools.post_upgrade).
 '''
 
+import datetime
+
 import pytest
 
 import fleet_cases
@@ -64,13 +66,15 @@ def test_a_bad_floor_option_is_named(capsys):
         capsys.readouterr().err
 
 
-def test_a_quiet_confirmation_rerun_clears_a_suspect():
+def test_a_quiet_confirmation_rerun_clears_a_suspect_showing_both_values():
     baseline = nightly(NIGHTLY)
     rows = pu.judge([case(17700)], baseline, confirm_cases=[case(35000)])
-    assert verdicts(rows) == [('triad', 'within noise')]
-    assert rows[0]['rerun_value'] == 35000
+    assert verdicts(rows) == [('triad', 'within noise on rerun')]
+    assert (rows[0]['value'], rows[0]['rerun_value']) == (17700, 35000)
+    assert pu.exit_status(rows, []) == 0
     rows = pu.judge([case(17700)], baseline, confirm_cases=[case(18000)])
     assert verdicts(rows) == [('triad', 'regressed')]
+    assert rows[0]['rerun_value'] == 18000
 
 
 def test_an_improvement_is_not_a_failure():
@@ -98,6 +102,14 @@ def test_few_stored_runs_give_a_verdict_with_the_family_band():
     assert verdicts(rows) == [('triad', 'within noise')]
     assert pu.exit_status(rows, []) == 0
     assert '(few baseline runs)' in pu.format_table(rows, [])
+
+
+def test_a_baseline_of_0_is_no_baseline():
+    '''Stored runs that measured nothing: no band to judge a figure by.'''
+    rows = pu.judge([case(36000)], nightly([case(0.0) for _ in range(3)]))
+    assert verdicts(rows) == [('triad', 'no baseline')]
+    assert rows[0]['note'] == ("the baseline's median is 0: no measurement "
+                               "to compare with")
 
 
 def test_failed_stored_runs_are_no_baseline():
@@ -188,19 +200,76 @@ def test_a_fleet_is_compared_node_by_node():
     assert 'within noise' not in table.splitlines()[1]
 
 
+def test_a_node_or_a_nodes_check_gone_after_the_upgrade_is_missing():
+    before = bl.collect('before', fleet_cases.fleet(4, seed=1) +
+                        fleet_cases.fleet(4, seed=2))
+    after = [case for case in fleet_cases.fleet(4, seed=3, session='after')
+             if case['node'] != 'n4' and not (
+                 case['node'] == 'n3' and
+                 case['display_name'].startswith('StreamCheck'))]
+    after.append(fleet_cases.case('n3', 'StreamCheck', {}, result='skip'))
+    rows = pu.judge(after, [before, bl.collect('nightly', [])])
+    gone = {(r['node'], r['check'].split()[0], r['note']) for r in rows
+            if r['verdict'] == 'missing after the upgrade'}
+    assert gone == {('n4', check, 'the node did not run')
+                    for check in fleet_cases.FIGURES} | {
+        ('n3', 'StreamCheck', f'skipped: {pu.skips.NOT_RECORDED}')}
+    assert all('%.nid=n4' in r['check'] for r in rows if r['node'] == 'n4')
+    assert pu.exit_status(rows, []) == 1
+    table = pu.format_table(rows, [], per_node=True)
+    assert 'nodes that lost figures: n4 (12 figure(s)), n3 (5 figure(s))' \
+        in table
+
+
 def test_an_interrupted_before_run_is_not_a_baseline():
     assert bl.interrupted([case(1), dict(case(2), result='abort')])
     assert not bl.interrupted([case(1), dict(case(2), result='fail')])
 
 
-def test_the_latest_series_of_before_runs_is_the_baseline():
-    def row(uuid, when, kind):
-        return {'UUID': uuid, 'Start time': f'20261124T{when}+0000',
-                'post_upgrade': kind}
+def _row(uuid, day, kind):
+    return {'UUID': uuid, 'Start time': f'202611{day:02d}T020000+0000',
+            'post_upgrade': kind}
 
-    sessions = [row('b1', '010000', 'before'), row('a1', '020000', 'after'),
-                row('b2', '030000', 'before'), row('b3', '040000', 'before'),
-                row('a2', '050000', 'after'), row('a3', '060000', 'after')]
-    assert bl.latest_before_series(sessions) == ['b2', 'b3']
-    assert bl.latest_before_series(sessions[:1]) == ['b1']
-    assert bl.latest_before_series([]) == []
+
+def _series(sessions, day):
+    uuids, _ = bl.before_series(sessions, datetime.datetime(
+        2026, 11, day, 3, tzinfo=datetime.timezone.utc))
+    return uuids
+
+
+def test_the_latest_series_of_before_runs_is_the_baseline():
+    sessions = [_row('b1', 1, 'before'), _row('a1', 2, 'after'),
+                _row('b2', 3, 'before'), _row('b3', 4, 'before'),
+                _row('a2', 5, 'after'), _row('a3', 6, 'after')]
+    # the verdict runs of one window (a3 a re-check of a2) share a series
+    assert _series(sessions, 6) == ['b2', 'b3']
+    # what started after the verdict run is not its baseline
+    assert _series(sessions, 3) == ['b2']
+    assert _series(sessions[:1], 2) == ['b1']
+    assert _series([], 2) == []
+
+
+def test_a_series_is_consecutive_before_runs_a_window_apart():
+    sessions = [_row('b1', 1, 'before'), _row('b2', 9, 'before'),
+                _row('b3', 10, 'before')]
+    uuids, notes = bl.before_series(sessions, datetime.datetime(
+        2026, 11, 25, tzinfo=datetime.timezone.utc))
+    assert uuids == ['b2', 'b3']
+    assert notes == ['1 older --before run(s), the last of 2026-11-01 02:00 '
+                     'UTC, left out: more than 7 days before the next, '
+                     'another series']
+
+
+def test_a_verdict_run_beyond_the_window_ends_the_series():
+    sessions = [_row('b1', 1, 'before'), _row('a1', 2, 'after'),
+                _row('a2', 8, 'after')]
+    # a2 re-checked a1 within 7 days; a run 7 days after a2 is another
+    # upgrade's
+    assert _series(sessions, 14) == ['b1']
+    uuids, notes = bl.before_series(sessions, datetime.datetime(
+        2026, 11, 16, tzinfo=datetime.timezone.utc))
+    assert uuids == []
+    assert notes == ['no --before run since the verdict run of 2026-11-08 '
+                     '02:00 UTC, more than 7 days before this one: its '
+                     "--before runs were another upgrade's baseline (record "
+                     '--before before each upgrade)']
