@@ -33,8 +33,8 @@ def _slow_n3():
     return cases
 
 
-def test_the_suspects_checks_are_rerun_on_their_nodes_alone(tmp_path,
-                                                           capsys):
+def test_the_suspects_checks_are_rerun_on_their_nodes_alone(
+        tmp_path, capsys):
     cases = _slow_n3()
     report = _write(tmp_path, 'fleet', cases)
     assert suspects.main(['--rerun-args', '--run-report', report,
