@@ -165,8 +165,8 @@ print(max(1, sum(len(p["covered"]) for p in json.load(open(sys.argv[1])).values(
     rerun=()
     if [[ -s $report ]]; then
         mapfile -d '' rerun < <(.venv/bin/hpc-acceptance suspects \
-            --rerun-args --run-report "$report" --state "$fleet_state" \
-            -- "${job_options[@]}" "$@")
+            --rerun-args --run-report "$report" --nodes "$nodes" \
+            --state "$fleet_state" -- "${job_options[@]}" "$@")
     fi
     if (( ${#rerun[@]} )); then
         confirm=${report%.json}-confirm.json

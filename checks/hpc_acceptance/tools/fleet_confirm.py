@@ -4,11 +4,17 @@ more on it.
 A node slower than its siblings on one run is as often a noisy night (a
 neighbour's job on a shared switch, a background scrub) as a bad node; a
 sysadmin would rerun before draining. After the fleet run
-(``ci/acceptance.sh --all-nodes``) the check variants that made each node
-a suspect (its outlying figures' and its failures') run again on that
-node, through ReFrame, with the fleet run's own options; the rerun's test
-cases are later attempts of the same test cases (:func:`.results.
-final_attempts`), so a node is named only if it is still out. A node
+(``ci/acceptance.sh --all-nodes``) the check variants that made the nodes
+suspects (their outlying figures' and their failures') run again on those
+nodes, through ReFrame, with the fleet run's own options and node state:
+ReFrame's ``--distribute`` over the suspects alone (every other node of
+the partitions excluded, ``-J exclude=...``; ReFrame selects tests by name
+before it distributes them, so a distributed test's hash cannot select
+it). The rerun's test cases have the fleet run's names, so they are later
+attempts of the same test cases (:func:`.results.final_attempts`): a node
+is named only if it is still out (:meth:`.fleet.Spread.is_worse`). A
+variant that put one suspect out reruns on every suspect, which costs a
+few runs and changes nothing: a node is out only when it is out twice. A node
 named only for its fingerprint (:mod:`.node_fingerprint`) is not rerun:
 another run cannot change what it is.
 
@@ -17,6 +23,10 @@ and ``fleet_confirms=<the fleet run's UUID>``: it is no fleet run and no
 nightly run of its own, and whoever reads the fleet run from the results
 database reads its rerun with it (:func:`.fleet_history.stored_run`).
 '''
+
+import re
+
+from reframe.utility import nodelist_abbrev
 
 from hpc_acceptance.tools import fleet
 from hpc_acceptance.tools.results import FAILED_RESULTS, figure_key
@@ -32,26 +42,28 @@ CONFIRMS = 'fleet_confirms'
 _NAME_OPTIONS = ('-n', '--name')
 
 
-def rerun_hashes(fleets, testcases):
-    '''ReFrame hash codes (``-n /HASH``) of the test cases to rerun: on
-    each suspect node, those of the check variants of its outlying
-    figures and those that failed.'''
+def rerun_selection(fleets, testcases):
+    '''``(variants, nodes)`` to rerun: the display names, without
+    ReFrame's distribution parameters, of the check variants of the
+    suspects' outlying figures and failures, and the suspect nodes.'''
     wanted = {}
     for partition in fleets:
         for suspect in partition.suspects:
             wanted.setdefault(suspect.node, set()).update(
                 fleet.variant_key(o.figure.key) for o in suspect.outliers)
 
-    hashes = set()
+    variants = set()
     for case in testcases:
         node = fleet.node_of(case)
-        if node in wanted and case.get('hashcode') and (
+        if node in wanted and not case.get('fixture') and (
                 fleet.variant_key(figure_key(case)) in wanted[node] or
-                (case['result'] in FAILED_RESULTS and
-                 not case.get('fixture'))):
-            hashes.add(case['hashcode'])
+                case['result'] in FAILED_RESULTS):
+            variants.add(' '.join(word for word in
+                                  case['display_name'].split()
+                                  if not word.startswith('%.')))
 
-    return sorted(hashes)
+    nodes = sorted({node for node in wanted if variants})
+    return sorted(variants), nodes
 
 
 def without_names(args):
@@ -70,11 +82,17 @@ def without_names(args):
     return kept
 
 
-def reframe_args(hashes, session, state, run_args):
-    '''The ReFrame arguments of the rerun of ``hashes`` confirming the
-    fleet run of UUID ``session`` (ReFrame's ``--distribute`` state
+def reframe_args(variants, nodes, others, session, state, run_args):
+    '''The ReFrame arguments of the rerun of ``variants`` (display names)
+    on ``nodes`` alone, ``others`` the partitions' other nodes, confirming
+    the fleet run of UUID ``session`` (ReFrame's ``--distribute`` state
     ``state``; ``run_args`` the fleet run's own arguments).'''
+    excluded = sorted(set(others) - set(nodes))
+    exclude = (['-J', f'exclude={nodelist_abbrev(excluded)}']
+               if excluded else [])
     return (['--mode', 'fleet', f'--distribute={state}',
              f'--session-extras=fleet={CONFIRM},{CONFIRMS}={session}',
-             '--max-retries=0', '-r'] + without_names(run_args) +
-            [arg for h in hashes for arg in ('-n', f'/{h}')])
+             '--max-retries=0', '-r'] + without_names(run_args) + exclude +
+            [arg for name in variants
+             for arg in ('-n', '^' + re.escape(name.replace(' ', '')) +
+                         '$')])

@@ -4,7 +4,7 @@
         [--format text|json|slurm] [--drain [--max-drain-share F]]
         [--nodes NODES.json] [--floor FAMILY=F ...] [--min-nodes N]
     hpc-acceptance suspects --rerun-args --run-report REPORT.json
-        [--state STATE] [-- REFRAME ARGS...]
+        [--nodes NODES.json] [--state STATE] [-- REFRAME ARGS...]
     hpc-acceptance suspects --resume [-- REFRAME ARGS...]
 
 Compares every node of each partition with the run's fleet
@@ -313,11 +313,16 @@ def main(argv=None):
         return 2
 
     if args.rerun_args:
-        hashes = fleet_confirm.rerun_hashes(fleets, testcases)
-        if hashes:
+        variants, rerun_nodes = fleet_confirm.rerun_selection(fleets,
+                                                              testcases)
+        if variants:
+            others = {n for p in fleets for n in p.nodes} | {
+                n['node'] if isinstance(n, dict) else n
+                for about in nodes.values()
+                for n in about.get('covered', []) + about.get('left_out', [])}
             sys.stdout.write('\0'.join(fleet_confirm.reframe_args(
-                hashes, session_info.get('uuid'), args.state,
-                args.reframe_args)) + '\0')
+                variants, rerun_nodes, others, session_info.get('uuid'),
+                args.state, args.reframe_args)) + '\0')
         return 0
 
     if note:

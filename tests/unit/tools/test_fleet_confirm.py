@@ -35,25 +35,28 @@ def _slow_n3():
 
 def test_the_suspects_checks_are_rerun_on_their_nodes_alone(
         tmp_path, capsys):
-    cases = _slow_n3()
-    report = _write(tmp_path, 'fleet', cases)
+    report = _write(tmp_path, 'fleet', _slow_n3())
+    nodes = tmp_path / 'nodes.json'
+    nodes.write_text(json.dumps({'cluster:compute': {
+        'state': 'idle', 'covered': [f'n{i}' for i in range(1, 7)],
+        'left_out': [{'node': 'n7', 'state': 'DRAIN', 'reason': 'x'}]}}))
     assert suspects.main(['--rerun-args', '--run-report', report,
-                          '--state', 'idle', '--', '-n', 'Stream',
-                          '--system', 'cluster', '-J',
+                          '--nodes', str(nodes), '--state', 'idle', '--',
+                          '-n', 'Stream', '--system', 'cluster', '-J',
                           'reservation=maint']) == 0
     args = capsys.readouterr().out.split('\0')[:-1]
-    hashes = [a[1:] for a in args if a.startswith('/')]
-    rerun = {c['display_name'] for c in json.loads(
-        open(report).read())['runs'][0]['testcases']
-        if c['hashcode'] in hashes}
-    assert {name.split()[0] for name in rerun} == {'StreamCheck',
-                                                   'MemoryDaxpyCheck'}
-    assert {name.split()[-1] for name in rerun} == {'%.nid=n3', '%.nid=n5'}
     assert args[:6] == ['--mode', 'fleet', '--distribute=idle',
                         f'--session-extras=fleet=confirm,fleet_confirms='
                         f'{SESSION}', '--max-retries=0', '-r']
-    # the run's own name selection would add to the hashes': left out
-    assert args[6:10] == ['--system', 'cluster', '-J', 'reservation=maint']
+    # the run's own name selection would add to the rerun's: left out
+    assert args[6:12] == ['--system', 'cluster', '-J', 'reservation=maint',
+                          '-J', 'exclude=n[1-2,4,6-7]']
+    names = [args[i + 1] for i, a in enumerate(args) if a == '-n']
+    assert names == [
+        '^MemoryDaxpyCheck%isa=native%turbo=as\\-configured%smt=as\\-'
+        'configured%threads=single$',
+        '^StreamCheck%isa=native%turbo=as\\-configured%smt=as\\-'
+        'configured%threads=single$']
 
 
 def test_a_quiet_fleet_needs_no_rerun(tmp_path, capsys):
