@@ -100,9 +100,18 @@ if ! .venv/bin/hpc-acceptance db check --reports "$(dirname "$report")" \
          "run's results (see above); no check was run" >&2
     exit 5
 fi
-# A Spack environment the earlier runs used and this one will not have.
-.venv/bin/hpc-acceptance dependency-drift \
-    --system "${HPC_ACCEPTANCE_SYSTEM:-local}"
+# A Spack environment the earlier runs used and this one will not have, for
+# the system the run names (reframe's --system), else the nightly's.
+drift_system=${HPC_ACCEPTANCE_SYSTEM:-local}
+previous=
+for arg in "$@"; do
+    case $previous,$arg in
+        --system,*) drift_system=${arg%%:*} ;;
+        *,--system=*) drift_system=${arg#--system=}; drift_system=${drift_system%%:*} ;;
+    esac
+    previous=$arg
+done
+.venv/bin/hpc-acceptance dependency-drift --system "$drift_system"
 
 job_options=()
 if [[ -n $reservation ]]; then

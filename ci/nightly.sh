@@ -16,23 +16,19 @@ cd "$project_dir"
 
 say() { echo "nightly: $*" >&2; }
 
-# The names in config/systems/*.py and the site directory's systems/;
-# empty before ci/setup.sh made .venv (then ReFrame itself refuses an
-# unknown --system, before any check).
+# The names in config/systems/*.py and the site directory's systems/, read
+# with the standard library alone: an unknown system is refused before the
+# setup, also on a fresh checkout. "?" is a system file whose name is
+# computed: then any name is let through to ReFrame, which refuses an
+# unknown --system before any check.
 known_systems() {
-    [[ -x .venv/bin/python ]] || return 0
-    .venv/bin/python - <<'EOF'
-from hpc_acceptance.core import site, system_files
-paths = list(system_files.SYSTEMS_DIR.glob('*.py'))
-if site.named():
-    paths += site.systems_dir(site.named()).glob('*.py')
-print(' '.join(sorted(system_files.load(path).system['name']
-                      for path in paths)))
-EOF
+    PYTHONPATH=checks python3 -m hpc_acceptance.core.system_names \
+        ${HPC_ACCEPTANCE_SITE_DIR:+"$HPC_ACCEPTANCE_SITE_DIR"} | tr '\n' ' '
 }
 
 system=${HPC_ACCEPTANCE_SYSTEM:-}
 known=$(known_systems)
+known=${known% }
 if [[ -z $system ]]; then
     say "HPC_ACCEPTANCE_SYSTEM is not set: set it in the recipe that" \
         "started this run to the system this node validates" \
@@ -40,8 +36,9 @@ if [[ -z $system ]]; then
         "every night\"). Nothing was run."
     exit 2
 fi
-if [[ -n $known && " $known " != *" $system "* ]]; then
-    say "HPC_ACCEPTANCE_SYSTEM=$system is no system of config/systems/" \
+if [[ " $known " != *" ? "* && " $known " != *" $system "* ]]; then
+    say "HPC_ACCEPTANCE_SYSTEM=$system is no system of" \
+        "config/systems/${HPC_ACCEPTANCE_SITE_DIR:+ or $HPC_ACCEPTANCE_SITE_DIR/systems/}" \
         "(known: $known). Nothing was run."
     exit 2
 fi

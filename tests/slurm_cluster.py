@@ -27,6 +27,7 @@ import signal
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import machine_lock
 from conftest import DATA_DIR
@@ -106,9 +107,15 @@ def _run(*args):
     return done.stdout
 
 
+#: Where Debian's munged writes its pid.
+MUNGED_PID = '/run/munge/munged.pid'
+
+
 def _start_munge():
+    '''Start munged unless one answers; whether this started it (and so
+    stops it, :func:`_stop_munge`: a test run leaves no daemon behind).'''
     if subprocess.run(['munge', '-n'], capture_output=True).returncode == 0:
-        return
+        return False
 
     os.makedirs('/run/munge', exist_ok=True)
     shutil.chown('/run/munge', 'munge', 'munge')
@@ -116,6 +123,12 @@ def _start_munge():
     os.chmod('/run/munge', 0o755)
     subprocess.run(['runuser', '-u', 'munge', '--', sbin('munged')],
                    check=True)
+    return True
+
+
+def _stop_munge(started):
+    if started:
+        _stop(Path(MUNGED_PID))
 
 
 def _node_hardware():
@@ -178,7 +191,7 @@ def _one_node(root):
     conf = _write_conf(root, host,
                        {host: f'NodeName={host} {_node_hardware()}'})
     env = dict(os.environ, SLURM_CONF=str(conf))
-    _start_munge()
+    munge = _start_munge()
     try:
         for daemon in ('slurmctld', 'slurmd'):
             subprocess.run([sbin(daemon), '-f', str(conf)], env=env,
@@ -190,6 +203,7 @@ def _one_node(root):
         subprocess.run(['scancel', '--user', 'root'], env=env)
         _stop(root / f'slurmd-{host}.pid')
         _stop(root / 'slurmctld.pid')
+        _stop_munge(munge)
 
 
 def node_names(count):
@@ -274,7 +288,7 @@ def _namespaced_nodes(root, count):
         for index, name in enumerate(names, start=1)
     })
     env = dict(os.environ, SLURM_CONF=str(conf))
-    _start_munge()
+    munge = _start_munge()
     try:
         _make_network(names)
         subprocess.run([sbin('slurmctld'), '-f', str(conf)], env=env,
@@ -292,3 +306,4 @@ def _namespaced_nodes(root, count):
         _stop(root / 'slurmctld.pid')
         time.sleep(1)
         _remove_network(names)
+        _stop_munge(munge)

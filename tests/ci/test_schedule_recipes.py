@@ -85,6 +85,12 @@ def test_the_timer_fires_nightly_and_starts_the_service():
     assert f'ExecStart={INSTALL_DIR}/ci/nightly.sh\n' in service
     # the site names its system; left empty, the run refuses
     assert 'Environment=HPC_ACCEPTANCE_SYSTEM=\n' in service
+    # and where a system new-system brought in lives
+    assert 'Environment=HPC_ACCEPTANCE_SITE_DIR=\n' in service
+    # every exit status of ci/acceptance.sh is named
+    codes = re.search(r'ci/nightly.sh exits (.*?): the unit', service,
+                      re.DOTALL)[1]
+    assert re.findall(r'\b(\d) \(', codes) == ['1', '2', '3', '4', '5']
 
 
 def _cron_field(field, low, high):
@@ -101,6 +107,7 @@ def test_the_cron_line_is_a_valid_cron_d_entry():
              if line.strip() and not line.startswith('#')]
     entries = [line for line in lines if not re.match(r'^\w+=', line)]
     assert 'HPC_ACCEPTANCE_SYSTEM=""' in lines
+    assert 'HPC_ACCEPTANCE_SITE_DIR=""' in lines
     assert len(entries) == 1
     fields = entries[0].split(None, 6)
     ranges = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
@@ -120,6 +127,7 @@ def test_the_gitlab_pipeline_matches_the_schema_and_the_project():
     assert job['stage'] in pipeline['stages']
     assert any('ci/nightly.sh' in line for line in job['script'])
     assert pipeline['variables']['HPC_ACCEPTANCE_SYSTEM'] == ''
+    assert pipeline['variables']['HPC_ACCEPTANCE_SITE_DIR'] == ''
     artifacts = job['artifacts']
     assert artifacts['when'] == 'always'
     # where config/settings.py writes them
@@ -136,13 +144,14 @@ def test_a_misspelt_pipeline_key_is_rejected():
         jsonschema.validate(pipeline, _PIPELINE)
 
 
-def nightly(system=None):
-    env = {k: v for k, v in os.environ.items()
-           if k != 'HPC_ACCEPTANCE_SYSTEM'}
+def nightly(system=None, checkout=PROJECT_DIR, **env):
+    env = dict({k: v for k, v in os.environ.items()
+                if k not in ('HPC_ACCEPTANCE_SYSTEM',
+                             'HPC_ACCEPTANCE_SITE_DIR')}, **env)
     if system is not None:
         env['HPC_ACCEPTANCE_SYSTEM'] = system
-    return subprocess.run([str(CI / 'nightly.sh')], env=env, text=True,
-                          capture_output=True, timeout=60)
+    return subprocess.run([str(checkout / 'ci' / 'nightly.sh')], env=env,
+                          text=True, capture_output=True, timeout=60)
 
 
 @pytest.mark.parametrize('system', [None, ''])
@@ -161,3 +170,29 @@ def test_a_nightly_naming_an_unknown_system_refuses_naming_the_known():
     assert ('HPC_ACCEPTANCE_SYSTEM=no-such-cluster is no system of '
             'config/systems/ (known: ') in done.stderr
     assert ' local' in done.stderr
+
+
+def test_an_unknown_system_is_refused_on_a_fresh_checkout_before_setup(
+        tmp_path):
+    # a clone that ci/setup.sh has not run in: no .venv, no ReFrame
+    checkout = tmp_path / 'checkout'
+    shutil.copytree(PROJECT_DIR, checkout, ignore=shutil.ignore_patterns(
+        '.venv', 'var', '.spack', '.git', '__pycache__', 'tests', 'build',
+        '*.egg-info'))
+    done = nightly('no-such-cluster', checkout)
+    assert done.returncode == 2
+    assert 'known: example-cluster local' in done.stderr
+    assert 'setup:' not in done.stdout + done.stderr
+    assert not (checkout / '.venv').exists()
+
+
+def test_a_site_directorys_system_is_known_to_the_nightly(tmp_path):
+    systems = tmp_path / 'site' / 'systems'
+    systems.mkdir(parents=True)
+    (systems / 'tornado.py').write_text(
+        "system = {\n    'name': 'tornado',\n    'partitions': [],\n}\n")
+    done = nightly('no-such-cluster', HPC_ACCEPTANCE_SITE_DIR=str(
+        tmp_path / 'site'))
+    assert done.returncode == 2
+    assert f'or {tmp_path}/site/systems/ (known: example-cluster local ' \
+        f'tornado)' in done.stderr
