@@ -135,7 +135,11 @@ def chosen_partitions(args):
     '''The Slurm partitions to bring in: asked first, so that an unknown
     one is told before anything takes long.'''
     say('asking Slurm for its partitions (scontrol show partition)')
-    chosen = slurm_facts.select(slurm_facts.partitions(), args.partition)
+    available = slurm_facts.partitions()
+    chosen = slurm_facts.select(available, args.partition)
+    left = slurm_facts.left_out(available, chosen)
+    if left:
+        say(f'left out: {left}; add each with --partition (repeatable)')
     for partition in chosen:
         if not system_file.NAME.match(partition.name):
             raise slurm_facts.SlurmError(

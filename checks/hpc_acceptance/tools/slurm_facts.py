@@ -132,6 +132,15 @@ def select(available, names):
     return [by_name[name] for name in dict.fromkeys(names)]
 
 
+def left_out(available, chosen):
+    '''``'bigmem (4 nodes), debug (1 node)'``: the partitions of
+    ``available`` not in ``chosen``, or ``''``.'''
+    names = {p.name for p in chosen}
+    return ', '.join(f'{p.name} ({len(p.nodes)} node'
+                     f'{"" if len(p.nodes) == 1 else "s"})'
+                     for p in available if p.name not in names)
+
+
 def nodes(partition):
     '''The :class:`Node` of each node of ``partition``.'''
     text = run('scontrol', '-o', 'show', 'node', partition.node_list)

@@ -67,3 +67,10 @@ def test_ranks_start_with_the_plugin_their_mpi_needs(mpi, plugins, default,
     found = slurm_facts.launcher_for(mpi, plugins, default)
     assert (found.name, found.env_vars) == (launcher, env_vars)
     assert f'srun --mpi=list: {", ".join(plugins)}' in found.why
+
+
+def test_the_partitions_left_out_are_named_with_their_size():
+    chosen = slurm_facts.select(PARTITIONS, [])
+    assert slurm_facts.left_out(PARTITIONS, chosen) == \
+        'debug (1 node), empty (0 nodes)'
+    assert slurm_facts.left_out(PARTITIONS, PARTITIONS) == ''
