@@ -6,6 +6,7 @@ counts the connections it was given.'''
 
 import contextlib
 import http.server
+import json
 import socket
 import threading
 
@@ -43,11 +44,15 @@ def stalled():
 @contextlib.contextmanager
 def answering(status, body=''):
     '''A server answering every POST with ``status`` and ``body``; yields
-    it, with ``url`` and ``requests`` (how many it answered).'''
+    it, with ``url``, ``requests`` (how many it answered) and ``samples``
+    (the JSON lines posted).'''
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
-            self.rfile.read(int(self.headers.get('Content-Length', 0)))
+            posted = self.rfile.read(
+                int(self.headers.get('Content-Length', 0)))
             self.server.requests += 1
+            self.server.samples += [json.loads(line)
+                                    for line in posted.splitlines()]
             self.send_response(status)
             if status == 429:
                 self.send_header('Retry-After', '60')
@@ -60,6 +65,7 @@ def answering(status, body=''):
 
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
     server.requests = 0
+    server.samples = []
     server.url = f'http://127.0.0.1:{server.server_address[1]}'
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -6,6 +6,7 @@ to answer 500 or not at all on demand; tests/e2e/test_export.py runs it
 against a real one).'''
 
 import logging
+import time
 import types
 
 import pytest
@@ -65,6 +66,7 @@ def test_a_refusing_store_is_asked_once_and_the_rest_waits(tmp_path):
             {'suite_mode': 'nightly'})
         export.emit(record('n1', 1795624054.5))
         export.emit(record('n2', 1795624060.5))
+        export.close()
 
     assert broken.requests == 1
     assert export.refused == 'HTTP 500 Internal Server Error: disk full'
@@ -74,7 +76,28 @@ def test_a_refusing_store_is_asked_once_and_the_rest_waits(tmp_path):
     assert left.reason == export.refused
 
 
-def test_the_spool_goes_first_once_the_store_takes_samples(tmp_path):
+def test_a_stalled_store_does_not_make_reframe_wait(tmp_path):
+    waiting = spool.Spool(tmp_path / 'results-export.db')
+    with store_stand_ins.stalled() as stalled:
+        export = handler.ExportHandler(
+            settings.ExportSettings(stalled.url, timeout_s=3), waiting, {})
+        started = time.monotonic()
+        for number in range(20):
+            export.emit(record(f'n{number}', 1795624054.5 + number))
+
+        logged = time.monotonic() - started
+        export.close()
+        closed = time.monotonic() - started
+
+    # the records only went to the spool; closing waited for the one
+    # request that waited its timeout
+    assert logged < 3
+    assert closed < 2 * 3 + 1
+    assert len(stalled.connections) == 1
+    assert waiting.waiting().samples == 60
+
+
+def test_earlier_runs_samples_and_this_run_s_reach_the_store(tmp_path):
     waiting = spool.Spool(tmp_path / 'results-export.db')
     early = handler.case_of(record('n1', 1795624054.5))
     waiting.hold(series.case_lines(early, {}), 'earlier night')
@@ -83,8 +106,11 @@ def test_the_spool_goes_first_once_the_store_takes_samples(tmp_path):
             settings.ExportSettings(store.url, timeout_s=2), waiting, {})
         export.emit(record('n2', 1795624060.5))
         export.emit(record('n3', 1795624070.5))
+        export.close()
 
-    assert store.requests == 3
+    assert sorted({sample['metric']['node'] for sample in store.samples}) \
+        == ['n1', 'n2', 'n3']
+    assert len(store.samples) == 9
     assert waiting.waiting().samples == 0
     assert export.refused is None
 
@@ -100,9 +126,10 @@ def test_a_handler_that_cannot_keep_anything_warns_once_and_never_raises(
         unwritable, {})
     export.emit(record('n1', 1795624054.5))
     export.emit(record('n2', 1795624060.5))
-    assert export.refused.startswith('OperationalError: unable to open')
+    export.close()
     warning, = warnings
     assert warning.startswith('export: the figures of MemoryDaxpyCheck ')
+    assert '(OperationalError: unable to open database file)' in warning
     assert '"hpc-acceptance export --since" sends them' in warning
 
 

@@ -12,12 +12,11 @@ directory layered with ``-C <site>/config.py`` names itself by then.
 ReFrame's own ``httpjson`` handler, with a formatter for the store, is not
 enough: it is dropped with only a warning when the store does not answer
 a 1-second probe at start (the night's figures lost), posts without a
-timeout (a stalled store hangs the run) and fails its records on any
-answer but 429 (ReFrame warns, the figures are lost). This one never
-raises into ReFrame: what the store does not take waits in the spool
-(:mod:`.spool`), and after the first refusal the rest of the run's samples
-go straight there, so that a store in trouble costs a run one timeout.
-The spool is replayed before the run's first figure is sent.
+timeout from ReFrame's own loop (a stalled store hangs the run) and fails
+its records on any answer but 429 (ReFrame warns, the figures are lost).
+This one never raises into ReFrame and never makes it wait for the store:
+records go through the spool (:mod:`.spool`), which a thread sends,
+earlier runs' samples first; what the store does not take stays there.
 '''
 
 import argparse
@@ -25,6 +24,7 @@ import logging
 import os
 import shlex
 import sys
+import threading
 
 from reframe.core.logging import getlogger, register_log_handler
 from reframe.utility import osext
@@ -86,29 +86,48 @@ def case_of(record):
 class ExportHandler(logging.Handler):
     '''Sends the samples of each record to the store of ``export``
     (:class:`.settings.ExportSettings`), labelled with the run's session
-    ``extras``; keeps what it does not take in ``waiting``
-    (:class:`.spool.Spool`).'''
+    ``extras``, through the spool ``waiting`` (:class:`.spool.Spool`).
+
+    ReFrame's loop never waits for the store: a record's samples go into
+    the spool (a local SQLite write), and a thread of the handler sends
+    what waits there, earlier runs' samples included. At the first
+    refusal the thread stops sending for the run; what it did not send
+    stays in the spool, also when the run is killed. When ReFrame closes
+    the handler (at its exit), the thread sends what the last records
+    left, waiting for it at most twice the setting's timeout.
+    '''
+
+    #: The reason of samples a run logged and had not sent when it ended.
+    UNSENT = 'the run that logged them ended before sending them'
 
     def __init__(self, export, waiting, extras):
         super().__init__()
         self.export = export
         self.spool = waiting
         self.extras = extras
-        #: why this run's samples are no longer posted: the store refused
-        #: them, or the spool could not be used
+        #: why this run sends no more: the store refused, or the spool
+        #: could not be read
         self.refused = None
-        self._replayed = False
         self._lost = False
+        self._wake = threading.Event()
+        self._closing = False
+        self._sender = threading.Thread(target=self._send, daemon=True,
+                                        name='hpc-acceptance export')
 
     def _warn(self, message):
         getlogger().warning(f'export: {message}')
 
-    def _deliver(self, samples):
-        if self.refused:
-            self.spool.hold(self.spool.unsent(samples), self.refused)
+    def _send_waiting(self):
+        try:
+            done = store.deliver(self.export, self.spool,
+                                 self.spool.waiting_samples())
+        except Exception as err:
+            self.refused = f'{type(err).__name__}: {err}'
+            self._warn(f'cannot send what waits in {self.spool.path} '
+                       f'({self.refused}); "hpc-acceptance export '
+                       f'--replay" sends it')
             return
 
-        done = store.deliver(self.export, self.spool, samples)
         if done.held:
             self.refused = done.reason
             self._warn(f'the store {self.export.url} did not take this '
@@ -116,29 +135,49 @@ class ExportHandler(logging.Handler):
                        f'{self.spool.path} for the next run or '
                        f'"hpc-acceptance export --replay"')
 
+    def _send(self):
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            closing = self._closing
+            if not self.refused:
+                self._send_waiting()
+
+            if closing:
+                return
+
     def emit(self, record):
         try:
             samples = series.case_lines(case_of(record), self.extras)
-            if not samples:
-                return
-
-            if not self._replayed:
-                self._replayed = True
-                self._deliver(self.spool.waiting_samples())
-
-            self._deliver(samples)
+            if samples:
+                self.spool.hold(self.spool.unsent(samples),
+                                self.refused or self.UNSENT)
         except Exception as err:
             # A log handler that raises costs ReFrame its record; this one
-            # stops posting for the run and says, once, what was lost and
-            # where it can still be found.
-            self.refused = self.refused or f'{type(err).__name__}: {err}'
+            # says, once, what was lost and where it can still be found.
             if not self._lost:
                 self._lost = True
                 self._warn(f'the figures of {record.check_display_name} '
-                           f'and of the checks after it were not exported '
-                           f'({type(err).__name__}: {err}); they are in the '
-                           f'results database: "hpc-acceptance export '
-                           f'--since" sends them')
+                           f'were not exported ({type(err).__name__}: '
+                           f'{err}), nor those of the checks after it that '
+                           f'meet the same error; they are in the results '
+                           f'database: "hpc-acceptance export --since" '
+                           f'sends them')
+            return
+
+        if samples:
+            if not self._sender.is_alive() and not self._closing:
+                self._sender.start()
+
+            self._wake.set()
+
+    def close(self):
+        if self._sender.is_alive():
+            self._closing = True
+            self._wake.set()
+            self._sender.join(2 * self.export.timeout_s)
+
+        super().close()
 
 
 @register_log_handler(TYPE)

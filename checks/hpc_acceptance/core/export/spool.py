@@ -2,9 +2,10 @@
 beside the results database (``var/results-export.db`` beside
 ``var/results.db``).
 
-- ``waiting``: the samples a run or a backfill could not deliver, with
-  the reason, until ``hpc-acceptance export --replay`` or the next run
-  delivers them;
+- ``waiting``: the samples a run logged and has not sent yet (its
+  handler's queue, which a killed run leaves behind), and those the
+  store did not take, with the reason, until the next run or
+  ``hpc-acceptance export --replay`` delivers them;
 - ``sent``: the key (:func:`.series.key`: series and time) of every
   sample the store took, so that a replay, a backfill or the same figure
   read back from the database is never sent twice. The store keeps every

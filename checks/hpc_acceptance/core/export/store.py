@@ -4,8 +4,7 @@ the spool (:mod:`.spool`).
 Every request waits at most the setting's ``timeout_s`` to connect and
 for each answer. Any answer but success (429 Too Many Requests, 401, a 5xx,
 a timeout, a refused connection) leaves the samples waiting with that
-reason; nothing is retried here, so that a store in trouble costs a run
-one timeout, not one per figure: the next run, or ``hpc-acceptance export
+reason; nothing is retried here: the next run, or ``hpc-acceptance export
 --replay``, tries again.
 '''
 
