@@ -206,6 +206,12 @@ for run_report in "${reports[@]}"; do
     fi
 done
 if (( ${#written[@]} )); then
+    # To the site's time-series store, where it is on: what no log record
+    # carried (outcomes of checks that failed before their job ran, a fleet
+    # run's suspects). A store in trouble never fails the run: the summary
+    # says what waits for it.
+    .venv/bin/hpc-acceptance export --run-report "${written[@]}" \
+        > /dev/null || true
     .venv/bin/hpc-acceptance summary "${written[@]}" "${logs[@]}" \
         "${nodes_args[@]}" || true
     for run_report in "${written[@]}"; do

@@ -52,9 +52,11 @@ site_slurm() {
 # Only for the tests: gdb corrupts a running benchmark's data to see its
 # validation fail; Slurm and munge make this machine a one-node cluster,
 # and with iproute2's `ip netns` a cluster of nodes in network namespaces;
-# headless chromium opens the report page as a person would.
+# headless chromium opens the report page as a person would;
+# victoria-metrics is the real time-series store the export is tested
+# against (started by the tests on 127.0.0.1, its service left disabled).
 if $with_tests; then
-    packages+=(gdb iproute2 chromium)
+    packages+=(gdb iproute2 chromium victoria-metrics)
     if site_slurm; then
         say "this host has a Slurm that is not Debian's ($(command -v sinfo)):" \
             "not installing slurm-wlm and munge; the Slurm tests skip"

@@ -33,6 +33,7 @@ from pathlib import Path
 from reframe.core.exceptions import ConfigError
 
 from hpc_acceptance.core import references, site, system_files
+from hpc_acceptance.core.export import handler as export_handler
 from hpc_acceptance.npb import classes as npb_classes
 
 CONFIG_DIR = Path(__file__).resolve().parent
@@ -216,7 +217,11 @@ site_configuration = {
                         '%(check_perf_upper_thres)s|'
                     ),
                     'append': True
-                }
+                },
+                # every figure to the site's time-series store, where the
+                # site's export.yaml turns it on (config/README.md,
+                # "Figures in the site's monitoring")
+                export_handler.CONFIG,
             ]
         }
     ],

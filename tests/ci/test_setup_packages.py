@@ -14,8 +14,9 @@ CI = PROJECT_DIR / 'ci'
 SETUP = CI / 'setup.sh'
 INSTALL = CI / 'install-packages.sh'
 #: What only the tests use (ci/setup.sh --test): a debugger, a Slurm
-#: cluster, network namespaces, a browser.
-TEST_ONLY = {'gdb', 'slurm-wlm', 'munge', 'iproute2', 'chromium'}
+#: cluster, network namespaces, a browser, a time-series store.
+TEST_ONLY = {'gdb', 'slurm-wlm', 'munge', 'iproute2', 'chromium',
+             'victoria-metrics'}
 #: What the checks run with.
 RUNTIME = {'gcc', 'g++', 'gfortran', 'make', 'libopenmpi-dev',
            'openmpi-bin', 'hpcc', 'libopenblas-dev', 'python3',

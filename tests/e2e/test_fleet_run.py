@@ -14,6 +14,8 @@ import contextlib
 import json
 import os
 import re
+import shutil
+import statistics
 import subprocess
 import threading
 import time
@@ -21,7 +23,9 @@ from pathlib import Path
 
 import pytest
 
+import exported
 import slurm_cluster
+import victoria_metrics
 from conftest import DATA_DIR, HPC_ACCEPTANCE, PROJECT_DIR, REFRAME
 from hpc_acceptance.tools.fleet import node_of
 from hpc_acceptance.tools.results import final_testcases
@@ -69,14 +73,16 @@ def _environment(state, cluster):
                 HPC_ACCEPTANCE_SPACK='off')
 
 
-def fleet_run(state, cluster, name, *args):
-    '''``ci/acceptance.sh --all-nodes`` on the cluster: the finished
-    process (output merged) and the run's report.'''
+def fleet_run(state, cluster, name, *args, **env):
+    '''``ci/acceptance.sh --all-nodes`` on the cluster, with more
+    environment variables ``env``: the finished process (output merged) and
+    the run's report.'''
     report = state / 'reports' / f'{name}.json'
     done = subprocess.run(
         [str(PROJECT_DIR / 'ci' / 'acceptance.sh'), '--all-nodes', *args,
          *OVERLAY],
-        env=dict(_environment(state, cluster), RFM_REPORT_FILE=str(report)),
+        env=dict(_environment(state, cluster), RFM_REPORT_FILE=str(report),
+                 **env),
         text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         timeout=1800)
     return done, report
@@ -338,3 +344,63 @@ def test_a_fleet_run_in_a_reservation_covers_its_nodes(state, cluster):
                if path.stat().st_mtime >= started]
     assert scripts and all('#SBATCH --reservation=upgrade' in
                            path.read_text() for path in scripts)
+
+
+def half_speed_on(node, bindir, build):
+    '''``bindir/mem_daxpy``: the real program built in ``build``, whose
+    rates ``node`` reports at a fifth, so that it is a suspect whatever
+    else loads this machine (a quota in a cgroup is not slower than the
+    other nodes when they all share two busy cores).'''
+    shutil.copytree(PROJECT_DIR / 'src' / 'memory', build)
+    subprocess.run(['make', 'clean', 'all', 'CFLAGS=-O2 -march=native'],
+                   cwd=build, check=True, capture_output=True)
+    bindir.mkdir()
+    wrapper = bindir / 'mem_daxpy'
+    wrapper.write_text(
+        '#!/bin/sh\n'
+        f'if [ "$SLURMD_NODENAME" != {node} ]; then\n'
+        f'    exec "{build}/mem_daxpy" "$@"\n'
+        'fi\n'
+        f'"{build}/mem_daxpy" "$@" |\n'
+        "    awk '$1 ~ /^flops[.]/ { $2 = $2 / 5 } { print }'\n")
+    wrapper.chmod(0o755)
+    return bindir
+
+
+def test_a_fleet_run_s_figures_reach_the_store_one_series_per_node(
+        state, cluster, tmp_path):
+    bindir = half_speed_on('n3', tmp_path / 'bin', tmp_path / 'build')
+    with victoria_metrics.running(tmp_path / 'store') as store:
+        site = tmp_path / 'site'
+        site.mkdir()
+        (site / 'export.yaml').write_text(f'url: {store.url}\n')
+        done, report = fleet_run(state, cluster, 'exported', *ONE_CHECK,
+                                 HPC_ACCEPTANCE_SITE_DIR=str(site),
+                                 PATH=f'{bindir}:{os.environ["PATH"]}')
+        assert done.returncode == 1, done.stdout[-5000:]
+        assert f'export: every figure sent to {store.url}' in done.stdout
+        ran = json.loads(report.read_text())
+        exported.assert_stored_as_reported(store, ran)
+        flops = [(labels['node'], value) for labels, value, _ in
+                 exported.expected_samples(ran)
+                 if labels['__name__'] == 'hpc_acceptance_figure' and
+                 labels['figure'] == 'flops_l1' and labels['fleet'] == 'yes']
+        assert sorted(node for node, _ in flops) == NODES
+
+        # the fleet's spread: each node's figure against the median
+        (spread, _), = exported.queries(exported.panel(exported.SPREAD))
+        median = statistics.median(value for _, value in flops)
+        found = {labels['node']: value for labels, value in
+                 store.query(spread, time.time())
+                 if labels['figure'] == 'flops_l1'}
+        assert found == pytest.approx({node: value / median
+                                       for node, value in flops})
+
+        # every node compared, one suspect
+        suspects = [(labels['node'], value) for labels, value, _ in
+                    store.export('hpc_acceptance_suspect')]
+        assert sorted(suspects) == [('n1', 0), ('n2', 0), ('n3', 1),
+                                    ('n4', 0)]
+        (named, _), = exported.queries(exported.panel(exported.SUSPECTS))
+        assert [labels['node'] for labels, _ in
+                store.query(named, time.time())] == ['n3']

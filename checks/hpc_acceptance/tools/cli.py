@@ -8,8 +8,8 @@ rest of the command line itself.
 import sys
 
 from hpc_acceptance.tools import (compare_published, database,
-                                  dependency_drift, fleet_nodes, new_system,
-                                  node_topology, post_upgrade,
+                                  dependency_drift, export, fleet_nodes,
+                                  new_system, node_topology, post_upgrade,
                                   propose_references, report, summary,
                                   suspects, verdict)
 
@@ -46,6 +46,9 @@ SUBCOMMANDS = {
     'suspects': (suspects,
                  'the nodes of a fleet run slower than their siblings; '
                  'Slurm drain lines (--format slurm), --drain'),
+    'export': (export,
+               'figures to the site\'s time-series store: the spool '
+               '(--replay), stored sessions (--since DATE)'),
 }
 
 

@@ -291,6 +291,24 @@ def stored_cases(path, start, end):
         raise DatabaseError('damaged', str(err)) from None
 
 
+def stored_sessions(path, start, end):
+    '''The sessions (ReFrame's reports) in the database at ``path`` that
+    started between ``start`` and ``end`` (Unix times), oldest first; none
+    without a database.'''
+    if not os.path.exists(path):
+        return []
+
+    from reframe.frontend.reporting.utility import QuerySelectorTestcase
+    try:
+        sessions = _reframe_storage(path).fetch_sessions(
+            QuerySelectorTestcase(time_period=(start, end)))
+    except sqlite3.DatabaseError as err:
+        raise DatabaseError('damaged', str(err)) from None
+
+    return sorted(sessions,
+                  key=lambda s: s['session_info'].get('time_start_unix', 0))
+
+
 def _validated(path):
     '''The report at ``path`` after ReFrame's own validation of it (the
     one ``--restore-session`` does).'''

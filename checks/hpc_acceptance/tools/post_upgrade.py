@@ -58,8 +58,9 @@ import time
 from collections import Counter, defaultdict
 
 from hpc_acceptance.core import identity
-from hpc_acceptance.tools import (baseline, fleet, fleet_nodes, noise,
-                                  report_file, skips, summary, what_changed)
+from hpc_acceptance.tools import (baseline, export, fleet, fleet_nodes,
+                                  noise, report_file, skips, summary,
+                                  what_changed)
 from hpc_acceptance.tools import report as report_page_command
 from hpc_acceptance.tools.atomic_file import write_atomically
 from hpc_acceptance.tools.results import (CONFIG, FAILED_RESULTS, REFRAME,
@@ -492,6 +493,10 @@ def show_run(runs):
             for arg in ('--log', log_of(path))]
     nodes = fleet_nodes.path_beside(reports[0])
     node_args = ['--nodes', nodes] if os.path.exists(nodes) else []
+    # to the site's time-series store, where it is on, as an acceptance
+    # run does: what no log record carried; never the run's verdict
+    with contextlib.redirect_stdout(io.StringIO()):
+        export.main(['--run-report', *reports])
     summary.main([*reports, *logs, *node_args])
     page = io.StringIO()
     with contextlib.redirect_stdout(page):

@@ -20,7 +20,7 @@ import sys
 import textwrap
 from collections import Counter, OrderedDict
 
-from hpc_acceptance.tools import (fleet, fleet_history, fleet_nodes,
+from hpc_acceptance.tools import (export, fleet, fleet_history, fleet_nodes,
                                   node_fingerprint, skips)
 from hpc_acceptance.tools.results import (FAILED_RESULTS, ResultsError,
                                           report_session, report_testcases,
@@ -174,10 +174,11 @@ def _fleet_title(fleets):
     return f'suspect nodes: none of {nodes} node(s)'
 
 
-def render(testcases, skipped, width=100, fleets=None, nodes=None):
+def render(testcases, skipped, width=100, fleets=None, nodes=None,
+           footer=()):
     '''The summary's lines; ``fleets`` is the fleet comparison of a fleet
     run (:func:`.fleet.compare`), ``nodes`` its node list
-    (:mod:`.fleet_nodes`).'''
+    (:mod:`.fleet_nodes`), ``footer`` the lines it ends with.'''
     families = tally(testcases)
     lines = ['== acceptance summary ' + '=' * max(0, width - 22),
              f'{"family":<12}' + ''.join(f'{c:>8}' for c in _HEADERS)]
@@ -208,7 +209,9 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None):
          for partition, about in (nodes or {}).items()
          for n in about.get('left_out', [])], width)
 
-    budget = MAX_LINES - len(lines)
+    footer = [line for item in footer for line in textwrap.wrap(
+        item, width, subsequent_indent='  ', break_on_hyphens=False)]
+    budget = MAX_LINES - len(lines) - len(footer)
     rooms = {}
     for section, cap in ((suspects, max(4, budget // 3)),
                          (failures_section, max(4, budget // 2)),
@@ -221,7 +224,7 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None):
                     absent):
         lines += section.lines(rooms[id(section)])
 
-    return lines[:MAX_LINES]
+    return lines[:MAX_LINES - len(footer)] + footer
 
 
 def main(argv=None):
@@ -251,8 +254,11 @@ def main(argv=None):
         return 1
 
     console = ''.join(skips.read(log) or '' for log in args.log)
+    # the site's time-series store: figures waiting for it in the spool
+    stored = export.status_line()
     print('\n'.join(render(testcases, skips.reasons(testcases, console),
-                           args.width, fleets, nodes)))
+                           args.width, fleets, nodes,
+                           [stored] if stored else [])))
     if note:
         print(f'summary: {note}', file=sys.stderr)
 

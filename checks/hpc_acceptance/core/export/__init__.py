@@ -1,0 +1,12 @@
+'''Every figure of every run sent to the site's time-series store.
+
+A site turns it on with one file in its site directory,
+``<site>/export.yaml`` (:mod:`.settings`). ReFrame then hands each
+performance record to the log handler of :mod:`.handler`, which turns it
+into series (:mod:`.series`) and posts them to the store
+(:mod:`.store`); what the store does not take waits in a spool beside the
+results database (:mod:`.spool`), which also remembers what was sent, so
+that nothing is sent twice. ``hpc-acceptance export``
+(:mod:`hpc_acceptance.tools.export`) replays the spool and backfills
+stored sessions.
+'''

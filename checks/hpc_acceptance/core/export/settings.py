@@ -1,0 +1,177 @@
+'''The one setting that sends every figure to the site's time-series store:
+``export.yaml`` in the site directory (:mod:`hpc_acceptance.core.site`)::
+
+    url: http://monitor.example.org:8428      # the store (VictoriaMetrics)
+    credentials_file: /etc/hpc-acceptance/store-credentials   # optional
+    timeout_s: 5                              # optional, the default
+
+``url`` is the base URL of the store's import API: the series go to
+``<url>/api/v1/import`` (VictoriaMetrics' JSON lines; behind vmauth or a
+cluster's vminsert, the prefix before ``/api/v1/import``). Credentials
+never go into the file, which lives in the site's repository: it names a
+file (``credentials_file``) or an environment variable
+(``credentials_variable``) holding ``USER:PASSWORD`` (HTTP basic
+authentication) or a bearer token (a line without ``:``), read at each
+request. ``timeout_s`` bounds each wait for the store: to connect and for
+each answer.
+'''
+
+import base64
+import os
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import yaml
+
+from hpc_acceptance.core import site
+
+#: The setting's file in the site directory.
+FILE_NAME = 'export.yaml'
+
+#: Seconds a request waits for the store to connect or answer.
+DEFAULT_TIMEOUT_S = 5.0
+
+#: Where the store takes JSON lines, below its base URL.
+IMPORT_PATH = '/api/v1/import'
+
+_KEYS = ('url', 'credentials_file', 'credentials_variable', 'timeout_s')
+
+
+class ExportSettingsError(site.SiteError):
+    '''The setting cannot be used; the message names the file and key.'''
+
+
+class CredentialsError(RuntimeError):
+    '''The credentials cannot be read; the message says where from.'''
+
+
+@dataclass(frozen=True)
+class ExportSettings:
+    '''The store the figures go to, and how to reach it.'''
+    url: str
+    credentials_file: Optional[str] = None
+    credentials_variable: Optional[str] = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    @property
+    def import_url(self):
+        return self.url.rstrip('/') + IMPORT_PATH
+
+    def _credentials(self):
+        if self.credentials_file:
+            try:
+                return Path(self.credentials_file).read_text().strip()
+            except OSError as err:
+                raise CredentialsError(
+                    f'credentials_file {self.credentials_file}: '
+                    f'{err.strerror}') from None
+
+        value = os.environ.get(self.credentials_variable, '').strip()
+        if not value:
+            raise CredentialsError(f'credentials_variable '
+                                   f'{self.credentials_variable}: not set')
+
+        return value
+
+    def authorization(self):
+        '''The ``Authorization`` header's value, or ``None`` without
+        credentials.
+
+        :raises CredentialsError: the file or variable cannot be read.
+        '''
+        if not (self.credentials_file or self.credentials_variable):
+            return None
+
+        secret = self._credentials()
+        if ':' in secret:
+            return 'Basic ' + base64.b64encode(secret.encode()).decode()
+
+        return f'Bearer {secret}'
+
+
+def path(root):
+    return Path(root) / FILE_NAME
+
+
+def _fail(source, key, message):
+    raise ExportSettingsError(f'{source}: {key}: {message}')
+
+
+def _url(source, value):
+    if not isinstance(value, str):
+        _fail(source, 'url', f'{value!r} is not a URL')
+
+    parsed = urllib.parse.urlparse(value)
+    if parsed.scheme not in ('http', 'https') or not parsed.hostname:
+        _fail(source, 'url', f'{value!r}: an http:// or https:// URL with '
+                             f'a host is needed')
+
+    if parsed.query or parsed.fragment:
+        _fail(source, 'url', f'{value!r}: the base URL, without query or '
+                             f'fragment ({IMPORT_PATH} is added to it)')
+
+    return value
+
+
+def parse(data, source):
+    ''':class:`ExportSettings` of the parsed file ``data``.'''
+    if not isinstance(data, dict):
+        raise ExportSettingsError(f'{source}: a mapping of {", ".join(_KEYS)}'
+                                  f' is needed')
+
+    for key in data:
+        if key not in _KEYS:
+            _fail(source, key, f'unknown key (known: {", ".join(_KEYS)})')
+
+    if 'url' not in data:
+        _fail(source, 'url', 'missing: the store\'s base URL')
+
+    if data.get('credentials_file') and data.get('credentials_variable'):
+        _fail(source, 'credentials_variable', 'name the credentials_file or '
+                                              'the variable, not both')
+
+    for key in ('credentials_file', 'credentials_variable'):
+        if key in data and (not isinstance(data[key], str) or
+                            not data[key]):
+            _fail(source, key, f'{data[key]!r}: a name is needed')
+
+    timeout = data.get('timeout_s', DEFAULT_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not 0 < timeout <= 300:
+        _fail(source, 'timeout_s', f'{timeout!r}: seconds, more than 0 and '
+                                   f'at most 300')
+
+    return ExportSettings(_url(source, data['url']),
+                          data.get('credentials_file'),
+                          data.get('credentials_variable'), float(timeout))
+
+
+def read(root):
+    '''The export setting of the site directory ``root``, or ``None``
+    when it has none (the export is off).
+
+    :raises ExportSettingsError: the file cannot be read or used.
+    '''
+    source = path(root)
+    try:
+        text = source.read_text()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise ExportSettingsError(f'{source}: {err.strerror}') from None
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ExportSettingsError(f'{source}: not YAML: {err}') from None
+
+    return parse(data, source)
+
+
+def of_site(root=None):
+    '''The export setting of the site directory ``root``, else of the one
+    :data:`hpc_acceptance.core.site.VARIABLE` names; ``None`` when off.'''
+    root = root or site.named()
+    return read(root) if root else None

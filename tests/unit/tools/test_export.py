@@ -1,0 +1,121 @@
+'''``hpc-acceptance export`` (hpc_acceptance.tools.export): the samples of a
+stored session or run report, as the run sent them, a fleet run's
+suspects, and the command's answers when the export is off or misused.'''
+
+import copy
+import json
+
+import fleet_cases
+from conftest import DATA_DIR
+from hpc_acceptance.core.export import series
+from hpc_acceptance.tools import export, summary
+
+NIGHTLY = DATA_DIR / 'reframe_runs' / 'nightly-report.json'
+
+
+def names(samples):
+    return [s['metric']['__name__'] for s in samples]
+
+
+def test_a_session_s_samples_are_its_figures_and_outcomes():
+    report = json.loads(NIGHTLY.read_text())
+    ran = [c for c in report['runs'][0]['testcases']
+           if not c['fixture'] and c['result'] != 'skip']
+    samples = export.report_samples(report)
+    assert names(samples).count(series.FIGURE) == sum(
+        len(c['perfvalues']) for c in ran)
+    assert names(samples).count(series.CHECK_PASSED) == len(ran)
+    assert {s['metric']['mode'] for s in samples} == {'none'}
+
+
+def test_each_attempt_of_a_retried_case_is_a_sample_of_its_own():
+    report = json.loads(NIGHTLY.read_text())
+    case = next(c for c in report['runs'][0]['testcases']
+                if c['perfvalues'])
+    retry = dict(copy.deepcopy(case), result='pass',
+                 job_completion_time_unix=case['job_completion_time_unix']
+                 + 60)
+    case['result'] = 'fail'
+    report = {'session_info': dict(report['session_info'],
+                                   suite_mode='nightly', time_end_unix=2e9),
+              'runs': [{'testcases': [case]}, {'testcases': [retry]}]}
+    outcomes = [s['values'][0] for s in export.report_samples(report)
+                if s['metric']['__name__'] == series.CHECK_PASSED]
+    assert outcomes == [0, 1]
+
+
+def test_a_case_failed_twice_before_its_job_ran_is_sent_once():
+    report = json.loads(NIGHTLY.read_text())
+    case = next(c for c in report['runs'][0]['testcases']
+                if c['perfvalues'])
+    case.update(result='fail', job_completion_time_unix=None, perfvalues={})
+    report = {'session_info': {'time_end_unix': 2e9},
+              'runs': [{'testcases': [case]}, {'testcases': [case]}]}
+    assert names(export.report_samples(report)) == [series.CHECK_PASSED]
+
+
+def test_a_fleet_run_sends_each_compared_node_as_suspect_or_not():
+    cases = fleet_cases.fleet(6, slow={'n4': (0.4, ('StreamCheck',))})
+    report = {'session_info': {'suite_mode': 'nightly', 'fleet': 'yes',
+                               'time_end_unix': 1795624054.5},
+              'runs': [{'testcases': cases}]}
+    suspects = {s['metric']['node']: s['values'][0]
+                for s in export.suspect_samples([report])
+                if s['metric']['__name__'] == series.SUSPECT}
+    assert suspects == {'n1': 0, 'n2': 0, 'n3': 0, 'n4': 1, 'n5': 0,
+                        'n6': 0}
+
+
+def test_the_suspects_sent_are_the_verdicts_after_the_rerun():
+    cases = fleet_cases.fleet(6, slow={'n4': (0.4, ('StreamCheck',))})
+    first = {'session_info': {'fleet': 'yes', 'time_end_unix': 2.0},
+             'runs': [{'testcases': cases}]}
+    rerun = {'session_info': {'fleet': 'confirm', 'time_end_unix': 3.0},
+             'runs': [{'testcases': [
+                 c for c in fleet_cases.fleet(6) if c['node'] == 'n4' and
+                 c['display_name'].startswith('StreamCheck')]}]}
+    suspects = {s['metric']['node']: s['values'][0]
+                for s in export.suspect_samples([first, rerun])}
+    assert suspects['n4'] == 0 and set(suspects.values()) == {0}
+    assert export.suspect_samples([rerun]) == []
+
+
+def test_a_fleet_too_small_to_compare_sends_no_suspect_series():
+    report = {'session_info': {'fleet': 'yes', 'time_end_unix': 1.0},
+              'runs': [{'testcases': fleet_cases.fleet(3)}]}
+    assert export.suspect_samples([report]) == []
+
+
+def test_without_the_setting_the_command_says_it_is_off(tmp_path, capsys,
+                                                        monkeypatch):
+    monkeypatch.setenv('HPC_ACCEPTANCE_SITE_DIR', str(tmp_path))
+    assert export.main(['--replay']) == 2
+    assert 'export: off: no export.yaml in the site directory' in \
+        capsys.readouterr().err
+    # after a run: nothing to do
+    assert export.main(['--run-report', str(NIGHTLY)]) == 0
+
+
+def test_a_date_that_is_none_is_named(capsys):
+    try:
+        export.main(['--since', 'yesterday'])
+    except SystemExit as stop:
+        assert stop.code == 2
+
+    assert "'yesterday': a date, YYYY-MM-DD or YYYY-MM-DDTHH:MM" in \
+        capsys.readouterr().err
+
+
+def test_the_summary_ends_with_what_waits_for_the_store_within_40_lines():
+    report = json.loads(NIGHTLY.read_text())
+    cases = report['runs'][0]['testcases']
+    failed = [dict(copy.deepcopy(cases[-1]), result='fail',
+                   fail_phase='sanity', fail_reason='x' * 300,
+                   display_name=f'Broken{n}') for n in range(60)]
+    footer = ('export: 12 figure(s) (40 values) wait for the store since '
+              '2026-11-25 02:00 (HTTP 429 Too Many Requests); '
+              '"hpc-acceptance export --replay" sends them')
+    skipped = [(f'Check{n} %x=1', f'reason number {n}') for n in range(40)]
+    lines = summary.render(cases + failed, skipped, footer=[footer])
+    assert len(lines) <= summary.MAX_LINES
+    assert ' '.join(' '.join(lines[-2:]).split()) == footer
