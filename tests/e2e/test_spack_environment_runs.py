@@ -57,7 +57,8 @@ def copy_environments(tmp_path):
     without what Spack wrote into this checkout's environments.'''
     checkout = tmp_path / 'checkout'
     shutil.copytree(PROJECT_DIR / 'spack-envs', checkout / 'spack-envs',
-                    ignore=shutil.ignore_patterns('spack.lock', '.spack-env'))
+                    ignore=shutil.ignore_patterns('spack.lock', '.spack-env',
+                                                  'setup-externals'))
     (checkout / 'src').symlink_to(PROJECT_DIR / 'src')
     return checkout / 'spack-envs' / 'local'
 
