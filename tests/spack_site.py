@@ -6,9 +6,10 @@ bootstrapping) and a user with a ``~/.spack/packages.yaml`` of their own,
 indented by 4 spaces as YAML allows.
 
 ci/setup-spack.sh installs the small environment :data:`PROBE_ENV` with it,
-twice, as two nights would: only load-probe (tests/fixtures/spack-repo), a
+twice, as two nights would: load-probe (tests/fixtures/spack-repo), a
 package with no source that needs an MPI at run time, which only the
-externals setup registers can give. What the setup changed in the user's
+externals setup registers can give, and load-probe-reorder, which needs
+nothing. What the setup changed in the user's
 and the site's configuration is compared file by file.
 '''
 
@@ -41,6 +42,7 @@ spack:
     hpc_acceptance_tests: {PROBE_REPO}
   specs:
   - load-probe
+  - load-probe-reorder
   view: false
 '''
 

@@ -85,3 +85,15 @@ def test_variables_spack_sets_to_the_callers_value_or_unsets(
     assert by_spack[SET_NAME] == SET_VALUE
     assert UNSET_NAME not in by_spack
     assert job_environment('\n'.join(commands), job) == by_spack
+
+
+def test_a_load_that_reorders_a_path_is_left_to_the_job(
+        site_spack, monkeypatch):
+    '''load-probe-reorder moves the system's directories of a search path
+    behind the others: what that gives depends on the job's own value.'''
+    for name, value in site_spack['environ'].items():
+        monkeypatch.setenv(name, value)
+
+    spack_load.load_commands.cache_clear()
+    assert spack_load.load_commands(str(site_spack['env']),
+                                    'load-probe-reorder') is None

@@ -34,7 +34,7 @@ WRITABLE = {'SetEnv', 'UnsetEnv', 'SetPath', 'PrependPath', 'AppendPath'}
 
 marker = sys.argv[1]
 spack_shell_modifications = EnvironmentModifications.shell_modifications
-#: Whether Spack's ``load`` asked :func:`every_variable` what to print.
+#: The shells Spack's ``load`` asked :func:`every_variable` to print for.
 asked = []
 
 
