@@ -8,10 +8,15 @@
 #     source mirror in mirror/), unpacked into the Spack directory;
 #  4. a pinned Spack and spack-packages cloned from GitHub into it.
 # For 3 and 4 clingo comes from PyPI, so Spack bootstraps nothing, and the
-# configuration lives in the Spack directory (never ~/.spack).
+# configuration and caches live in the Spack directory (never ~/.spack).
 # Then it registers the machine's compilers, Open MPI, make and OpenBLAS as
 # externals and installs the environment; a package that fails is reported
-# and the others stay installed.
+# and the others stay installed. The externals go into a configuration
+# scope the project owns: for 3 and 4 the Spack directory's own user scope,
+# for 1 and 2 the scope setup-externals that the environment includes (a
+# directory beside its spack.yaml), never the user's scope (~/.spack,
+# SPACK_USER_CONFIG_PATH) or the site's, so that what that Spack builds
+# elsewhere stays as its users and site configured it.
 #
 # The Spack it prepared is recorded in <Spack directory>/setup.json, which
 # config/systems/local.py reads, and later setups use that one again
@@ -59,6 +64,8 @@ if ! flock -n "$setup_lock"; then
     flock "$setup_lock"
 fi
 install_opts=()
+# The configuration scope setup registers externals in (see the top).
+externals_scope=setup-externals
 # What is being prepared: source (path, SPACK_ROOT, kit, clone), origin
 # (the directory or the pins) and, for a kit, its archives' key.
 source_kind='' source_origin='' source_key='' spack_bin='' replacing=false
@@ -151,7 +158,8 @@ choose_source() {
 }
 
 # Spack 1.x with the builtin repository at $spack_dir/spack-packages and
-# clingo from PyPI; the user scope is $spack_dir/user.
+# clingo from PyPI; the user scope is $spack_dir/user and Spack's caches
+# are in $spack_dir/cache: this Spack is the project's own.
 use_private_spack() {
     if [[ ! -x $spack_dir/py/bin/python ]] ||
        ! "$spack_dir/py/bin/python" -c 'import clingo' 2>/dev/null; then
@@ -160,6 +168,8 @@ use_private_spack() {
     fi
     export SPACK_PYTHON=$spack_dir/py/bin/python
     export SPACK_USER_CONFIG_PATH=$spack_dir/user
+    export SPACK_USER_CACHE_PATH=$spack_dir/cache
+    externals_scope=user
     mkdir -p "$SPACK_USER_CONFIG_PATH"
     # Two colons: replace the default entry, a git clone from GitHub.
     printf 'repos::\n  builtin: %s\n' \
@@ -287,15 +297,16 @@ locate_spack() {
     esac
 }
 
-# OpenBLAS as Debian installs it (libopenblas-dev); `spack external find`
-# does not detect it.
+# OpenBLAS as Debian installs it (libopenblas-dev), as a file for
+# `spack config add -f`; `spack external find` does not detect it.
 openblas_external() {
     local version
     version=$(dpkg-query -W -f='${Version}' libopenblas-dev 2>/dev/null) ||
         return 0
     version=${version%%[+-]*}
     [[ -n $version ]] || return 0
-    cat <<EOF
+    cat > "$1" <<EOF
+packages:
   openblas:
     externals:
     - spec: openblas@$version
@@ -304,15 +315,50 @@ openblas_external() {
 EOF
 }
 
+# The directory of the environment's scope setup-externals; empty when it
+# includes none.
+setup_externals_dir() {
+    spack -e "$environment" config scopes -p 2>/dev/null |
+        awk '$1 == "setup-externals" { sub(/^[^ ]+ +/, ""); print }'
+}
+
+# Every command names the scope, and Spack's default is that scope too:
+# `spack external find openmpi` registers Open MPI's compiler wherever the
+# default is (Spack's openmpi package calls find_compilers without a
+# scope). Without an environment the default is the user scope, the
+# Spack directory's own for 3 and 4 above, and ~/.spack for a site's
+# Spack; with one active, the scope setup-externals, which the environment
+# prefers to be modified (prefer_modify), else its spack.yaml.
 register_externals() {
-    local packages_yaml
+    local spack_cmd=(spack) dir registered openblas
+    if [[ $externals_scope == setup-externals ]]; then
+        dir=$(setup_externals_dir)
+        if [[ -z $dir ]]; then
+            say "$environment does not include the configuration scope" \
+                "setup-externals (see spack-envs/README.md): registering" \
+                "no compilers or externals; the environment uses those" \
+                "it names and those of $(command -v spack)'s configuration"
+            return
+        fi
+        # Spack's `config` refuses a directory scope that does not exist.
+        mkdir -p "$dir"
+        spack_cmd=(spack -e "$environment")
+    fi
     # Where gcc is: searching all of PATH takes minutes on a loaded node.
-    spack compiler find "$(dirname "$(command -v gcc)")" >/dev/null
-    spack external find --not-buildable openmpi gmake >/dev/null
-    packages_yaml=${SPACK_USER_CONFIG_PATH:-$HOME/.spack}/packages.yaml
-    if ! grep -q '^  openblas:' "$packages_yaml" 2>/dev/null; then
-        [[ -f $packages_yaml ]] || echo 'packages:' > "$packages_yaml"
-        openblas_external >> "$packages_yaml"
+    "${spack_cmd[@]}" compiler find --scope "$externals_scope" \
+        "$(dirname "$(command -v gcc)")" >/dev/null
+    "${spack_cmd[@]}" external find --not-buildable \
+        --scope "$externals_scope" openmpi gmake >/dev/null
+    registered=$("${spack_cmd[@]}" config --scope "$externals_scope" get \
+                 packages)
+    if ! grep -q '^  openblas:' <<< "$registered"; then
+        openblas=$(mktemp)
+        openblas_external "$openblas"
+        if [[ -s $openblas ]]; then
+            "${spack_cmd[@]}" config --scope "$externals_scope" add \
+                -f "$openblas"
+        fi
+        rm -f "$openblas"
     fi
 }
 
@@ -321,10 +367,11 @@ register_externals() {
 # after Spack finished, so an interrupted concretization is done again.
 concretize() {
     local key
-    # Sorted: `spack external find` rewrites packages.yaml in its own order.
-    key=$(cat "$environment"/spack.yaml "$environment"/../common.yaml \
-          "${SPACK_USER_CONFIG_PATH:-$HOME/.spack}"/packages.yaml \
-          2>/dev/null | sort | sha256sum | cut -c1-16)
+    # The packages settings of every scope, externals included. Sorted:
+    # `spack external find` rewrites packages.yaml in its own order.
+    key=$( (cat "$environment"/spack.yaml "$environment"/../common.yaml \
+            2>/dev/null; spack -e "$environment" config get packages) |
+          sort | sha256sum | cut -c1-16)
     if [[ -f $environment/spack.lock &&
           -f $spack_dir/.concretized-$key ]]; then
         return
@@ -354,7 +401,8 @@ import json, os, sys
 (path, problem, now, source, origin, key, prepared, spack_bin,
  environment, *install_opts) = sys.argv[1:]
 old = json.load(open(path)) if os.path.exists(path) else {}
-names = ('SPACK_PYTHON', 'SPACK_USER_CONFIG_PATH')
+names = ('SPACK_PYTHON', 'SPACK_USER_CONFIG_PATH',
+         'SPACK_USER_CACHE_PATH')
 record = {
     'source': source, 'origin': origin, 'key': key, 'prepared': prepared,
     'spack_bin': spack_bin, 'environment': environment,

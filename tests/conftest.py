@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import spack_ci as spack_ci_kit
+import spack_site
 
 TESTS_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = TESTS_DIR.parent
@@ -56,6 +57,16 @@ def spack_ci():
     if spack_ci_kit.MISSING_KIT:
         pytest.skip(spack_ci_kit.MISSING_KIT)
     return spack_ci_kit.install()
+
+
+@pytest.fixture(scope='session')
+def site_spack(tmp_path_factory):
+    '''ci/setup-spack.sh run twice with a site's Spack on PATH (the real
+    one of the offline kit) on a small environment, once per session
+    (tests/spack_site.py); skips where there is no kit.'''
+    if spack_ci_kit.MISSING_KIT:
+        pytest.skip(spack_ci_kit.MISSING_KIT)
+    return spack_site.set_up(tmp_path_factory.mktemp('site-spack'))
 
 
 @pytest.fixture(scope='module')

@@ -24,27 +24,48 @@ KIT = Path(os.environ.get('HPC_ACCEPTANCE_SPACK_KIT',
                           PROJECT_DIR.parent / 'shared' / 'spack-offline'))
 SUBSET = PROJECT_DIR / 'tests' / 'e2e' / 'spack_ci_environment.yaml'
 SETUP_SPACK = PROJECT_DIR / 'ci' / 'setup-spack.sh'
+#: The include of every environment's scope ``setup-externals``, where
+#: ci/setup-spack.sh registers externals for a site's Spack.
+SETUP_EXTERNALS = {'name': 'setup-externals', 'path': 'setup-externals',
+                   'optional': True, 'prefer_modify': True}
 #: Why the Spack tests skip, or None where the kit is there.
 MISSING_KIT = (None if (KIT / 'spack.tar.gz').is_file() else
                f'no offline Spack kit at {KIT} (set HPC_ACCEPTANCE_SPACK_KIT)')
 
 
-def cache_key():
-    '''What the installs depend on: the kit's archives and sources, the
-    environments and the project's Spack packages.'''
+def files_key(files):
     digest = hashlib.sha256()
-    files = [KIT / 'spack.tar.gz', KIT / 'spack-packages.tar.gz', SUBSET,
-             *sorted((PROJECT_DIR / 'spack-envs').rglob('*.yaml')),
-             *sorted((PROJECT_DIR / 'spack-envs').rglob('package.py'))]
     for path in files:
         digest.update(path.read_bytes())
 
     return digest.hexdigest()[:16]
 
 
-def cache_dir():
+def kit_key():
+    '''The kit's archives.'''
+    return files_key([KIT / 'spack.tar.gz', KIT / 'spack-packages.tar.gz'])
+
+
+def cache_key():
+    '''What the installs depend on: the kit's archives and sources, the
+    environments and the project's Spack packages (not what a setup
+    registered in this checkout's environments).'''
+    envs = PROJECT_DIR / 'spack-envs'
+    return files_key([
+        KIT / 'spack.tar.gz', KIT / 'spack-packages.tar.gz', SUBSET,
+        *sorted(path for path in envs.rglob('*.yaml')
+                if 'setup-externals' not in path.parts),
+        *sorted(envs.rglob('package.py'))])
+
+
+def cache_base():
+    '''Where the tests keep what outlives a test run.'''
     base = Path(os.environ.get('XDG_CACHE_HOME', Path.home() / '.cache'))
-    return base / 'hpc-acceptance' / f'spack-ci-{cache_key()}'
+    return base / 'hpc-acceptance'
+
+
+def cache_dir():
+    return cache_base() / f'spack-ci-{cache_key()}'
 
 
 def environment_copy(base, name, spack_yaml):
@@ -58,7 +79,8 @@ def environment_copy(base, name, spack_yaml):
     shutil.rmtree(envs, ignore_errors=True)
     shutil.copytree(PROJECT_DIR / 'spack-envs', envs,
                     ignore=shutil.ignore_patterns('spack.lock', '.spack-env',
-                                                  '.build-*'))
+                                                  '.build-*',
+                                                  'setup-externals'))
     (envs / name).mkdir()
     shutil.copy(spack_yaml, envs / name / 'spack.yaml')
     if kept is not None:

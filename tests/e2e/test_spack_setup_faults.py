@@ -107,6 +107,8 @@ SMALL = '''\
 spack:
   include:
   - ../common.yaml
+  - {name: setup-externals, path: setup-externals, optional: true,
+     prefer_modify: true}
   specs:
   - hpc-acceptance-kernels
   - stream+openmp stream_array_size=1048576
@@ -131,9 +133,12 @@ def test_a_setup_killed_during_the_install_is_completed_by_the_next(
     env_dir = environment_copy(tmp_path, 'small', tmp_path / 'small.yaml')
     spack_dir = tmp_path / 'spack'
     install_log = spack_dir / 'install.log'
+    home = tmp_path / 'home'
+    home.mkdir()
     started = time.monotonic()
     setup = subprocess.Popen([str(SETUP_SPACK)],
-                             env=setup_environment(spack_dir, env_dir),
+                             env=dict(setup_environment(spack_dir, env_dir),
+                                      HOME=str(home)),
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, start_new_session=True)
     try:
@@ -153,14 +158,18 @@ def test_a_setup_killed_during_the_install_is_completed_by_the_next(
     # the next setup, without the kit variable, completes the install
     started = time.monotonic()
     done = subprocess.run([str(SETUP_SPACK)],
-                          env=setup_environment(spack_dir, env_dir,
-                                                kit=False),
+                          env=dict(setup_environment(spack_dir, env_dir,
+                                                     kit=False),
+                                   HOME=str(home)),
                           text=True, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, timeout=1800)
     print(f'next setup: {time.monotonic() - started:.0f} s')
     assert done.returncode == 0, done.stdout
     assert 'setup: spack: using the offline kit' in done.stdout
     assert 'concretizing' not in done.stdout
+    # the kit's Spack is the project's own: its configuration and caches
+    # are in its directory
+    assert not (home / '.spack').exists()
     log = install_log.read_text()
     # what was complete was not installed again (Spack names a package
     # by its hash in both)

@@ -22,6 +22,7 @@ import subprocess
 import pytest
 import yaml
 from conftest import DATA_DIR, PROJECT_DIR
+from spack_ci import SETUP_EXTERNALS
 
 from hpc_acceptance.core import isa
 from hpc_acceptance.stream import sizing as stream_sizing
@@ -197,7 +198,7 @@ def test_environment_has_the_structure_spack_expects(env_name):
     assert list(data) == ['spack']
     env = data['spack']
     assert set(env) <= ENV_KEYS, set(env) - ENV_KEYS
-    assert env['include'] == ['../common.yaml']
+    assert env['include'] == ['../common.yaml', SETUP_EXTERNALS]
     assert env['view'] is False
     for entry in env['specs']:
         assert isinstance(entry, (str, dict)), entry

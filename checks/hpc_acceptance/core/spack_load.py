@@ -7,18 +7,25 @@ nightly of a few dozen jobs paid a minute for, and a fleet run on a shared
 file system pays once per node and check, all nodes at once.
 
 :func:`load_commands` asks Spack once per environment and spec, in the
-ReFrame process, and gives the job script what ``spack load`` would have
-done there, written relative to the job's own environment: a variable
-Spack prepends to or appends to stays the job's own value with Spack's
-part added (``PATH=<spack's>:"$PATH"``), so that what the job's
-programming environment set (modules, variables) is kept. To tell Spack's
-part from the inherited one, Spack is asked twice: once to learn which
-variables it sets, once with each of them (but ``PATH``, which Spack needs
-to start) set to a marker, so that the marker shows where the job's own
-value goes. Where the output is anything else
-(a ``PATH`` Spack did more than prepend to, a marker twice, a value that
-does not parse), ``None`` is returned and the job loads with Spack itself,
-as before.
+ReFrame process, and gives the job script what ``spack load`` would do in
+the job, written relative to the job's own environment: a variable Spack
+prepends to or appends to stays the job's own value with Spack's part
+added (``PATH=<spack's>"${PATH:+:$PATH}"``), so that what the job's
+programming environment set (modules, variables) is kept; a variable Spack
+sets or unsets is set or unset whatever the job had.
+
+``spack load --sh`` itself cannot tell this: it prints only what differs
+from the calling process, so a variable it sets to the value the ReFrame
+process already has, or unsets where that process has none, is missing
+from its output, and a job whose modules set it kept their value. Spack is
+therefore asked through its own Python
+(:mod:`hpc_acceptance.core.spack_load_every_variable`): its ``load``
+command, printing every variable the load touches, each computed from a
+marker, so that the marker shows where the job's own value goes. Where
+that cannot be had (Spack fails, a Spack whose ``load`` works otherwise, a
+modification other than set, unset, prepend and append) or the output is
+anything else (a marker twice, a value that does not parse), ``None`` is
+returned and the job loads with Spack itself.
 '''
 
 import functools
@@ -26,8 +33,14 @@ import os
 import shlex
 import subprocess
 
-#: Prefix of the value a variable is given in Spack's second run.
+#: Prefix of the value each variable the load touches has when Spack works
+#: out its new value: where it is in that value, the job's own goes.
 MARKER = '/hpc-acceptance-job-value-of-'
+
+#: Spack's ``load`` printing every variable it touches, run by Spack's
+#: Python.
+EVERY_VARIABLE_SCRIPT = os.path.join(os.path.dirname(__file__),
+                                     'spack_load_every_variable.py')
 
 
 @functools.lru_cache(maxsize=None)
@@ -35,21 +48,14 @@ def load_commands(env, spec):
     '''Shell commands with the effect of ``spack -e env load --sh spec``
     in the job's environment, or ``None`` (see the module documentation).
     Spack is asked once per run for each ``env`` and ``spec``.'''
-    first = _spack_load(env, spec, os.environ)
-    if first is None:
-        return None
-
-    marked = dict(os.environ)
-    marked.update({name: MARKER + name for name in first if name != 'PATH'})
-    second = _spack_load(env, spec, marked)
-    if second is None or set(second) != set(first):
+    changes = _every_variable(env, spec)
+    if changes is None:
         return None
 
     commands = [f'# spack -e {env} load --sh {spec}, worked out when the '
                 f'check was set up']
-    inherited_path = os.environ.get('PATH', '')
-    for name, value in sorted(second.items()):
-        command = job_command(name, value, inherited_path)
+    for name, value in sorted(changes.items()):
+        command = job_command(name, value)
         if command is None:
             return None
 
@@ -58,13 +64,15 @@ def load_commands(env, spec):
     return tuple(commands)
 
 
-def _spack_load(env, spec, environ):
-    '''``{name: value or None (unset)}`` of Spack's ``load --sh``, or
-    ``None`` if Spack failed or printed something else.'''
+def _every_variable(env, spec):
+    '''``{name: value or None (unset)}`` of every variable ``spack load``
+    touches, each computed from :data:`MARKER` and its name, or ``None``
+    if Spack failed or printed something else.'''
     try:
         done = subprocess.run(
-            ['spack', '-e', env, 'load', '--sh', *shlex.split(spec)],
-            capture_output=True, text=True, env=environ
+            ['spack', '-e', env, 'python', EVERY_VARIABLE_SCRIPT, MARKER,
+             *shlex.split(spec)],
+            capture_output=True, text=True
         )
     except OSError:
         return None
@@ -94,25 +102,19 @@ def _spack_load(env, spec, environ):
     return changes
 
 
-def job_command(name, value, inherited_path):
+def job_command(name, value):
     '''The job's command for Spack's ``value`` of ``name`` (``None``:
     unset), or ``None`` if it cannot be written relative to the job's own
     value.'''
     if value is None:
         return f'unset {name}'
 
-    if name == 'PATH':
-        suffix = os.pathsep + inherited_path
-        if not inherited_path or not value.endswith(suffix):
-            return None
-
-        return f'export PATH={shlex.quote(value[:-len(suffix)])}:"$PATH"'
-
     parts = value.split(MARKER + name)
     if len(parts) == 1:
         return f'export {name}={shlex.quote(value)}'
 
-    # The job's value twice, or alone (Spack prints only what it changed)
+    # The job's value twice, or alone (the load left it as it was, which
+    # none of the modifications written for the job does)
     if len(parts) != 2 or value == MARKER + name:
         return None
 

@@ -78,6 +78,15 @@ spack:
   include:
   # the acceptance suite's shared settings (its checkout)
   - {common}
+  # what ci/setup-spack.sh registers when it installs this environment with
+  # a Spack of the site's: that host's compilers and externals, in
+  # setup-externals/ beside this file, never in ~/.spack or the site's
+  # configuration; Spack commands that change configuration without being
+  # told where write there too, not into this file
+  - name: setup-externals
+    path: setup-externals
+    optional: true
+    prefer_modify: true
 
   # its package repository (common.yaml finds it only beside the checkout's
   # own environments)

@@ -5,6 +5,7 @@ values follow the rules they say they follow.'''
 import yaml
 
 from conftest import PROJECT_DIR, load_topology
+from spack_ci import SETUP_EXTERNALS
 from hpc_acceptance.stream import sizing
 from hpc_acceptance.tools import spack_env_file, system_file
 from hpc_acceptance.tools.system_file import PartitionEntry, Value
@@ -44,8 +45,8 @@ def test_the_environment_is_spack_yaml_with_the_values_read():
         targets=[('icelake', 'job 3 on n1')], stream=(60_000_000, 'rule'),
         toolchain=TOOLS)
     env = yaml.safe_load(text)['spack']
-    assert env['include'] == [str(PROJECT_DIR / 'spack-envs' /
-                                  'common.yaml')]
+    assert env['include'] == [
+        str(PROJECT_DIR / 'spack-envs' / 'common.yaml'), SETUP_EXTERNALS]
     assert env['definitions'][0] == {'node_target': ['target=icelake']}
     assert env['definitions'][1]['per_isa'][1] == \
         'stream+openmp stream_array_size=60000000 cflags="-O3"'
