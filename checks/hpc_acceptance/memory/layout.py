@@ -13,10 +13,11 @@ topology (:mod:`hpc_acceptance.core.node_shape`).
   span several sockets that each hold whole NUMA nodes (the link between
   the sockets, as TACC's study measured it), else on another NUMA node
   (of the one socket: sub-NUMA clusters, NPS; or of a machine whose NUMA
-  nodes span several sockets). Threads are grouped by socket (or node) and every thread
-  takes the block of the thread as many places ahead as the largest group
-  has threads, so each block is rescaled by exactly one thread and every
-  partner is remote while no group holds more than half of the threads.
+  nodes span several sockets). Threads are grouped by socket (or node)
+  and every thread takes the block of the thread as many places ahead as
+  the largest group has threads, so each block is rescaled by exactly one
+  thread and every partner is remote while no group holds more than half
+  of the threads.
   A NUMA node without CPUs (memory only) holds no thread's block: the
   check measures the nodes its threads own.
 '''

@@ -34,9 +34,6 @@ DISTRIBUTION = {
 }
 INTER_NODE = ('one_per_node', 'all_per_node')
 
-#: Which ranks communicate: ``single``, one pair; ``multi``, all.
-PAIRS = ('single', 'multi')
-
 
 @dataclass(frozen=True)
 class RankLayout:
