@@ -48,7 +48,11 @@ def _parser():
                              'Turbo control) the node runs with (default: '
                              '%(default)s, the embedded default)')
     parser.add_argument('--format', choices=('text', 'json', 'figures'),
-                        default='text')
+                        default='text',
+                        help='json: the same report for tools; figures: '
+                             'the sizes the ci/bench scripts measure at, '
+                             'as "name value unit" lines (default: '
+                             '%(default)s)')
     return parser
 
 
