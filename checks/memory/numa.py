@@ -1,18 +1,24 @@
 '''Streaming from local vs remote NUMA memory.
 
 TACC's ``A(i,j) = time*A(i,j)`` kernel: every thread first touches its own
-block, then rescales either that block (local) or the block of a thread on
-another NUMA node (remote). On a node with one NUMA domain there is no
-remote memory: the check is skipped and says so.
+block, then rescales either that block (local) or the block of its partner,
+a thread on another socket (or, on one socket, another NUMA node): remote.
+The check decides the partners from the processor topology and the program
+verifies that each is on another NUMA node where it ran. On a node with
+one NUMA domain with CPUs there is no remote memory: the check is skipped
+and says so.
 
-The logic is in :mod:`hpc_acceptance.memory` (base check, build) and
+The logic is in :mod:`hpc_acceptance.memory` (base check, build, the
+partners in :mod:`~hpc_acceptance.memory.layout`) and
 :mod:`hpc_acceptance.core.topology` (sizes).
 '''
 
 import reframe as rfm
-from reframe.core.builtins import parameter, run_after
+from reframe.core.builtins import parameter
 
 from hpc_acceptance.core import topology
+from hpc_acceptance.core.node_shape import Inapplicable
+from hpc_acceptance.memory import layout
 from hpc_acceptance.memory.check import MemoryKernelCheck
 
 
@@ -25,20 +31,28 @@ class MemoryNumaCheck(MemoryKernelCheck):
     # Every NUMA node needs threads to own and to fetch memory.
     threads = parameter(['all_cores'], loggable=True)
 
-    @run_after('setup')
-    def require_two_numa_nodes(self):
-        nodes = self.current_partition.processor.num_numa_nodes or 1
-        self.skip_if(
-            nodes < 2,
-            f'{self.current_partition.fullname} has {nodes} NUMA node: '
-            f'local and remote memory are the same, there is nothing to '
-            f'compare'
-        )
+    @property
+    def partners(self):
+        '''The thread whose block each thread rescales in the remote pass
+        (:func:`hpc_acceptance.memory.layout.numa_partners`); skips the
+        check where there is no remote memory to pair with.'''
+        try:
+            return layout.numa_partners(self.processor_info,
+                                        self.layout_plan.places)
+        except (Inapplicable, topology.TopologyError) as err:
+            self.skip(f'{self.current_partition.fullname}: {err}')
 
     def program_options(self):
         memory = self.working_sets()['memory']
-        return [f'--size={topology.format_size(memory)}']
+        return [f'--size={topology.format_size(memory)}',
+                '--partners=' + ','.join(map(str, self.partners))]
 
     def expected_figures(self):
         return {'bandwidth.local': 'MB/s', 'bandwidth.remote': 'MB/s',
                 'remote_penalty': 'ns'}
+
+    def refusal(self, text):
+        # mem_numa refuses on a "# numa: <why>" line, without figures
+        # (threads not on the NUMA nodes the check placed them on)
+        return [line[2:] for line in text.splitlines()
+                if line.startswith('# numa: ')]

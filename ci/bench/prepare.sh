@@ -2,14 +2,15 @@
 # sizes as the checks compute them, and a private build of in-tree
 # programs, so that a script measures what the checks would.
 
-# Sets `node` to the lines of `hpc-acceptance topology` (HPC_ACCEPTANCE,
-# default: the project's .venv made by ci/setup.sh).
+# Sets `node` to the lines of `hpc-acceptance topology --format figures`
+# (HPC_ACCEPTANCE, default: the project's .venv made by ci/setup.sh).
 read_node_sizes() {
     local bench_dir command
     bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
     command=${HPC_ACCEPTANCE:-$bench_dir/../../.venv/bin/hpc-acceptance}
     [ -x "$command" ] || die "no $command: run ci/setup.sh first (or set HPC_ACCEPTANCE to this project's hpc-acceptance command)"
-    node=$("$command" topology) || die "this node's topology gives no sizes"
+    node=$("$command" topology --format figures) ||
+        die "this node's topology gives no sizes"
 }
 
 # node_figure NAME: its value in `node`

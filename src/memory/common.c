@@ -315,6 +315,9 @@ void parse_options(int argc, char **argv, struct opt_spec *specs, int nspecs,
         case OPT_SIZES:
             rc = parse_size_list(val, (struct size_list *)s->dest, &why);
             break;
+        case OPT_TEXT:
+            *(const char **)s->dest = val;
+            break;
         case OPT_CHOICE: {
             long v;
             rc = parse_long(val, &v, &why);

@@ -72,13 +72,14 @@ enum opt_type {
     OPT_SIZE,    /* size_t, > 0, binary suffixes K/M/G/T      */
     OPT_LONG,    /* long, > 0                                 */
     OPT_SIZES,   /* struct size_list, label:size,...          */
-    OPT_CHOICE   /* long, one of a small set (choices[])      */
+    OPT_CHOICE,  /* long, one of a small set (choices[])      */
+    OPT_TEXT     /* const char *, the value as given          */
 };
 
 struct opt_spec {
     const char *name;        /* without the leading "--" */
     enum opt_type type;
-    void *dest;              /* size_t*, long*, struct size_list* */
+    void *dest;              /* size_t*, long*, struct size_list*, const char** */
     int required;
     const long *choices;     /* OPT_CHOICE: list ended by 0 */
     int seen;                /* set by parse_options */

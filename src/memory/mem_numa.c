@@ -17,13 +17,15 @@
  *
  * Every thread first touches its own block of A, so the block lives in the
  * memory of the thread's NUMA node.  "local": each thread rescales its own
- * block (without lines 5-6); "remote": each thread rescales the block of a
- * partner thread that runs on another NUMA node (with lines 5-6).  The
- * scale factor alternates between 2 and 1/2, so the values stay exact.
+ * block (without lines 5-6); "remote": each thread rescales the block of its
+ * partner (with lines 5-6), given by the caller (--partners), which decides
+ * them from the topology; the program verifies that every partner runs on
+ * another NUMA node.  The scale factor alternates between 2 and 1/2, so the
+ * values stay exact.
  *
- * With fewer than two NUMA nodes online, or all threads on one node, there
- * is nothing to compare: the program says why on a "# numa:" line and exits
- * with status 0 without figures.
+ * With fewer than two NUMA nodes online, or a partner on the thread's own
+ * node, there is nothing to compare: the program says why on a "# numa:"
+ * line and exits with status 0 without figures.
  */
 #include "common.h"
 
@@ -40,9 +42,13 @@
 #endif
 
 static const char usage[] =
-    "usage: mem_numa --size=SIZE [--repeats=N] [--span-ms=N]\n"
+    "usage: mem_numa --size=SIZE --partners=LIST [--repeats=N] [--span-ms=N]\n"
     "  --size=SIZE    bytes of A, all threads together (required; choose it\n"
     "                 larger than the caches)\n"
+    "  --partners=LIST  the block each thread rescales in the remote pass,\n"
+    "                 one thread number per thread: '2,3,0,1' pairs threads\n"
+    "                 0 and 2, 1 and 3 (required; a permutation, each partner\n"
+    "                 on another NUMA node than its thread)\n"
     "  --repeats=N    timed repetitions, best is reported (default 5)\n"
     SPAN_USAGE
     "Sizes take binary suffixes K, M, G.  Threads: OMP_NUM_THREADS; bind them\n"
@@ -50,7 +56,8 @@ static const char usage[] =
     "Output: bandwidth.local <MB/s> MB/s, bandwidth.remote <MB/s> MB/s\n"
     "        (16 bytes per element: read and write), remote_penalty <ns> ns\n"
     "        (extra time per element and thread).  Exits 0 without figures\n"
-    "        after a '# numa: <why>' line when there is no remote memory.\n"
+    "        after a '# numa: <why>' line when there is no remote memory\n"
+    "        (a partner on its thread's own NUMA node).\n"
     "MEMBENCH_SYSFS=<dir> reads <dir>/devices/system/... instead of /sys\n"
     "(for testing).\n";
 
@@ -162,12 +169,45 @@ static void kernel(void *vctx, int tid, long iters)
 
 static double value_a(size_t i) { return (double)(i % 13 + 1); }
 
+/* --partners=LIST into target[0..nt-1]: a permutation of the threads, or a
+ * usage error naming what is wrong */
+static void parse_partners(const char *list, int *target, int nt)
+{
+    int *taken = calloc((size_t)nt, sizeof *taken);
+    if (!taken) {
+        fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
+        exit(EXIT_ALLOC);
+    }
+    const char *p = list;
+    int t = 0;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || (*end != ',' && *end != '\0'))
+            usage_error("partners", "'%s' is not a comma-separated list of thread numbers", list);
+        if (t == nt)
+            usage_error("partners", "more partners than the %d threads (OMP_NUM_THREADS)", nt);
+        if (v < 0 || v >= nt)
+            usage_error("partners", "thread %ld does not exist (%d threads)", v, nt);
+        if (taken[v])
+            usage_error("partners", "thread %ld's block is rescaled twice: not a permutation", v);
+        taken[v] = 1;
+        target[t++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    if (t != nt)
+        usage_error("partners", "%d partners for %d threads (OMP_NUM_THREADS)", t, nt);
+    free(taken);
+}
+
 int main(int argc, char **argv)
 {
     size_t size = 0;
+    const char *partner_list = NULL;
     long repeats = 5, span_ms = DEFAULT_SPAN_MS;
     struct opt_spec specs[] = {
         {"size", OPT_SIZE, &size, 1, NULL, 0},
+        {"partners", OPT_TEXT, &partner_list, 1, NULL, 0},
         {"repeats", OPT_LONG, &repeats, 0, NULL, 0},
         {"span-ms", OPT_LONG, &span_ms, 0, NULL, 0},
     };
@@ -177,6 +217,12 @@ int main(int argc, char **argv)
     size_t n = size / (size_t)nt / sizeof(double);
     if (n == 0)
         usage_error("size", "%zu bytes is too small for %d threads", size, nt);
+    int *target = calloc((size_t)nt, sizeof *target);
+    if (!target) {
+        fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
+        return EXIT_ALLOC;
+    }
+    parse_partners(partner_list, target, nt);
 
     print_header("mem_numa: local vs remote streaming, A(i,j)=time*A(i,j)");
     print_threads_info(nt);
@@ -200,12 +246,10 @@ int main(int argc, char **argv)
 
     /* --- node of every thread ------------------------------------------ */
     int *node = calloc((size_t)nt, sizeof *node);
-    int *target = calloc((size_t)nt, sizeof *target);
-    int *order = calloc((size_t)nt, sizeof *order);
     double **block = calloc((size_t)nt, sizeof *block);
     long *passes = calloc((size_t)nt * 16, sizeof *passes);
     int *own = calloc((size_t)nt, sizeof *own);
-    if (!node || !target || !order || !block || !passes || !own) {
+    if (!node || !block || !passes || !own) {
         fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
         return EXIT_ALLOC;
     }
@@ -232,38 +276,12 @@ int main(int argc, char **argv)
         printf("%s%d", t ? "," : " ", node[t]);
     fputc('\n', stdout);
 
-    /* --- pair threads across nodes ------------------------------------- */
-    /* order: thread ids grouped by node; shifting by the largest group
-     * gives every thread a partner on another node, one partner per block,
-     * when no node holds more than half of the threads */
-    int k = 0, maxg = 0, maxnode = -1;
-    for (int t = 0; t < nt; t++) {
-        int seen = 0;
-        for (int u = 0; u < t; u++)
-            if (node[u] == node[t])
-                seen = 1;
-        if (seen)
-            continue;
-        int g = 0;
-        for (int u = t; u < nt; u++)
-            if (node[u] == node[t]) {
-                order[k++] = u;
-                g++;
-            }
-        if (g > maxg) {
-            maxg = g;
-            maxnode = node[t];
-        }
-    }
-    if (maxg == nt)
-        no_figures("all %d threads run on NUMA node %d; bind them across nodes "
-                   "(e.g. OMP_PROC_BIND=spread OMP_PLACES=cores)", nt, maxnode);
-    if (2 * maxg > nt)
-        no_figures("%d of %d threads run on NUMA node %d, more than half: not every "
-                   "thread can get a partner on another node (use OMP_PROC_BIND=spread)",
-                   maxg, nt, maxnode);
-    for (int i = 0; i < nt; i++)
-        target[order[i]] = order[(i + maxg) % nt];
+    /* --- the partners: each on another node ------------------------------ */
+    for (int t = 0; t < nt; t++)
+        if (node[target[t]] == node[t])
+            no_figures("thread %d and its partner %d both run on NUMA node %d: the threads "
+                       "are not where their partners were chosen for (OMP_PLACES, "
+                       "OMP_PROC_BIND)", t, target[t], node[t]);
     fputs("# remote pairs (thread:block)", stdout);
     for (int t = 0; t < nt; t++)
         printf("%s%d:%d", t ? "," : " ", t, target[t]);
@@ -323,7 +341,6 @@ int main(int argc, char **argv)
     free(block);
     free(node);
     free(target);
-    free(order);
     free(own);
     free(passes);
     validation_passed();

@@ -27,7 +27,7 @@ def test_memory_checks_pass_and_leave_reports(run_reframe, tmp_path):
     if host.numa_nodes() == 1:
         assert skipped and all(name.startswith('MemoryNumaCheck')
                                for name in skipped)
-        assert re.search(r'SKIP .*MemoryNumaCheck.* has 1 NUMA node: local '
+        assert re.search(r'SKIP .*MemoryNumaCheck.*: 1 NUMA node: local '
                          r'and remote memory are the same', done.stdout)
     else:
         assert not skipped
@@ -157,7 +157,8 @@ def test_a_run_the_references_do_not_cover_runs_unbounded_after_upgrades(
 
 def test_a_processor_description_without_a_core_count_skips_saying_so(
         run_reframe, tmp_path):
-    # ReFrame counts cores from num_cpus and num_cpus_per_core
+    # the checks count cores from the cores' CPU masks (ReFrame's own
+    # count from num_cpus and num_cpus_per_core), and place threads on them
     done = run_reframe('-C', str(DATA_DIR / 'variants' /
                                  'local_described_cpu.py'),
                        '-c', 'checks/memory', '-n',
@@ -167,6 +168,6 @@ def test_a_processor_description_without_a_core_count_skips_saying_so(
     (case,) = results(tmp_path / 'report.json').values()
     assert case['result'] == 'skip'
     assert case['skip_reason'] == (
-        'local:default has no processor description to count its cores: '
-        'set "processor" (num_cpus, num_cpus_per_core) in its '
-        'configuration or enable general.remote_detect')
+        'local:default: the processor description has no topology.cores CPU '
+        'masks: regenerate it with "reframe --detect-host-topology=FILE" on '
+        'a compute node')

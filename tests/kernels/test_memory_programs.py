@@ -97,6 +97,12 @@ def test_each_figure_is_the_best_of_runs_spanning_span_ms(bindir, program,
     ('mem_latency', ['--min=1M', '--max=64K'], 'min'),
     ('mem_latency', ['--max=64K', '--span-ms=0'], 'span-ms'),
     ('mem_readbw', ['--span-ms=-5'], 'span-ms'),
+    ('mem_numa', ['--size=16M'], 'partners'),
+    ('mem_numa', ['--size=16M', '--partners=1'], 'partners'),
+    ('mem_numa', ['--size=16M', '--partners=1,1'], 'partners'),
+    ('mem_numa', ['--size=16M', '--partners=0,2'], 'partners'),
+    ('mem_numa', ['--size=16M', '--partners=1,0,1'], 'partners'),
+    ('mem_numa', ['--size=16M', '--partners=1;0'], 'partners'),
 ])
 def test_bad_arguments_exit_2_naming_the_option(bindir, program, args,
                                                 option):
@@ -118,22 +124,35 @@ def test_more_memory_than_the_node_has_exits_4(bindir):
 
 def test_numa_says_why_it_has_no_figures_on_one_node(bindir, tmp_path):
     sysfs = _fake_sysfs(tmp_path, nodes={0: [0, 1]})
-    done = run(bindir, 'mem_numa', '--size=16M',
+    done = run(bindir, 'mem_numa', '--size=16M', '--partners=1,0',
                env={'MEMBENCH_SYSFS': str(sysfs)})
     assert done.returncode == 0
     assert '# numa: only one NUMA node online' in done.stdout
     assert parse_figures(done.stdout) == {}
 
 
-def test_numa_pairs_threads_across_nodes(bindir, tmp_path):
+def test_numa_measures_the_partners_it_is_given(bindir, tmp_path):
     # CPU 0 on node 0, CPU 1 on node 1: one thread per node, paired remote
     sysfs = _fake_sysfs(tmp_path, nodes={0: [0], 1: [1]})
     done = run(bindir, 'mem_numa', '--size=16M', '--repeats=2',
-               env={'MEMBENCH_SYSFS': str(sysfs)})
+               '--partners=1,0', env={'MEMBENCH_SYSFS': str(sysfs)})
     assert done.returncode == 0, done.stderr
+    assert '# remote pairs (thread:block) 0:1,1:0' in done.stdout
     assert output_problems(done.stdout, {
         'bandwidth.local': 'MB/s', 'bandwidth.remote': 'MB/s',
         'remote_penalty': 'ns'}) == []
+
+
+def test_numa_refuses_a_partner_on_its_own_node(bindir, tmp_path):
+    # two nodes online, both threads on node 0: the partners the caller
+    # chose are not remote where the threads ran
+    sysfs = _fake_sysfs(tmp_path, nodes={0: [0, 1], 1: []})
+    done = run(bindir, 'mem_numa', '--size=16M', '--partners=1,0',
+               env={'MEMBENCH_SYSFS': str(sysfs)})
+    assert done.returncode == 0, done.stderr
+    assert ('# numa: thread 0 and its partner 1 both run on NUMA node 0'
+            in done.stdout)
+    assert parse_figures(done.stdout) == {}
 
 
 def _fake_sysfs(root, nodes):

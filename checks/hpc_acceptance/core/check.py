@@ -8,8 +8,8 @@
   (:mod:`hpc_acceptance.core.spack`) and the spec it loaded as ``spack_spec``;
 - the reference values of the system it runs on
   (:mod:`hpc_acceptance.core.references`), recorded as ``reference_file``;
-- its processor topology and core count (ReFrame's), or a skip that says
-  how to provide them;
+- its processor topology, or a skip that says how to provide it (what
+  each family counts of it: :mod:`hpc_acceptance.core.node_shape`);
 - the hardware variants, ISA, Turbo and Hyper-Threading
   (:mod:`hpc_acceptance.core.variants`);
 - its :attr:`~AcceptanceCheck.identity`: every input that changes its
@@ -160,21 +160,6 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
             self.skip(f'{self.current_partition.fullname}: {err}')
 
         return info
-
-    @property
-    def node_cores(self):
-        '''Physical cores of one node of the partition, as ReFrame counts
-        them (``processor.num_cores``); skips the check if its processor
-        description does not say.'''
-        partition = self.current_partition
-        cores = partition.processor.num_cores
-        self.skip_if(
-            not cores,
-            f'{partition.fullname} has no processor description to count '
-            f'its cores: set "processor" (num_cpus, num_cpus_per_core) in '
-            f'its configuration or enable general.remote_detect'
-        )
-        return cores
 
     @property
     def node_memory(self):

@@ -30,6 +30,11 @@ _NATIVE_FLAGS = {
 }
 
 
+#: Features every CPU of an architecture family has (x86-64's psABI
+#: baseline), which archspec's generic targets do not list.
+_BASELINE = {'x86_64': {'cmov', 'cx8', 'fpu', 'fxsr', 'mmx', 'sse', 'sse2'}}
+
+
 class UnsupportedIsa(Exception):
     '''This ISA variant cannot be built or run here; the message says why.'''
 
@@ -38,8 +43,8 @@ def cpu_supports(processor_info, isa):
     '''Raise :class:`UnsupportedIsa` unless the processor can run ``isa``.
 
     The processor's archspec name (``processor.arch``, auto-detected or
-    written in the configuration) must have every feature of the variant's
-    target.
+    written in the configuration) must have every feature the variant
+    needs (:func:`needed_features`).
     '''
     if isa == 'native':
         return
@@ -51,13 +56,36 @@ def cpu_supports(processor_info, isa):
             f'; set processor.arch to its archspec name to run ISA variants'
         )
 
-    missing = (archspec.cpu.TARGETS[TARGETS[isa]].features -
-               archspec.cpu.TARGETS[arch].features)
+    family = archspec.cpu.TARGETS[arch].family.name
+    target = archspec.cpu.TARGETS[TARGETS[isa]]
+    if family != target.family.name:
+        raise UnsupportedIsa(
+            f'the CPU ({arch}) is {family}: {isa} is an '
+            f'{target.family.name} instruction set; the ISA variants are '
+            f'x86-64 levels, only native runs here')
+
+    # archspec's generic x86_64 lists no features: every x86-64 CPU has
+    # the baseline ones, which would be named as missing
+    missing = (needed_features(isa) - archspec.cpu.TARGETS[arch].features -
+               _BASELINE.get(family, set()))
     if missing:
         raise UnsupportedIsa(
             f'the CPU ({arch}) cannot run {isa} code: it lacks '
             f'{", ".join(sorted(missing))}'
         )
+
+
+def needed_features(isa):
+    '''The CPU features an ``isa`` variant's code needs: those of its
+    target, except for ``avx``: Sandy Bridge also brought AES and
+    carry-less multiplication, which no compiler emits unasked and which
+    archspec's generic levels (``x86_64_v3``, ``x86_64_v4``: the name of a
+    CPU it knows only by its level) do not list, so only SSE4.2's level and
+    AVX itself.'''
+    if isa == 'avx':
+        return archspec.cpu.TARGETS['x86_64_v2'].features | {'avx'}
+
+    return archspec.cpu.TARGETS[TARGETS[isa]].features
 
 
 def build_flags(isa, compiler):

@@ -72,7 +72,8 @@ fi
 # The CPUs and cores the kernel shows, counted as ReFrame's topology
 # detection counts them (cpuN directories; distinct core_cpus masks, else
 # thread_siblings), so that a job can tell a node whose topology changed
-# since it was detected (SMT or cores disabled in the BIOS).
+# since it was detected (SMT or cores disabled in the BIOS). Some kernels
+# end a mask with a NUL byte after its newline: it is no part of the mask.
 cpus=0
 for d in "$cpu"/cpu[0-9]*; do
     if [ -d "$d" ]; then cpus=$((cpus + 1)); fi
@@ -81,7 +82,7 @@ cores=$(for d in "$cpu"/cpu[0-9]*/topology; do
             if [ -r "$d/core_cpus" ]; then cat "$d/core_cpus"
             elif [ -r "$d/thread_siblings" ]; then cat "$d/thread_siblings"
             fi
-        done | sort -u | wc -l)
+        done | tr -d '\000' | sort -u | wc -l)
 cores=$((cores))
 if [ "$cpus" -gt 0 ] && [ "$cores" -gt 0 ]; then
     echo "topology $cpus $cores cpu*/topology"

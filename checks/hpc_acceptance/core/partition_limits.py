@@ -10,8 +10,9 @@ partitions (``--system`` or the one matching this host) are known:
 - a partition with the local scheduler is one node;
 - a scheduler partition holds ``extras.max_nodes`` nodes (a site sets how
   many nodes its acceptance runs may take); without it, it is not bounded;
-- a node holds as many ranks as it has hardware threads
-  (``processor.num_cpus``); a partition without processor information is
+- a node holds as many ranks as it has online hardware threads (as
+  :mod:`hpc_acceptance.core.node_shape` counts them, else
+  ``processor.num_cpus``); a partition without processor information is
   not bounded.
 
 Outside ReFrame (no runtime, e.g. a unit test importing a check) nothing is
@@ -23,6 +24,8 @@ from typing import Optional
 
 import reframe.core.runtime as runtime
 from reframe.core.exceptions import ReframeFatalError
+
+from hpc_acceptance.core import node_shape
 
 
 @dataclass(frozen=True)
@@ -46,14 +49,15 @@ class PartitionSize:
         return self.node_cpus * self.nodes
 
 
-def _size(partition):
-    info = partition.processor.info or {}
+def size_of(partition):
+    '''The :class:`PartitionSize` of a ReFrame partition, its node counted
+    as the checks count it (:mod:`hpc_acceptance.core.node_shape`).'''
+    node = node_shape.shape(partition.processor.info)
     local = partition.scheduler.registered_name == 'local'
     nodes = 1 if local else partition.extras.get('max_nodes')
-    cpus, per_core = info.get('num_cpus'), info.get('num_cpus_per_core')
-    cores = cpus // per_core if cpus and per_core else None
-    return PartitionSize(partition.fullname, cpus, nodes,
-                         info.get('num_sockets'), local, cores)
+    sockets = (None if 'sockets' in node.unusable else node.socket_count)
+    return PartitionSize(partition.fullname, node.cpu_count or None, nodes,
+                         sockets, local, node.core_count or None)
 
 
 def configured(feature='compute'):
@@ -64,7 +68,8 @@ def configured(feature='compute'):
     except ReframeFatalError:
         return None
 
-    return [_size(p) for p in system.partitions if feature in p.features]
+    return [size_of(p) for p in system.partitions
+            if feature in p.features]
 
 
 def max_ranks(partitions):

@@ -21,7 +21,9 @@ Distributions:
 - ``oversubscribed``: more ranks than cores on one node, not bound (bound
   ranks would be stacked on the same cores);
 - ``block_threads``: as ``block``, one rank per hardware thread (SMT on):
-  consecutive ranks on the hardware threads of one core, then the next.
+  consecutive ranks on the hardware threads of one core, then the next;
+- ``sockets_threads``: as ``sockets``, each rank bound to a hardware thread
+  (SMT on).
 '''
 
 import reframe as rfm
@@ -36,6 +38,7 @@ _LAUNCHER_OPTIONS = {
         'oversubscribed': ['--oversubscribe', '--bind-to', 'none'],
         # (--use-hwthread-cpus comes with every smt=on variant)
         'block_threads': ['--map-by', 'hwthread', '--bind-to', 'hwthread'],
+        'sockets_threads': ['--map-by', 'socket', '--bind-to', 'hwthread'],
     },
     'srun': {
         'block': ['--distribution=block:block', '--cpu-bind=cores'],
@@ -43,6 +46,8 @@ _LAUNCHER_OPTIONS = {
         'one_per_node': ['--distribution=block:block', '--cpu-bind=cores'],
         'oversubscribed': ['--overcommit', '--cpu-bind=none'],
         'block_threads': ['--distribution=block:block', '--cpu-bind=threads'],
+        'sockets_threads': ['--distribution=block:cyclic',
+                            '--cpu-bind=threads'],
     },
 }
 _LAUNCHER_OPTIONS['mpirun-openmpi'] = _LAUNCHER_OPTIONS['mpirun']

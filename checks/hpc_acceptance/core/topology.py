@@ -2,8 +2,9 @@
 
 The input is ReFrame's processor description (``partition.processor.info``):
 auto-detected on local partitions, written in the configuration for remote
-ones. Sizes follow the topology, never a constant, so the same check is
-right on a laptop and on a two-socket node with a large L3.
+ones, read as :mod:`hpc_acceptance.core.node_shape` counts it. Sizes
+follow the topology, never a constant, so the same check is right on a
+laptop and on a two-socket node with a large L3.
 
 Rules (documented in checks/README.md, tested in
 ``tests/unit/core/test_topology.py``):
@@ -13,29 +14,31 @@ Rules (documented in checks/README.md, tested in
   previous level's capacity and its own;
 - "memory" is four times the sum of all last-level cache instances of the
   node (STREAM's rule), so no level of cache can hold it;
-- with ``threads`` threads placed one per core, a private level's capacity
-  grows with the threads and a shared level's with the instances they
-  occupy.
+- the threads run one per core on the cores given: a level's capacity is
+  the sum of its instances those cores reach (each its own L1 and L2, one
+  L3 per socket they occupy). On a hybrid CPU that is the instances of the
+  kind of core each thread runs on.
 
-``hpc-acceptance topology`` prints this node's figures the checks size
-themselves from (:mod:`hpc_acceptance.tools.node_topology`).
+``hpc-acceptance topology`` prints the figures the checks size themselves
+from (:mod:`hpc_acceptance.tools.node_topology`).
 '''
 
 import math
 from dataclasses import dataclass
 
+from hpc_acceptance.core import node_shape
 
-class TopologyError(ValueError):
-    '''The processor description lacks what a check needs to size itself.'''
+#: What the checks catch to skip a variant the description cannot size.
+TopologyError = node_shape.TopologyError
 
 
 @dataclass(frozen=True)
 class CacheLevel:
     #: ``l1``, ``l2``, ... as used in figure and performance-variable names
     name: str
-    #: bytes of one instance
+    #: bytes of one instance (the largest, where a hybrid CPU's differ)
     size: int
-    #: logical CPUs sharing one instance
+    #: logical CPUs sharing one instance (the most, where they differ)
     cpus_per_instance: int
     #: number of instances on the node
     instances: int
@@ -43,25 +46,24 @@ class CacheLevel:
     linesize: int
 
 
+def _levels(info):
+    node = node_shape.shape(info)
+    node.require('caches')
+    return node, node.caches
+
+
 def cache_levels(info):
     '''The data cache levels of ``info``, innermost first.'''
-    caches = (info or {}).get('topology', {}).get('caches')
-    if not caches:
-        raise TopologyError(
-            'the partition has no processor topology with caches: '
-            '"hpc-acceptance new-system" writes one where ReFrame reads it '
-            '(topology_prefix), or set "processor" in its configuration '
-            '(see config/systems/example_cluster.py)'
-        )
-
+    _, caches = _levels(info)
     levels = []
-    for cache in sorted(caches, key=lambda c: c['type']):
+    for name, instances in caches.items():
+        per_instance = [len(i.cpus) for i in instances if i.cpus]
         levels.append(CacheLevel(
-            name=cache['type'].lower(),
-            size=int(cache['size']),
-            cpus_per_instance=int(cache['num_cpus']),
-            instances=len(cache.get('cpusets', [])) or 1,
-            linesize=int(cache.get('linesize', 64)),
+            name=name,
+            size=max(i.size for i in instances),
+            cpus_per_instance=max(per_instance, default=1),
+            instances=len(instances),
+            linesize=instances[0].linesize,
         ))
 
     return levels
@@ -69,35 +71,41 @@ def cache_levels(info):
 
 def memory_working_set(info):
     '''Bytes no cache level can hold: 4x the sum of last-level caches.'''
-    llc = cache_levels(info)[-1]
-    return 4 * llc.size * llc.instances
+    _, caches = _levels(info)
+    return 4 * sum(i.size for i in list(caches.values())[-1])
 
 
-def _capacity(level, threads, cpus_per_core):
-    '''Bytes of ``level`` that ``threads`` threads, one per core, can use.'''
-    cores_per_instance = max(1, level.cpus_per_instance // cpus_per_core)
-    used = min(level.instances, math.ceil(threads / cores_per_instance))
-    return level.size * used
+def capacity(instances, cores):
+    '''Bytes of a level's ``instances`` that threads on ``cores`` (one per
+    core) can fill: those instances that share a CPU with the cores; in a
+    description without CPU sets, the instances the cores fill in turn.'''
+    used = frozenset().union(*cores)
+    if all(i.cpus is not None for i in instances):
+        return sum(i.size for i in instances if i.cpus & used)
+
+    size = max(i.size for i in instances)
+    return size * min(len(instances), max(1, len(cores)))
 
 
-def level_working_sets(info, threads=1):
-    '''``{level: bytes}`` for every cache level plus ``memory``.
+def level_working_sets(info, cores):
+    '''``{level: bytes}`` for every cache level plus ``memory``, for
+    threads on ``cores`` (a list of CPU sets, one thread per core).
 
-    The sizes are totals over ``threads`` threads; divide by ``threads`` for
-    a per-thread share.
+    The sizes are totals over the threads; divide by their number for a
+    per-thread share.
     '''
-    cpus_per_core = int(info.get('num_cpus_per_core') or 1)
+    _, caches = _levels(info)
     sizes = {}
     previous = None
-    for level in cache_levels(info):
-        capacity = _capacity(level, threads, cpus_per_core)
+    for name, instances in caches.items():
+        level_capacity = capacity(instances, cores)
         if previous is None:
-            size = capacity // 2
+            size = level_capacity // 2
         else:
-            size = int(math.sqrt(previous * capacity))
+            size = int(math.sqrt(previous * level_capacity))
 
-        sizes[level.name] = _round_to_pages(size)
-        previous = capacity
+        sizes[name] = _round_to_pages(size)
+        previous = level_capacity
 
     sizes['memory'] = memory_working_set(info)
     return sizes

@@ -33,13 +33,18 @@ def topology_prefix():
 
 def described(info):
     '''``(CPUs, cores, CPUs per core)`` of a processor description, or
-    ``None`` where it does not count them.'''
+    ``None`` where it does not count them. The cores are counted as the
+    job's probe counts them, one per distinct ``cores`` mask where the
+    description lists them: ``num_cpus // num_cpus_per_core`` counts a
+    node with offline CPUs or with cores of one and two hardware threads
+    (a hybrid CPU) wrong.'''
     cpus = (info or {}).get('num_cpus')
     per_core = (info or {}).get('num_cpus_per_core')
     if not cpus or not per_core:
         return None
 
-    return cpus, cpus // per_core, per_core
+    masks = ((info.get('topology') or {}).get('cores')) or []
+    return cpus, len(set(masks)) or cpus // per_core, per_core
 
 
 def live_problem(live, info):

@@ -73,6 +73,31 @@ def control_of(partition):
     )
 
 
+def setup_skip(asked, control, partition, state=None):
+    '''Why Turbo ``asked`` can be neither set nor confirmed on
+    ``partition`` with the control ``control`` (:func:`control_of`), or
+    ``None``. ``state`` is the node's Turbo state
+    (:class:`~hpc_acceptance.core.node_state.State`) on a partition with
+    the local scheduler, whose node is this host, and ``None`` elsewhere.'''
+    if state is None:
+        if control is None:
+            return (f'turbo={asked}: {partition} declares no turbo control '
+                    f'(extras.turbo_control): the state can be neither set '
+                    f'nor confirmed')
+        return None
+
+    if state.value == 'unknown':
+        return (f'turbo={asked}: {state.detail}: the state can be neither '
+                f'set nor confirmed')
+
+    if control is None and state.value != asked:
+        return (f'turbo={asked}: turbo is {state.value} on {partition} '
+                f'({state.detail}) and the partition declares no way to '
+                f'change it (extras.turbo_control)')
+
+    return None
+
+
 def command_lines(control, asked, probe):
     '''Job-script lines that switch Turbo ``asked`` with the partition's
     commands, where the node's state can be read, and put the state found

@@ -15,9 +15,11 @@ non-default case carries the ``variant`` tag (nightly leaves them out).
   by the clock for Slurm, by the Turbo switch for commands, which put the
   node back when the job ends); where the state can be neither set nor
   confirmed the variant is skipped with the reason.
-- ``smt``: ``on`` runs two hardware threads per core, ``off`` one, through
-  ReFrame's ``use_multithreading`` and the checks' layouts; skipped where SMT
-  is absent or disabled.
+- ``smt``: ``on`` runs every hardware thread of a core, ``off`` one,
+  through ReFrame's ``use_multithreading`` and the checks' layouts; skipped
+  where SMT is absent or disabled (cores of one hardware thread as
+  :mod:`hpc_acceptance.core.node_shape` counts them: a Bulldozer module's
+  two CPUs are two cores).
 
 Every check also measures the effective core clock before and after its
 benchmark (``core_clock``, GHz) and records the node it ran on and that
@@ -34,8 +36,8 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    variable)
 from reframe.core.exceptions import SanityError
 
-from hpc_acceptance.core import (figures, isa, job_status, node_state,
-                                 topology_change, turbo)
+from hpc_acceptance.core import (figures, isa, job_status, node_shape,
+                                 node_state, topology_change, turbo)
 from hpc_acceptance.core.builds import ClockProbeBuild
 
 DEFAULTS = {'isa': 'native', 'turbo': 'as-configured',
@@ -69,7 +71,9 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     #:     ``on`` (every hardware thread), ``off`` (one per core)
     smt = parameter(['as-configured', 'on', 'off'], type=str, loggable=True)
 
-    #: Hardware threads per core the check's layout uses (1 or 2).
+    #: Hardware threads per core the check's layout uses: 1, or with
+    #: ``smt=on`` those of the node's cores (on a hybrid CPU, of the cores
+    #: that have most; the layouts use every hardware thread).
     #:
     #: :type: :class:`int`
     threads_per_core = variable(int, value=1, loggable=True)
@@ -138,27 +142,11 @@ class HardwareVariants(rfm.RegressionTestPlugin):
 
         part = self.current_partition
         control = turbo.control_of(part)
-        if part.scheduler.registered_name == 'local':
-            state = node_state.probe_here()['turbo']
-            self.skip_if(
-                state.value == 'unknown',
-                f'turbo={self.turbo}: {state.detail}: the state can be '
-                f'neither set nor confirmed'
-            )
-            self.skip_if(
-                control is None and state.value != self.turbo,
-                f'turbo={self.turbo}: turbo is {state.value} on '
-                f'{part.fullname} ({state.detail}) and the partition '
-                f'declares no way to change it (extras.turbo_control)'
-            )
-        else:
-            self.skip_if(
-                control is None,
-                f'turbo={self.turbo}: {part.fullname} declares no turbo '
-                f'control (extras.turbo_control): the state can be neither '
-                f'set nor confirmed'
-            )
-
+        local = part.scheduler.registered_name == 'local'
+        why = turbo.setup_skip(
+            self.turbo, control, part.fullname,
+            node_state.probe_here()['turbo'] if local else None)
+        self.skip_if(why is not None, why)
         if control == 'slurm':
             # Slurm's highest frequency is the Turbo range; the one below
             # it is the highest without Turbo.
@@ -170,19 +158,19 @@ class HardwareVariants(rfm.RegressionTestPlugin):
 
     @run_after('setup')
     def set_smt(self):
+        part = self.current_partition
+        try:
+            per_core = node_shape.threads_per_core(
+                node_shape.shape(part.processor.info), self.smt,
+                part.fullname)
+        except node_shape.Inapplicable as err:
+            self.skip(str(err))
+
         if self.smt == 'as-configured':
             return
 
-        part = self.current_partition
-        per_core = part.processor.info.get('num_cpus_per_core') or 1
-        self.skip_if(
-            per_core < 2,
-            f'smt={self.smt}: SMT is absent or disabled on {part.fullname} '
-            f'(1 hardware thread per core): there is no second thread to '
-            f'use or leave idle'
-        )
         self.use_multithreading = self.smt == 'on'
-        self.threads_per_core = per_core if self.smt == 'on' else 1
+        self.threads_per_core = per_core
 
     @run_before('run')
     def probe_clock_and_state(self):
@@ -315,7 +303,9 @@ class HardwareVariants(rfm.RegressionTestPlugin):
             self.skip_if(skip is not None, skip)
             problems = found + problems
 
-        if self.smt == 'on' and states['smt'].value != 'on':
+        # A kernel without /sys/devices/system/cpu/smt (before 4.19) says
+        # unknown: the topology line above has confirmed the threads.
+        if self.smt == 'on' and states['smt'].value == 'off':
             problems.append(f'asked for smt on, the node reports '
                             f'{states["smt"].value} ({states["smt"].detail})')
 

@@ -14,7 +14,6 @@ from a run that passed its sanity check. The BLAS the binary ran with is
 recorded (:mod:`hpc_acceptance.hpcc.blas`): it decides HPL and DGEMM.
 '''
 
-import math
 import os
 
 import reframe as rfm
@@ -23,11 +22,11 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import job_status
+from hpc_acceptance.core import job_status, topology
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
 from hpc_acceptance.core.types import Fraction, PositiveInt
-from hpc_acceptance.hpcc import blas, input_file, output
+from hpc_acceptance.hpcc import blas, input_file, layout, output
 
 #: ReFrame schedulers that can allocate several nodes to one job; the
 #: multi-node variants run on partitions with one of these.
@@ -105,15 +104,12 @@ class HpccBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest):
     def set_processes(self):
         partition = self.current_partition
         if self.num_tasks_per_node is None:
-            cores = partition.processor.num_cores
-            self.skip_if(
-                not cores,
-                f'{partition.fullname} has no processor description to '
-                f'count its cores: set "processor" in its configuration or '
-                f'-S num_tasks_per_node=N'
-            )
             # with smt=on, one process per hardware thread
-            self.num_tasks_per_node = cores * self.threads_per_core
+            try:
+                self.num_tasks_per_node = layout.ranks_per_node(
+                    partition.processor.info, self.threads_per_core > 1)
+            except topology.TopologyError as err:
+                self.skip(f'{partition.fullname}: {err}')
         else:
             # set by hand: a reference of another count is no sign of
             # another topology
@@ -181,22 +177,13 @@ class HpccBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest):
 
     def peak_gflops(self):
         '''Peak Gflop/s of the cores used, from the partition's per-node
-        ``extras.peak_gflops``; ``None`` where either is unknown.
-
-        The peak is the cores', not the hardware threads': with ``smt=on``
-        two ranks share a core (and its floating-point units), so a node's
-        ranks occupy their count divided by the threads per core.'''
+        ``extras.peak_gflops``; ``None`` where either is unknown
+        (:func:`hpc_acceptance.hpcc.layout.peak_gflops`).'''
         partition = self.current_partition
-        node_peak = partition.extras.get('peak_gflops')
-        cores = partition.processor.num_cores
-        if not (node_peak and cores):
-            return None
-
-        nodes = self.num_tasks // self.num_tasks_per_node
-        cores_per_node = min(
-            cores, math.ceil(self.num_tasks_per_node / self.threads_per_core)
-        )
-        return node_peak * nodes * cores_per_node / cores
+        return layout.peak_gflops(
+            partition.extras.get('peak_gflops'), partition.processor.info,
+            self.num_tasks // self.num_tasks_per_node,
+            self.num_tasks_per_node, self.threads_per_core > 1)
 
     @run_before('sanity')
     def record_blas(self):

@@ -17,6 +17,7 @@ from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
 from hpc_acceptance.core.openmp_process import OpenMPProcess
 from hpc_acceptance.core.types import PositiveInt
+from hpc_acceptance.memory import layout
 from hpc_acceptance.memory.build import MemoryKernelsBuild
 
 
@@ -32,11 +33,12 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     kernels = fixture(MemoryKernelsBuild, scope='environment')
 
     #: Thread layout: ``single`` (one thread on one core) or ``all_cores``
-    #: (every core, spread over the sockets; with ``smt=on`` every hardware
-    #: thread).
+    #: (every core, socket by socket; with ``smt=on`` every hardware
+    #: thread), each thread pinned to its place
+    #: (:mod:`hpc_acceptance.memory.layout`).
     #:
     #: :type: :class:`str`
-    threads = parameter(['single', 'all_cores'], loggable=True)
+    threads = parameter(list(layout.LAYOUTS), loggable=True)
 
     #: Timed repetitions; each figure is the best of them.
     #:
@@ -74,11 +76,15 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     tags = {'memory', 'nightly'}
 
     @property
-    def num_threads(self):
-        if self.threads == 'single':
-            return 1
-
-        return self.node_cores * self.threads_per_core
+    def layout_plan(self):
+        '''Where the threads run and their working sets
+        (:func:`hpc_acceptance.memory.layout.plan`); skips the check where
+        the processor description cannot say.'''
+        try:
+            return layout.plan(self.processor_info, self.threads,
+                               self.threads_per_core > 1)
+        except topology.TopologyError as err:
+            self.skip(f'{self.current_partition.fullname}: {err}')
 
     def in_tree_build(self):
         return self.kernels
@@ -94,21 +100,16 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
 
     @run_after('setup')
     def place_threads(self):
-        self.place_threads_with(
-            self.num_threads,
-            'threads' if self.threads_per_core > 1 else 'cores', 'spread'
-        )
+        self.place_threads_with(self.layout_plan.places, 'spread')
 
     def working_sets(self):
         '''``{level: bytes}`` in total over all threads of this run.'''
-        return topology.level_working_sets(self.processor_info,
-                                           self.num_threads)
+        return self.layout_plan.working_sets
 
     def per_thread_working_sets(self):
         '''``{level: bytes}`` of each thread, for programs in which every
         thread works on its own data.'''
-        return {level: size // self.num_threads
-                for level, size in self.working_sets().items()}
+        return self.layout_plan.per_thread_working_sets()
 
     def program_options(self):
         '''Command-line options of :attr:`program` for this run.'''
@@ -117,6 +118,11 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     def expected_figures(self):
         '''``{figure name: unit}`` this run must print.'''
         raise NotImplementedError
+
+    def refusal(self, text):
+        '''Why the program ran nothing, as it said in its output ``text``;
+        ``[]`` if it did not refuse.'''
+        return []
 
     @run_after('setup')
     def set_program_options(self):
@@ -139,8 +145,8 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         with open(path) as fp:
             text = fp.read()
 
-        problems = figures.output_problems(text, self.expected_figures(),
-                                           path)
+        problems = self.refusal(text) or figures.output_problems(
+            text, self.expected_figures(), path)
         problems = job_status.exit_problems(self.job.exitcode) + problems
 
         problems += self.built_isa_problems(text)

@@ -44,24 +44,14 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import figures, job_status
+from hpc_acceptance.core import figures, job_status, topology
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
+from hpc_acceptance.core.node_shape import Inapplicable, cpu_list
 from hpc_acceptance.core.rank_placement import PlacedRanks
 from hpc_acceptance.core.types import PositiveInt
-from hpc_acceptance.network import rank_report
+from hpc_acceptance.network import layout, rank_report
 from hpc_acceptance.network.build import PROGRAM, NetworkKernelsBuild
-
-#: Placement -> launcher distribution (see
-#: :mod:`hpc_acceptance.core.rank_placement`).
-DISTRIBUTION = {
-    'same_socket': 'block',
-    'cross_socket': 'sockets',
-    'all_cores': 'block',
-    'one_per_node': 'one_per_node',
-    'all_per_node': 'block',
-}
-INTER_NODE = ('one_per_node', 'all_per_node')
 
 
 class NetworkPairsCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
@@ -113,6 +103,14 @@ class NetworkPairsCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     #: :default: ``2``
     num_nodes = variable(PositiveInt, value=2, loggable=True)
 
+    #: The CPUs each rank of one node is bound to, in rank order, as the
+    #: launcher places them on the partition's processor topology
+    #: (:func:`hpc_acceptance.network.layout.rank_layout`); empty for
+    #: placements across nodes. Set at setup.
+    #:
+    #: :type: :class:`list` of CPU lists (``'0-1'``)
+    expected_cpus = variable(list, value=[])
+
     #: Where each rank ran, ``r<rank>=<host>:<cpu> ...``, read from the
     #: program's output after the run (recorded, not settable).
     #:
@@ -137,7 +135,7 @@ class NetworkPairsCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         return self.kernels
 
     def spans_nodes(self):
-        return self.placement in INTER_NODE
+        return self.placement in layout.INTER_NODE
 
     @run_after('init')
     def set_requirement(self):
@@ -151,48 +149,25 @@ class NetworkPairsCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     @run_after('setup')
     def place_ranks(self):
         partition = self.current_partition
-        info = self.processor_info
-        sockets = info.get('num_sockets') or 1
-        cores = self.node_cores
-        # every hardware thread with smt=on, else every core
-        slots = cores * self.threads_per_core
-        if self.placement in INTER_NODE:
-            self.skip_if(
-                partition.scheduler.registered_name == 'local',
-                f'{partition.fullname} uses the local scheduler, which runs '
-                f'on one node: {self.placement} needs a scheduler partition '
-                f'with two or more nodes'
-            )
-        elif self.placement == 'cross_socket':
-            self.skip_if(sockets < 2,
-                         f'{partition.fullname} has {sockets} socket: no '
-                         f'pair of ranks can cross sockets')
-        elif self.placement == 'same_socket':
-            self.skip_if(cores // sockets < 2,
-                         f'{partition.fullname} has one core per socket: no '
-                         f'two ranks fit on one socket')
-        elif self.placement == 'all_cores':
-            self.skip_if(cores < 2, f'{partition.fullname} has one core: '
-                                    f'no pair of ranks fits')
-
         if self.placement == 'all_per_node' and self.num_nodes % 2:
             raise ReframeError(f'num_nodes={self.num_nodes}: all_per_node '
                                f'pairs node i with node n-1-i, so it needs '
                                f'an even number of nodes')
 
-        self.num_tasks, self.num_tasks_per_node = {
-            'same_socket': (2, 2),
-            'cross_socket': (2, 2),
-            # pairs need an even count: an odd core out stays idle
-            'all_cores': (slots - slots % 2, slots - slots % 2),
-            'one_per_node': (2, 1),
-            'all_per_node': (self.num_nodes * slots, slots),
-        }[self.placement]
-        distribution = DISTRIBUTION[self.placement]
-        if self.threads_per_core > 1 and distribution == 'block':
-            distribution = 'block_threads'
+        try:
+            ranks = layout.rank_layout(
+                partition.processor.info, self.placement, self.pairs,
+                every_thread=self.threads_per_core > 1,
+                local=partition.scheduler.registered_name == 'local',
+                num_nodes=self.num_nodes, partition=partition.fullname)
+        except (Inapplicable, topology.TopologyError) as err:
+            self.skip(str(err) if isinstance(err, Inapplicable)
+                      else f'{partition.fullname}: {err}')
 
-        self.place_with(distribution)
+        self.num_tasks = ranks.num_tasks
+        self.num_tasks_per_node = ranks.num_tasks_per_node
+        self.expected_cpus = [cpu_list(cpus) for cpus in ranks.expected]
+        self.place_with(ranks.distribution)
 
     @run_after('setup')
     def set_program_options(self):
@@ -233,7 +208,8 @@ class NetworkPairsCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         return _assert_valid(
             self.stdout, self.expected_figures(), self.job.exitcode,
             self.stderr, self.job.jobid,
-            layout=self.placement, info=self.processor_info,
+            layout=self.placement,
+            info=self.current_partition.processor.info,
             num_tasks=self.num_tasks,
             num_nodes=math.ceil(self.num_tasks / self.num_tasks_per_node),
             per_thread=self.threads_per_core > 1

@@ -11,6 +11,8 @@ topology.
 import re
 from dataclasses import dataclass
 
+from hpc_acceptance.core import node_shape
+
 _RANK_LINE = re.compile(r'^# rank (?P<rank>\d+) host (?P<host>\S+) '
                         r'cpu (?P<cpu>-?\d+) allowed (?P<allowed>\S+) '
                         r'partner (?P<partner>\d+|none)$')
@@ -80,14 +82,15 @@ def summary(ranks):
 
 
 def _masks(info, kind):
-    '''CPU sets of the ``sockets`` or ``cores`` of a processor description.'''
-    masks = (info or {}).get('topology', {}).get(kind)
-    if not masks:
-        raise RankReportError(f'the processor description lists no {kind}')
+    '''CPU sets of the ``sockets`` or ``cores`` of a processor description,
+    as the checks count them (:mod:`hpc_acceptance.core.node_shape`).'''
+    node = node_shape.shape(info)
+    try:
+        node.require(kind)
+    except node_shape.TopologyError as err:
+        raise RankReportError(str(err)) from None
 
-    return [frozenset(bit for bit in range(int(mask, 16).bit_length())
-                      if int(mask, 16) >> bit & 1)
-            for mask in masks]
+    return list(getattr(node, kind))
 
 
 def _containing(cpus, sets):

@@ -25,10 +25,12 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import (parameter, run_after, sanity_function,
                                    variable)
 
-from hpc_acceptance.core import job_status, partition_limits
+from hpc_acceptance.core import job_status, node_shape, partition_limits
 from hpc_acceptance.core.check import AcceptanceCheck
+from hpc_acceptance.core.node_shape import Inapplicable
 from hpc_acceptance.core.rank_placement import PlacedRanks
 from hpc_acceptance.npb import binaries, classes, output
+from hpc_acceptance.npb.ranks import rank_layout
 
 #: Performance variables: ``{name: (summary field, unit)}``.
 PERF_VARIABLES = {
@@ -103,26 +105,21 @@ class NpbCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     @run_after('setup')
     def place_ranks(self):
         partition = self.current_partition
-        # one rank per core, or per hardware thread with smt=on
-        slots = self.node_cores * self.threads_per_core
-        slot = 'hardware threads' if self.threads_per_core > 1 else 'cores'
-        one_node = partition.scheduler.registered_name == 'local'
-        distribution = ('block_threads' if self.threads_per_core > 1
-                        else 'block')
-        if one_node and self.num_procs > slots:
-            self.skip_if(
-                not self.oversubscribe,
-                f'{self.num_procs} ranks exceed the {slots} {slot} of '
-                f'{partition.fullname}, which runs on one node: ranks '
-                f'sharing them measure time slicing, not the machine '
-                f'(-S oversubscribe=yes runs it anyway)'
-            )
-            distribution = 'oversubscribed'
+        every_thread = self.threads_per_core > 1
+        try:
+            ranks = rank_layout(
+                self.num_procs, node_shape.slots(
+                    node_shape.shape(partition.processor.info),
+                    every_thread),
+                every_thread=every_thread,
+                one_node=partition.scheduler.registered_name == 'local',
+                oversubscribe=self.oversubscribe)
+        except (Inapplicable, node_shape.TopologyError) as err:
+            self.skip(f'{partition.fullname}: {err}')
 
-        self.num_tasks = self.num_procs
-        self.num_tasks_per_node = (self.num_procs if one_node
-                                   else min(self.num_procs, slots))
-        self.place_with(distribution)
+        self.num_tasks = ranks.num_tasks
+        self.num_tasks_per_node = ranks.num_tasks_per_node
+        self.place_with(ranks.distribution)
 
     @run_after('setup')
     def require_memory(self):

@@ -17,7 +17,6 @@ settings.
 '''
 
 import os
-import shlex
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -113,26 +112,29 @@ class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         return self.stream_build
 
     @property
-    def layout_cores(self):
+    def layout_plan(self):
+        '''Where this layout's threads run and the least array size
+        (:func:`hpc_acceptance.stream.sizing.plan`); skips the check where
+        the processor description cannot say.'''
         try:
-            return sizing.layout_cores(self.processor_info,
-                                       self.threads)
+            return sizing.plan(self.processor_info, self.threads,
+                               self.threads_per_core > 1)
         except topology.TopologyError as err:
             self.skip(f'{self.current_partition.fullname}: {err}')
 
     @run_after('setup')
     def size_arrays(self):
-        llc = sizing.last_level_cache_bytes(self.processor_info,
-                                            self.layout_cores)
-        self.min_elements = sizing.min_array_elements(llc)
+        layout = self.layout_plan
+        self.min_elements = layout.min_elements
         if self.array_elements is None:
             self.array_elements = self.min_elements
         elif self.array_elements < self.min_elements:
             raise ReframeError(
                 f'array_elements={self.array_elements} is below STREAM\'s '
                 f'rule for the {self.threads!r} layout on '
-                f'{self.current_partition.fullname}: 4 x {llc} bytes of '
-                f'last-level cache = {self.min_elements} elements per array'
+                f'{self.current_partition.fullname}: 4 x {layout.llc_bytes} '
+                f'bytes of last-level cache = {self.min_elements} elements '
+                f'per array'
             )
 
         memory = self.current_partition.extras.get('memory_bytes')
@@ -184,24 +186,11 @@ class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         if run.ntimes:
             self.ntimes = run.ntimes
 
-    @property
-    def places(self):
-        '''One OpenMP place per thread: the layout's cores, or with
-        ``smt=on`` every hardware thread of them.'''
-        if self.threads_per_core > 1:
-            return [{cpu} for core in self.layout_cores
-                    for cpu in sorted(core)]
-
-        return self.layout_cores
-
     @run_after('setup')
     def place_threads(self):
-        places = self.places
-        # Quoted: the shell would brace-expand {0,72},{1,73}.
-        self.place_threads_with(
-            len(places), shlex.quote(sizing.omp_places(places)),
-            self.binding
-        )
+        # one place per core of the layout, or with smt=on per hardware
+        # thread of them
+        self.place_threads_with(self.layout_plan.places, self.binding)
 
     @run_after('setup')
     def set_perf_variables(self):
@@ -221,9 +210,7 @@ class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     def peak_mbs(self, node_peak_gbs):
         '''Peak MB/s of the sockets the threads (and their pages) are on.'''
         try:
-            return sizing.peak_bandwidth_mbs(
-                self.processor_info, self.layout_cores, node_peak_gbs
-            )
+            return sizing.peak_bandwidth_mbs(self.layout_plan, node_peak_gbs)
         except topology.TopologyError as err:
             self.skip(f'{self.current_partition.fullname}: {err}')
 
@@ -236,7 +223,8 @@ class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
             )
 
         return _assert_stream_valid(self.stdout, self.stderr,
-                                    self.job.exitcode, len(self.places),
+                                    self.job.exitcode,
+                                    self.num_cpus_per_task,
                                     self.min_elements, isa_problems)
 
 

@@ -2,13 +2,15 @@
 
 The input is ReFrame's processor description (``partition.processor.info``)
 with the ``cores``, ``sockets`` and ``caches`` CPU masks ReFrame detects
-(``reframe --detect-host-topology``).
+(``reframe --detect-host-topology``), read as
+:mod:`hpc_acceptance.core.node_shape` counts it.
 
 - A thread layout is the list of cores the threads run on, one thread per
   core: ``single`` is the first core, ``socket`` every core of the first
   socket, ``all_cores`` every core of the node. The threads are pinned with
-  an explicit ``OMP_PLACES`` list of those cores, so "one socket" means one
-  socket whatever the CPU numbering.
+  an explicit ``OMP_PLACES`` list of those cores (with ``smt=on``, of their
+  hardware threads), so "one socket" means one socket whatever the CPU
+  numbering.
 - STREAM's rule: each array must be at least four times the sum of the
   last-level caches the cores used can fill, so no cache holds it. The
   caches counted are the last-level instances that share a CPU with the
@@ -19,8 +21,10 @@ with the ``cores``, ``sockets`` and ``caches`` CPU masks ReFrame detects
 '''
 
 import math
+from dataclasses import dataclass
+from typing import Optional
 
-from hpc_acceptance.core import topology
+from hpc_acceptance.core import node_shape, topology
 
 LAYOUTS = ('single', 'socket', 'all_cores')
 
@@ -29,22 +33,23 @@ LAYOUTS = ('single', 'socket', 'all_cores')
 MEMORY_LIMIT = 0.9
 
 
-def _cpus(mask):
-    '''The CPU numbers of a hexadecimal CPU mask such as ``0x3``.'''
-    bits = int(mask, 16)
-    return {cpu for cpu in range(bits.bit_length()) if bits >> cpu & 1}
-
-
-def _masks(info, name):
-    masks = (info or {}).get('topology', {}).get(name)
-    if not masks:
-        raise topology.TopologyError(
-            f'the processor description has no topology.{name} CPU masks: '
-            f'regenerate it with "reframe --detect-host-topology=FILE" on a '
-            f'compute node'
-        )
-
-    return [_cpus(mask) for mask in masks]
+@dataclass(frozen=True)
+class Plan:
+    '''Where a layout's threads run and what its arrays must exceed.'''
+    #: the cores of the layout, each a set of CPUs, in block order
+    cores: list
+    #: one OpenMP place per thread (each core, or each hardware thread)
+    places: list
+    #: bytes of the last-level cache instances the cores reach
+    llc_bytes: int
+    #: the least elements per array STREAM's rule allows
+    min_elements: int
+    #: sockets the threads (and, by first touch, their pages) are on, and
+    #: sockets of the node; ``None`` where the description has no usable
+    #: sockets, and why in ``sockets_problem``
+    sockets_used: Optional[int]
+    sockets: Optional[int]
+    sockets_problem: Optional[str] = None
 
 
 def layout_cores(info, layout):
@@ -53,35 +58,42 @@ def layout_cores(info, layout):
         raise ValueError(f'unknown thread layout {layout!r}; expected one of '
                          f'{", ".join(LAYOUTS)}')
 
-    cores = sorted(_masks(info, 'cores'), key=min)
+    node = node_shape.shape(info)
+    node.require('cores')
     if layout == 'single':
-        return cores[:1]
+        return list(node.cores[:1])
 
     if layout == 'socket':
-        first_socket = min(_masks(info, 'sockets'), key=min)
-        return [core for core in cores if core <= first_socket]
+        node.require('sockets')
+        return [core for core in node.cores if core <= node.sockets[0]]
 
-    return cores
-
-
-def omp_places(cores):
-    '''``OMP_PLACES`` with one place per core: ``{0,72},{1,73},...``.'''
-    return ','.join('{' + ','.join(str(cpu) for cpu in sorted(core)) + '}'
-                    for core in cores)
+    return list(node.cores)
 
 
 def last_level_cache_bytes(info, cores):
     '''Bytes of the last-level cache instances the ``cores`` can fill.'''
-    llc = topology.cache_levels(info)[-1]
-    caches = (info or {}).get('topology', {}).get('caches', [])
-    llc_sets = [_cpus(mask) for cache in caches
-                if cache['type'].lower() == llc.name
-                for mask in cache.get('cpusets', [])]
-    if not llc_sets:
-        return llc.size * llc.instances
+    node = node_shape.shape(info)
+    node.require('caches')
+    return topology.capacity(list(node.caches.values())[-1], cores)
 
-    used = set().union(*cores)
-    return llc.size * sum(1 for cpus in llc_sets if cpus & used)
+
+def plan(info, layout, every_thread):
+    '''The :class:`Plan` of ``layout`` (one thread per core, or with
+    ``every_thread`` one per hardware thread).
+
+    :raises hpc_acceptance.core.topology.TopologyError: where the
+        description lacks the cores, sockets or caches the layout needs.
+    '''
+    cores = layout_cores(info, layout)
+    llc = last_level_cache_bytes(info, cores)
+    used = sockets = problem = None
+    try:
+        used, sockets = sockets_used(info, cores)
+    except topology.TopologyError as err:
+        problem = str(err)  # only a peak share needs them
+
+    return Plan(cores, node_shape.places(cores, every_thread), llc,
+                min_array_elements(llc), used, sockets, problem)
 
 
 def min_array_elements(llc_bytes, bytes_per_element=8):
@@ -103,13 +115,18 @@ def memory_problem(elements, memory_bytes, bytes_per_element=8):
 
 def sockets_used(info, cores):
     '''``(sockets the cores are on, sockets of the node)``.'''
+    node = node_shape.shape(info)
+    node.require('sockets')
     used = set().union(*cores)
-    sockets = _masks(info, 'sockets')
-    return sum(1 for socket in sockets if socket & used), len(sockets)
+    return (sum(1 for socket in node.sockets if socket & used),
+            len(node.sockets))
 
 
-def peak_bandwidth_mbs(info, cores, node_peak_gbs):
-    '''Peak MB/s of the sockets the ``cores`` are on, from the node's peak
-    in GB/s split evenly over its sockets.'''
-    used, sockets = sockets_used(info, cores)
-    return node_peak_gbs * 1000 * used / sockets
+def peak_bandwidth_mbs(layout_plan, node_peak_gbs):
+    '''Peak MB/s of the sockets a layout's threads (and their pages) are
+    on, from the node's peak in GB/s split evenly over its sockets.'''
+    if layout_plan.sockets is None:
+        raise topology.TopologyError(layout_plan.sockets_problem)
+
+    return (node_peak_gbs * 1000 * layout_plan.sockets_used /
+            layout_plan.sockets)

@@ -31,7 +31,8 @@ SUBCOMMANDS = {
                      'run the post-upgrade set and judge each figure '
                      'against the stored baseline'),
     'topology': (node_topology,
-                 'the sizes this node\'s checks use'),
+                 'what the suite would do on this node, or on a snapshot '
+                 'of another'),
     'db': (database,
            'check, back up or import into the results database'),
     'dependency-drift': (dependency_drift,

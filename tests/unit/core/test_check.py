@@ -6,6 +6,7 @@ topology changed since the references were measured is told so.'''
 import pytest
 from reframe.core.exceptions import what
 
+from descriptions import described
 from hpc_acceptance.core import references, topology_change
 
 #: The identity of the references of a two-socket node with SMT: 72 cores,
@@ -59,3 +60,12 @@ def test_other_inputs_are_an_identity_mismatch():
     assert '[repeats: reference 5, this run 1]' in str(found)
     assert topology_change.reference_problem(
         found, ('num_cpus_per_task',), info(72, 2)) is None
+
+
+def test_a_description_counts_its_cores_as_the_job_s_probe_does():
+    # 6 P-cores of 2 threads and 8 E-cores: 20 CPUs, 14 cores; ReFrame's
+    # num_cpus // num_cpus_per_core (20 // 1) would say 20
+    cores = [{c, c + 20} for c in range(6)] + [{c} for c in range(6, 14)]
+    info = described(cores, [set().union(*cores)])
+    assert info['num_cpus_per_core'] == 1
+    assert topology_change.described(info) == (20, 14, 1)

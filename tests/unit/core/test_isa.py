@@ -58,3 +58,24 @@ def test_variants_need_a_declared_compiler():
 def test_spack_targets():
     assert isa.spack_target('avx2') == 'x86_64_v3'
     assert isa.spack_target('native') is None
+
+
+@pytest.mark.parametrize('arch', ['x86_64_v3', 'x86_64_v4', 'bulldozer'])
+def test_a_cpu_named_by_its_level_runs_avx(arch):
+    # archspec names a CPU it does not know by its level, which lists no
+    # AES: AVX code does not need it
+    isa.cpu_supports({'arch': arch}, 'avx')
+
+
+def test_an_arm_cpu_runs_no_x86_variant_and_says_so():
+    with pytest.raises(isa.UnsupportedIsa,
+                       match=r'the CPU \(neoverse_n1\) is aarch64: avx2 is an '
+                             r'x86_64 instruction set'):
+        isa.cpu_supports({'arch': 'neoverse_n1'}, 'avx2')
+
+
+def test_a_generic_x86_64_cpu_lacks_no_baseline_feature():
+    with pytest.raises(isa.UnsupportedIsa) as refused:
+        isa.cpu_supports({'arch': 'x86_64'}, 'sse4.2')
+    assert 'sse4_2' in str(refused.value)
+    assert 'sse2' not in str(refused.value)

@@ -157,6 +157,20 @@ def test_the_probe_counts_cpus_and_cores(tmp_path, cores, cpus, count):
     assert (live.cpus, live.cores) == (cpus, count)
 
 
+def test_a_nul_ending_the_masks_is_no_core(tmp_path):
+    # a 5.15 arm64 kernel (tests/fixtures/data/sysfs/128arm-*) ends every
+    # mask with a NUL byte after its newline: 4 cores, not 5
+    env = fake_sysfs(tmp_path, {})
+    for name, mask in cpu_tree([[0], [1], [2], [3]]).items():
+        path = tmp_path / 'devices' / 'system' / 'cpu' / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(f'0000000{mask}\n\0'.encode())
+    text = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env).stdout
+    live = node_state.topology(text)
+    assert (live.cpus, live.cores) == (4, 4)
+
+
 def test_thread_siblings_count_cores_on_older_kernels(tmp_path):
     files = {name.replace('core_cpus', 'thread_siblings'): mask
              for name, mask in cpu_tree([[0, 1], [2, 3]]).items()}

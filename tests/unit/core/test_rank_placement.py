@@ -19,6 +19,10 @@ from hpc_acceptance.core.rank_placement import PlacementError, options_for
                                  'hwthread']),
     ('srun', 'block_threads', ['--distribution=block:block',
                                '--cpu-bind=threads']),
+    ('mpirun', 'sockets_threads', ['--map-by', 'socket', '--bind-to',
+                                   'hwthread']),
+    ('srun', 'sockets_threads', ['--distribution=block:cyclic',
+                                 '--cpu-bind=threads']),
     ('mpirun-openmpi', 'block', ['--map-by', 'core', '--bind-to', 'core']),
 ])
 def test_each_launcher_gets_its_own_options(launcher, distribution,

@@ -3,11 +3,15 @@
 
 import pytest
 
-from hpc_acceptance.core import topology
+from hpc_acceptance.core import node_shape, topology
 from conftest import load_topology
 
 KVM = load_topology('kvm-one-socket-two-cores')
 TWO_SOCKETS = load_topology('two-socket-icelake-smt')
+
+
+def cores(info, count=None):
+    return list(node_shape.shape(info).cores[:count])
 
 
 def test_levels_are_innermost_first_with_instances():
@@ -24,7 +28,7 @@ def test_memory_is_four_times_all_last_level_caches():
 
 
 def test_single_thread_sizes_sit_inside_each_level():
-    sizes = topology.level_working_sets(KVM, threads=1)
+    sizes = topology.level_working_sets(KVM, cores(KVM, 1))
     assert sizes['l1'] == 24 * 1024
     # strictly between the level below and the level's own capacity
     assert 48 * 1024 < sizes['l2'] < 2 * 1024 * 1024
@@ -33,8 +37,8 @@ def test_single_thread_sizes_sit_inside_each_level():
 
 
 def test_private_levels_scale_with_threads_shared_with_instances():
-    one = topology.level_working_sets(TWO_SOCKETS, threads=1)
-    all_cores = topology.level_working_sets(TWO_SOCKETS, threads=72)
+    one = topology.level_working_sets(TWO_SOCKETS, cores(TWO_SOCKETS, 1))
+    all_cores = topology.level_working_sets(TWO_SOCKETS, cores(TWO_SOCKETS))
     assert all_cores['l1'] == 72 * one['l1']
     # 72 cores span both sockets, so both L3 instances hold the working set
     assert all_cores['l3'] > 2 * 56623104 // 2
@@ -45,6 +49,13 @@ def test_private_levels_scale_with_threads_shared_with_instances():
 def test_missing_caches_explain_how_to_provide_a_topology():
     with pytest.raises(topology.TopologyError, match='processor'):
         topology.cache_levels({'num_cpus': 4})
+
+    # a node whose kernel shows no cpuN/cache at all: ReFrame detects no
+    # caches, and nothing would come of detecting it again
+    without = dict(KVM, topology=dict(KVM['topology'], caches=[]))
+    with pytest.raises(topology.TopologyError,
+                       match='processor.topology.caches by hand'):
+        topology.level_working_sets(without, cores(KVM, 1))
 
     with pytest.raises(topology.TopologyError):
         topology.cache_levels(None)

@@ -2,24 +2,26 @@
 the cores the ranks run on, whether a rank has a core or a hardware thread.
 
 The check's method runs on a stand-in holding only what it reads: the
-partition's per-node peak and cores (the example cluster's: 72 cores, 2
-hardware threads each, 5529.6 Gflop/s), the ranks and the threads per core
-the SMT variant set.
+partition's per-node peak and processor description (the example
+cluster's: 72 cores, 2 hardware threads each, 5529.6 Gflop/s), the ranks
+and the threads per core the SMT variant set.
 '''
 
 from types import SimpleNamespace
 
 import pytest
 
+from conftest import load_topology
 from hpc_acceptance.hpcc.check import HpccBenchmark
 
 NODE_PEAK = 5529.6
 CORES = 72
+TWO_SOCKETS = load_topology('two-socket-icelake-smt')
 
 
 def run_of(ranks_per_node, threads_per_core, nodes=1, peak=NODE_PEAK):
     partition = SimpleNamespace(extras={'peak_gflops': peak},
-                                processor=SimpleNamespace(num_cores=CORES))
+                                processor=SimpleNamespace(info=TWO_SOCKETS))
     return SimpleNamespace(current_partition=partition,
                            num_tasks=nodes * ranks_per_node,
                            num_tasks_per_node=ranks_per_node,

@@ -3,6 +3,7 @@
 import pytest
 
 from hpc_acceptance.core import topology
+from hpc_acceptance.core.openmp_process import omp_places
 from hpc_acceptance.stream import sizing as stream_sizing
 from conftest import load_topology
 
@@ -23,11 +24,20 @@ def test_layouts_on_a_two_socket_smt_node():
 
 
 def test_places_pin_one_thread_per_core_with_its_siblings():
-    socket = stream_sizing.layout_cores(TWO_SOCKETS, 'socket')
-    places = stream_sizing.omp_places(socket)
+    plan = stream_sizing.plan(TWO_SOCKETS, 'socket', every_thread=False)
+    places = omp_places(plan.places)
     assert places.startswith('{0,72},{1,73},')
     assert places.endswith(',{35,107}')
-    assert stream_sizing.omp_places([{0}]) == '{0}'
+    assert omp_places([{0}]) == '{0}'
+
+
+def test_smt_on_places_one_thread_per_hardware_thread():
+    plan = stream_sizing.plan(TWO_SOCKETS, 'socket', every_thread=True)
+    assert omp_places(plan.places).startswith('{0},{72},{1},{73},')
+    assert len(plan.places) == 72
+    # the same cores, so the same caches and array size
+    assert plan.min_elements == stream_sizing.plan(
+        TWO_SOCKETS, 'socket', every_thread=False).min_elements
 
 
 def test_last_level_cache_counts_the_instances_the_cores_reach():
@@ -76,7 +86,7 @@ def test_sockets_used_by_each_layout():
 def test_peak_is_that_of_the_sockets_the_threads_use():
     def peak(layout):
         return stream_sizing.peak_bandwidth_mbs(
-            TWO_SOCKETS, stream_sizing.layout_cores(TWO_SOCKETS, layout),
+            stream_sizing.plan(TWO_SOCKETS, layout, every_thread=False),
             409.6)
 
     assert peak('single') == pytest.approx(204800)

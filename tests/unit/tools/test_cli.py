@@ -33,7 +33,7 @@ def test_a_subcommand_parses_its_own_options():
 
 
 def test_topology_prints_this_node_s_figures():
-    done = run('topology')
+    done = run('topology', '--format', 'figures')
     assert done.returncode == 0, done.stderr
     names = [line.split()[0] for line in done.stdout.splitlines()]
     assert names[:3] == ['memory_working_set', 'cores', 'sockets']

@@ -1,0 +1,161 @@
+'''Replaying snapshots for the tests: ``hpc-acceptance topology SNAPSHOT
+--format json``, several at once, and what a test reads of a snapshot
+itself (packages, NUMA nodes, CPU flags, memory) to write its rules from
+the machine's shape, and of hwloc's ``lstopo`` output.'''
+
+import json
+import os
+import re
+import subprocess
+import tarfile
+from pathlib import Path
+
+from conftest import HPC_ACCEPTANCE
+
+
+def namespace_refused():
+    '''Why a snapshot cannot be replayed on this host (ReFrame's detection
+    needs a private mount namespace), or ``None``.'''
+    command = ['unshare', '--mount']
+    if os.geteuid() != 0:
+        command += ['--user', '--map-root-user']
+    try:
+        done = subprocess.run(command + ['true'], capture_output=True,
+                              text=True, timeout=30)
+    except OSError as err:
+        return f'no unshare (util-linux): {err}'
+
+    if done.returncode:
+        return (f'replaying a snapshot needs a private mount namespace, '
+                f'which {" ".join(command)} cannot make here (not root, and '
+                f'unprivileged user namespaces are refused): '
+                f'{done.stderr.strip()}')
+
+    return None
+
+
+def replay_all(snapshots, *options):
+    '''``{key: report}`` of ``hpc-acceptance topology`` on each snapshot of
+    ``{key: path}`` (``None``: this host), run side by side.'''
+    running = {key: subprocess.Popen(
+        [str(HPC_ACCEPTANCE), 'topology', *([str(path)] if path else []),
+         '--format', 'json', *options], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+        for key, path in snapshots.items()}
+    reports = {}
+    for key, process in running.items():
+        out, err = process.communicate(timeout=600)
+        assert process.returncode == 0, f'{key}: {err}'
+        reports[key] = json.loads(out)
+    return reports
+
+
+#: How checks/README.md ("Replaying a node") has a site take a snapshot.
+SNAPSHOT_RECIPE = '''
+mkdir -p snapshot/proc && cp /proc/cpuinfo /proc/meminfo snapshot/proc/
+tar --ignore-failed-read --warning=no-file-shrank --warning=no-failed-read \\
+    -czf "$(hostname -s)-topology.tar.gz" \\
+    /sys/devices/system/cpu /sys/devices/system/node -C snapshot proc
+'''
+
+
+def decisions(report, mode, check=None):
+    '''``{name: decision}`` of ``mode``, of ``check`` (a class name)
+    only if given.'''
+    return {d['name']: d for d in report['modes'][mode]
+            if check is None or d['check'] == check}
+
+
+def parameters(name):
+    '''``{'isa': 'native', ...}`` of a test case's display name.'''
+    return dict(part[1:].split('=', 1) for part in name.split()
+                if part.startswith('%'))
+
+
+def places(decision):
+    '''The OpenMP places a decision set, as CPU sets.'''
+    text = decision['decided']['openmp']['OMP_PLACES']
+    return [set(map(int, place.split(',')))
+            for place in re.findall(r'\{([\d,]+)\}', text)]
+
+
+class Machine:
+    '''What a test reads of a snapshot's own files, not through ReFrame or
+    the suite: the package and NUMA node of each CPU, the CPU flags, the
+    memory. ``files`` maps paths below the snapshot's root
+    (``sys/devices/system/...``, ``proc/cpuinfo``) to their text.'''
+
+    def __init__(self, files):
+        self.package, self.node = {}, {}
+        for path, text in files.items():
+            found = re.fullmatch(r'sys/devices/system/cpu/cpu(\d+)/topology/'
+                                 r'physical_package_id', path)
+            if found:
+                self.package[int(found[1])] = int(text)
+            found = re.fullmatch(r'sys/devices/system/node/node(\d+)/cpumap',
+                                 path)
+            if found:
+                bits = int(re.sub(r'[\s,\x00]', '', text) or '0', 16)
+                self.node.update({cpu: int(found[1])
+                                  for cpu in range(bits.bit_length())
+                                  if bits >> cpu & 1})
+        first = files['proc/cpuinfo'].split('\n\n')[0]
+        flags = re.search(r'^(?:flags|Features)\s*:(.*)$', first,
+                          re.MULTILINE)
+        self.flags = set(flags[1].split()) if flags else set()
+        self.x86 = bool(re.search(r'^vendor_id', first, re.MULTILINE))
+        meminfo = [text for path, text in files.items()
+                   if path == 'proc/meminfo']
+        self._memory = [re.search(r'MemTotal:\s+(\d+)', text)[1]
+                        for text in meminfo or [
+                            text for path, text in files.items()
+                            if re.fullmatch(r'sys/devices/system/node/'
+                                            r'node\d+/meminfo', path)]]
+
+    @classmethod
+    def of_tarball(cls, path):
+        '''The machine of a snapshot's tarball, read without unpacking.'''
+        files = {}
+        with tarfile.open(path) as tar:
+            for member in tar:
+                name = member.name.split('/', 1)[-1]
+                if member.isfile() and (
+                        name.startswith('proc/') or
+                        name.endswith(('physical_package_id', '/cpumap',
+                                       '/meminfo'))):
+                    files[name] = tar.extractfile(member).read().decode()
+        return cls(files)
+
+    @property
+    def packages(self):
+        return set(self.package.values())
+
+    def numa_nodes_with_cpus(self):
+        return set(self.node.values())
+
+    def memory_bytes(self):
+        return sum(int(kb) for kb in self._memory) * 1024
+
+
+def lstopo(path):
+    '''hwloc's counts in an ``lstopo`` output: ``{'packages': 4, 'numa':
+    8, 'cores': 64, 'pus': 64, 'caches': {'l1': {16384: 64}, ...}}`` (data
+    and unified caches, as ReFrame lists them: no L1i).'''
+    text = Path(path).read_text()
+    counts = {}
+    for kind, name in (('Package', 'packages'), ('NUMANode', 'numa'),
+                       ('Core', 'cores'), ('PU', 'pus')):
+        found = re.search(rf'^\s*(?:Special )?depth -?\d+:\s+(\d+) {kind} ',
+                          text, re.MULTILINE)
+        counts[name] = int(found[1])
+
+    caches = {}
+    units = {'KiB': 2**10, 'MiB': 2**20, 'GiB': 2**30}
+    for level, size, unit in re.findall(
+            r'^\s*L(\d)d?Cache L#\d+ \((?:[^)]*? )?size=(\d+)(KiB|MiB|GiB)',
+            text, re.MULTILINE):
+        sizes = caches.setdefault(f'l{level}', {})
+        size = int(size) * units[unit]
+        sizes[size] = sizes.get(size, 0) + 1
+    counts['caches'] = caches
+    return counts

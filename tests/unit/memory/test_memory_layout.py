@@ -1,0 +1,90 @@
+'''Where the memory kernels' threads run and which thread the NUMA check
+pairs with which (hpc_acceptance.memory.layout), on descriptions shaped as
+ReFrame writes them.'''
+
+import pytest
+
+from hpc_acceptance.core.node_shape import Inapplicable
+from hpc_acceptance.memory import layout
+from descriptions import described
+
+
+def four_cores_per_socket(nodes):
+    cores = [{c} for c in range(8)]
+    return described(cores, [set(range(4)), set(range(4, 8))], nodes=nodes,
+                     caches=[(1, 32768, cores),
+                             (3, 8 << 20, [set(range(4)),
+                                           set(range(4, 8))])])
+
+
+def partners(info):
+    return layout.numa_partners(
+        info, layout.plan(info, 'all_cores', every_thread=False).places)
+
+
+def test_threads_pair_across_the_sockets():
+    info = four_cores_per_socket([set(range(4)), set(range(4, 8))])
+    assert partners(info) == [4, 5, 6, 7, 0, 1, 2, 3]
+
+
+def test_sub_numa_clusters_still_pair_across_the_sockets():
+    # two NUMA nodes per socket: the partner is on the other socket, not
+    # the other cluster of the same one
+    info = four_cores_per_socket([{0, 1}, {2, 3}, {4, 5}, {6, 7}])
+    found = partners(info)
+    assert all((t < 4) != (p < 4) for t, p in enumerate(found))
+
+
+def test_one_socket_of_several_nodes_pairs_across_the_nodes():
+    cores = [{c} for c in range(4)]
+    caches = [(1, 32768, cores), (3, 8 << 20, [set(range(4))])]
+    info = described(cores, [set(range(4))], nodes=[{0, 1}, {2, 3}],
+                     caches=caches)
+    assert partners(info) == [2, 3, 0, 1]
+
+
+def test_more_than_half_of_the_threads_on_one_socket_cannot_pair():
+    # six cores online on the first socket, two on the second
+    cores = [{c} for c in range(8)]
+    caches = [(1, 32768, cores), (3, 8 << 20, [set(range(6)), {6, 7}])]
+    info = described(cores, [set(range(6)), {6, 7}], caches=caches)
+    with pytest.raises(Inapplicable, match='6 of the 8 threads are on one '
+                                           'socket: more than half'):
+        partners(info)
+
+
+def test_one_numa_node_with_cpus_has_no_remote_memory():
+    info = four_cores_per_socket([set(range(8)), set()])
+    with pytest.raises(Inapplicable, match=r'1 NUMA node with CPUs \(1 more '
+                                           r'without, memory only'):
+        partners(info)
+
+
+def test_a_single_thread_stays_one_with_smt_on():
+    cores = [{0, 2}, {1, 3}]
+    info = described(cores, [{0, 1, 2, 3}],
+                     caches=[(1, 32768, cores), (2, 1 << 20, cores)])
+    plan = layout.plan(info, 'single', every_thread=True)
+    assert plan.places == [{0}] and plan.cores == [{0, 2}]
+    every = layout.plan(info, 'all_cores', every_thread=True)
+    assert every.places == [{0}, {2}, {1}, {3}]
+    assert every.per_thread_working_sets()['l1'] == \
+        every.working_sets['l1'] // 4
+
+
+def test_a_kernel_without_numa_nodes_has_no_remote_memory():
+    info = four_cores_per_socket([set(range(4)), set(range(4, 8))])
+    info['topology']['numa_nodes'] = []
+    with pytest.raises(Inapplicable, match='lists no NUMA nodes'):
+        partners(info)
+
+
+def test_numa_nodes_spanning_sockets_pair_across_the_nodes():
+    # a board of two sockets per NUMA node: another socket may be the same
+    # memory, another node is not
+    cores = [{c} for c in range(8)]
+    sockets = [{0, 1}, {2, 3}, {4, 5}, {6, 7}]
+    caches = [(1, 32768, cores), (3, 8 << 20, sockets)]
+    info = described(cores, sockets, nodes=[set(range(4)), set(range(4, 8))],
+                     caches=caches)
+    assert partners(info) == [4, 5, 6, 7, 0, 1, 2, 3]
