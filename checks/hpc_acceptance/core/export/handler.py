@@ -177,6 +177,14 @@ class ExportHandler(logging.Handler):
             self._wake.set()
             self._sender.join(2 * self.export.timeout_s)
 
+        if self.refused and not self._sender.is_alive():
+            # records logged while the store was refusing them were held
+            # as unsent: they wait for the reason the store gave
+            try:
+                self.spool.hold(self.spool.waiting_samples(), self.refused)
+            except Exception as err:
+                self._warn(f'cannot update {self.spool.path}: {err}')
+
         super().close()
 
 
