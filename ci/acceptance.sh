@@ -79,7 +79,7 @@ cd "$project_dir"
 # One run per checkout: a second one refuses, naming the running one
 # (HPC_ACCEPTANCE_WAIT=1: waits for it instead).
 if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
-    exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.run_lock \
+    exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.launch.lock \
         ${HPC_ACCEPTANCE_WAIT:+--wait} -- "$0" "${own_options[@]}" "$@"
 fi
 ci/setup.sh
@@ -88,7 +88,7 @@ ci/setup.sh
 # none of an earlier run deleted: the database's recovery imports them.
 # RFM_REPORT_FILE's {sessionid} is expanded here, as ReFrame would, for the
 # files named after the report; a fixed name's earlier run is renamed.
-report=$(.venv/bin/python -m hpc_acceptance.tools.report_file \
+report=$(.venv/bin/python -m hpc_acceptance.tools.launch.report_file \
     "${RFM_REPORT_FILE:-$project_dir/var/reports/acceptance-$(date -u +%Y%m%dT%H%M%SZ).json}") ||
     exit 2
 
@@ -218,7 +218,7 @@ if (( ${#written[@]} )); then
         .venv/bin/hpc-acceptance dependency-drift "$run_report"
     done
     # A report page that cannot be written must not hide the verdict.
-    .venv/bin/hpc-acceptance report "${page_args[@]}" "${logs[@]}" \
+    .venv/bin/hpc-acceptance page "${page_args[@]}" "${logs[@]}" \
         "${nodes_args[@]}" | sed 's/^/acceptance: report page /' ||
         echo "acceptance: the report page could not be written" >&2
 else

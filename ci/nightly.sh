@@ -23,7 +23,9 @@ say() { echo "nightly: $*" >&2; }
 # unknown --system before any check.
 known_systems() {
     PYTHONPATH=checks python3 -m hpc_acceptance.core.system_names \
-        ${HPC_ACCEPTANCE_SITE_DIR:+"$HPC_ACCEPTANCE_SITE_DIR"} | tr '\n' ' '
+        config/systems \
+        ${HPC_ACCEPTANCE_SITE_DIR:+"$HPC_ACCEPTANCE_SITE_DIR/systems"} |
+        tr '\n' ' '
 }
 
 system=${HPC_ACCEPTANCE_SYSTEM:-}

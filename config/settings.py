@@ -43,14 +43,17 @@ VAR_DIR = PROJECT_DIR / 'var'
 # ReFrame opens its debug log before it creates any directory.
 VAR_DIR.mkdir(exist_ok=True)
 
+#: The checkout's system files, one system each.
+SYSTEMS_DIR = CONFIG_DIR / 'systems'
+
 # The embedded default matches every host name, so it must come last.
 _DEFAULT_SYSTEM_FILE = 'local.py'
 
 
 def _system_files():
-    files = sorted(p for p in system_files.SYSTEMS_DIR.glob('*.py')
+    files = sorted(p for p in SYSTEMS_DIR.glob('*.py')
                    if p.name != _DEFAULT_SYSTEM_FILE)
-    return files + [system_files.SYSTEMS_DIR / _DEFAULT_SYSTEM_FILE]
+    return files + [SYSTEMS_DIR / _DEFAULT_SYSTEM_FILE]
 
 
 def _max_jobs():

@@ -4,7 +4,7 @@ including the hardware variants, so tests do not spell them out).'''
 
 import json
 
-from hpc_acceptance.tools.results import variant_of
+from hpc_acceptance.tools.results.runs import variant_of
 
 #: Selects the default hardware variants only (native ISA, Turbo and SMT as
 #: configured): what a test that is not about variants runs.

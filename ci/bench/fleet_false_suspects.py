@@ -3,15 +3,15 @@
     PYTHONPATH=checks .venv/bin/python ci/bench/fleet_false_suspects.py \
         [--nodes 1000] [--figures 40] [--seeds 100]
 
-Makes synthetic quiet fleets (no node is worse than another but by
-chance), compares them with :func:`hpc_acceptance.tools.fleet.compare` at
-its default settings, reruns the suspects' checks with fresh noise as the
-fleet run does before it names a node, and prints per rule the suspects
-per run (mean and largest) and the share of runs that name any node, over
-``--seeds`` fleets: the rule as it is (band factor corrected for the
-number of comparisons, :func:`~hpc_acceptance.tools.fleet.spread_factor`,
-then the rerun), without the rerun, and with the fixed factor of 4 robust
-standard deviations it had before.
+Makes synthetic quiet fleets (no node is worse than another but by chance),
+compares them with :func:`hpc_acceptance.tools.fleet.compare.compare` at its
+default settings, reruns the suspects' checks with fresh noise as the fleet run
+does before it names a node, and prints per rule the suspects per run (mean and
+largest) and the share of runs that name any node, over ``--seeds`` fleets: the
+rule as it is (band factor corrected for the number of comparisons,
+:func:`~hpc_acceptance.tools.fleet.compare.spread_factor`, then the rerun),
+without the rerun, and with the fixed factor of 4 robust standard deviations it
+had before.
 
 The quiet fleet is made to spread as real ones do:
 
@@ -34,8 +34,8 @@ import random
 import re
 import statistics
 
-from hpc_acceptance.tools import fleet
-from hpc_acceptance.tools.results import final_attempts
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.results.runs import final_attempts
 
 FAMILIES = ('Stream', 'Memory', 'Network', 'Npb', 'Hpcc')
 
@@ -85,7 +85,7 @@ class QuietFleet:
 def suspects(nodes, figures, seed, confirm, tails):
     '''Suspects of one quiet fleet run: the first comparison's, or with
     ``confirm`` those still out after their checks' rerun on their nodes
-    (:mod:`hpc_acceptance.tools.fleet_confirm`), as the fleet run does.'''
+    (:mod:`hpc_acceptance.tools.fleet.confirm`), as the fleet run does.'''
     quiet = QuietFleet(nodes, figures, seed, tails)
     cases = quiet.run()
     (partition,) = fleet.compare(cases)

@@ -3,7 +3,7 @@
 # nodes x FIGURES figures (default 1000 x 100; tests/fleet_cases.py: nodes
 # scattered by a few percent, two of them slow), then the wall time of
 #   hpc-acceptance suspects --run-report ...      (the comparison)
-#   hpc-acceptance report --run-report ...        (the page: heat map,
+#   hpc-acceptance page --run-report ...          (the page: heat map,
 #                                                  a trend per figure)
 # with an empty results database of its own. Prints each time in seconds,
 # the suspects found (they must be n2 and the middle node) and the page.
@@ -54,7 +54,7 @@ found=$(sed -n 's/.*NodeName=\([^ ]*\) .*/\1/p' "$tmp/suspects.txt" | sort | tr 
 echo "suspects found: $found"
 
 start=$(date +%s.%N)
-page=$("$tool" report --run-report "$tmp/report.json" --output "$tmp/page")
+page=$("$tool" page --run-report "$tmp/report.json" --output "$tmp/page")
 echo "report page: $(seconds "$start") s ($(ls "$tmp/page" | wc -l) files)"
 
 expected=$(printf '%s\n' n2 "$middle" | sort | tr '\n' ' ')

@@ -29,7 +29,7 @@ set -euo pipefail
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$project_dir"
 if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
-    exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.run_lock \
+    exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.launch.lock \
         -- "$0" "$@"
 fi
 ci/setup.sh >/dev/null
@@ -48,7 +48,7 @@ judge() {         # NAME EXPECT(pass|flag): one table line
     local name=$1 expect=$2 failed regressed verdict
     failed=$(PYTHONPATH=checks .venv/bin/python - "$state/$name.json" <<'PY'
 import json, sys
-from hpc_acceptance.tools.results import (FAILED_RESULTS, ResultsError,
+from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
                                           passed_on_retry, report_testcases)
 try:
     cases = report_testcases(sys.argv[1])

@@ -40,7 +40,7 @@ die() { echo "sensitivity: $*" >&2; exit 2; }
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$project_dir"
 if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
-    exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.run_lock \
+    exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.launch.lock \
         -- "$0" "$@"
 fi
 

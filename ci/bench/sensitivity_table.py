@@ -13,7 +13,8 @@ of its cores)) and each run's ReFrame report ``NAME.json``.
 
 A figure's loss is the fraction of performance it lost against the
 training median: 1 - value / median for a rate, 1 - median / value for a
-time (the noise model's direction, :mod:`hpc_acceptance.tools.noise`).
+time (the noise model's direction,
+:mod:`hpc_acceptance.tools.references.noise`).
 '''
 
 import argparse
@@ -21,11 +22,11 @@ import statistics
 import sys
 from collections import defaultdict
 
-from hpc_acceptance.tools import noise
-from hpc_acceptance.tools.results import (FAILED_RESULTS, ResultsError,
-                                          figure_key, figures_of,
-                                          passed_on_retry, report_testcases,
-                                          variant_of)
+from hpc_acceptance.tools.references import noise
+from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
+                                               figure_key, figures_of,
+                                               passed_on_retry,
+                                               report_testcases, variant_of)
 
 #: What a run's grade means, per kind.
 GRADE_WORDS = {'cpu': '{grade} % of a core', 'hog': 'hog at {grade} %'}

@@ -57,8 +57,8 @@ GOAL = 1.2
 
 def process_name(argv):
     '''``reframe`` for ``python .venv/bin/reframe -C ...``, ``setup.sh``
-    for ``bash ci/setup.sh``, ``run_lock`` for ``python3 -m
-    hpc_acceptance.tools.run_lock``.'''
+    for ``bash ci/setup.sh``, ``lock`` for ``python3 -m
+    hpc_acceptance.tools.launch.lock``.'''
     if not argv:
         return '?'
 

@@ -11,7 +11,8 @@ from conftest import ONE_TIMED_RUN
 SYSTEM_FILE = '''
 import copy
 from hpc_acceptance.core import system_files
-_local = system_files.local()
+from hpc_acceptance.core.paths import PROJECT_DIR
+_local = system_files.load(PROJECT_DIR / 'config' / 'systems' / 'local.py')
 system = dict(copy.deepcopy(_local.system), name='tinysite',
               hostnames=['^$'])
 environments = [dict(copy.deepcopy(_local.environments[0]),

@@ -27,8 +27,8 @@ import exported
 import slurm_cluster
 import victoria_metrics
 from conftest import DATA_DIR, HPC_ACCEPTANCE, PROJECT_DIR, REFRAME
-from hpc_acceptance.tools.fleet import node_of
-from hpc_acceptance.tools.results import final_testcases
+from hpc_acceptance.tools.fleet.compare import node_of
+from hpc_acceptance.tools.results.runs import final_testcases
 
 NODES = slurm_cluster.node_names(4)
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),

@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 import host
-from hpc_acceptance.tools.results import variant_of
+from hpc_acceptance.tools.results.runs import variant_of
 from report_cases import DEFAULT_VARIANTS, case_of, results
 
 

@@ -12,9 +12,9 @@ import subprocess
 
 import pytest
 
-from conftest import DATA_DIR, run_new_system
+from conftest import DATA_DIR, PROJECT_DIR, run_new_system
 from hpc_acceptance.core import system_files
-from hpc_acceptance.tools import toolchain
+from hpc_acceptance.tools.new_system import toolchain
 
 
 def printed_files(output):
@@ -42,7 +42,8 @@ def test_this_host_the_way_the_embedded_default_is(spack_ci, tmp_path):
     written.parent.mkdir(parents=True)
     written.write_text(files[str(site_dir / 'systems' / 'here.py')])
     generated = system_files.load(written)
-    local = system_files.local()
+    local = system_files.load(PROJECT_DIR / 'config' / 'systems' /
+                              'local.py')
     [part], [by_hand] = (generated.system['partitions'],
                          local.system['partitions'])
     for key in ('scheduler', 'launcher', 'max_jobs', 'env_vars',

@@ -17,7 +17,9 @@ import pytest
 
 import fleet_cases
 from conftest import DATA_DIR
-from hpc_acceptance.tools import fleet, report, skips
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.page import page as report
+from hpc_acceptance.tools.results import skips
 
 RUN = DATA_DIR / 'reframe_runs'
 SECTIONS = ['Failures and regressions', 'Trends', 'Skipped, by reason',

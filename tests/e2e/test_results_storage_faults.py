@@ -14,7 +14,7 @@ from acceptance_run import (acceptance, environment, start_acceptance,
                             wait_for)
 from conftest import DATA_DIR, HPC_ACCEPTANCE, ONE_TIMED_RUN
 
-from hpc_acceptance.tools import database
+from hpc_acceptance.tools.results import db as database
 
 CHECK = ('-n', 'MemoryReadBandwidthCheck', *ONE_TIMED_RUN)
 #: A real run's report: a run stored before the ones of the test.
@@ -81,7 +81,7 @@ def test_a_damaged_database_fails_the_run_and_import_restores_it(tmp_path):
     assert database.stored(str(db), session_of(report_a))
     # run A's trends, drawn from the database again
     page = subprocess.run(
-        [HPC_ACCEPTANCE, 'report', '--session', session_of(report_a),
+        [HPC_ACCEPTANCE, 'page', '--session', session_of(report_a),
          '--output', str(tmp_path / 'page')],
         env=environment(tmp_path), text=True, capture_output=True)
     assert page.returncode == 0, page.stderr

@@ -13,7 +13,7 @@ import re
 import pytest
 
 import slurm_cluster
-from hpc_acceptance.tools.results import variant_of
+from hpc_acceptance.tools.results.runs import variant_of
 from conftest import DATA_DIR
 
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),

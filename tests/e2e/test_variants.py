@@ -7,7 +7,7 @@ from pathlib import Path
 
 import host
 from conftest import DATA_DIR, ONE_TIMED_RUN
-from hpc_acceptance.tools.results import variant_of
+from hpc_acceptance.tools.results.runs import variant_of
 from report_cases import case_of, results, skip_reasons
 
 # -n matches the display name without spaces; repeated -n means "or"

@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from hpc_acceptance.stream import output as stream_output
 from hpc_acceptance.core.figures import output_problems
+from hpc_acceptance.stream import output as stream_output
 from conftest import PROJECT_DIR
 
 KERNELS = {kernel: 'MB/s' for kernel in stream_output.KERNELS}

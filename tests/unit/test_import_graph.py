@@ -1,5 +1,6 @@
 '''The library's structure, drawn from its imports: families side by side
-above core, tools above the families, no arrows back up, no circles.'''
+above core, tools above the families, the tools' rooms in layers, no
+arrows back up, no circles.'''
 
 import ast
 
@@ -9,10 +10,21 @@ from conftest import PROJECT_DIR
 
 LIBRARY = PROJECT_DIR / 'checks' / 'hpc_acceptance'
 FAMILIES = ('memory', 'stream', 'hpcc', 'npb', 'network')
+#: The rooms of ``tools`` in layers: each imports only those before it.
+ROOMS = ('results', 'launch', 'references', 'fleet', 'export', 'run',
+         'page', 'upgrade')
+#: Rooms beside the layers, on core and the families alone (and results).
+SIDE_ROOMS = ('new_system', 'topology')
+_BELOW = {'core', *FAMILIES}
 #: Package -> the packages it may import from, besides itself.
 ALLOWED = {'core': set(),
            **{family: {'core'} for family in FAMILIES},
-           'tools': {'core', *FAMILIES}}
+           **{f'tools.{room}': _BELOW | {f'tools.{r}' for r in ROOMS[:i]}
+              for i, room in enumerate(ROOMS)},
+           **{f'tools.{room}': _BELOW | {'tools.results'}
+              for room in SIDE_ROOMS},
+           # the command: every room
+           'tools': _BELOW | {f'tools.{room}' for room in ROOMS + SIDE_ROOMS}}
 
 
 def module_name(path):
@@ -52,7 +64,13 @@ GRAPH = _graph()
 
 
 def package_of(module):
+    '''``core``, a family, ``tools.<room>``, or ``tools`` for the command
+    itself.'''
     parts = module.split('.')
+    if len(parts) > 2 and parts[1] == 'tools' and \
+            (LIBRARY / 'tools' / parts[2]).is_dir():
+        return f'tools.{parts[2]}'
+
     return parts[1] if len(parts) > 1 else None
 
 

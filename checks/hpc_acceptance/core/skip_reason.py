@@ -11,7 +11,7 @@ before skipping.
 
 Skips of ReFrame's own pass through no check's code (a dependency that
 skipped, too few nodes for a flexible job): those cases have no recorded
-reason; :mod:`hpc_acceptance.tools.skips` says so.
+reason; :mod:`hpc_acceptance.tools.results.skips` says so.
 '''
 
 import reframe as rfm

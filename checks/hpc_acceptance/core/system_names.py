@@ -4,10 +4,10 @@
 anything runs, also on a fresh checkout whose setup has not made the
 project's environment yet: so the names are read from the system files'
 text (``system = {'name': ...}``), with the standard library alone, from
-``config/systems/`` and the site directory's ``systems/``
-(:mod:`.site`).
+the folders it names (``config/systems/`` and the site directory's
+``systems/``).
 
-    python3 -m hpc_acceptance.core.system_names [SITE_DIR]
+    python3 -m hpc_acceptance.core.system_names FOLDER...
 
 prints the names, one a line; a file whose name is not written out
 (computed) prints ``?``, which stands for any name.
@@ -17,13 +17,8 @@ import ast
 import sys
 from pathlib import Path
 
-from hpc_acceptance.core.paths import PROJECT_DIR
-
 #: Stands for a system file whose name is computed, not written out.
 UNKNOWN = '?'
-
-#: The checkout's system files (:mod:`.system_files` loads them).
-_CONFIG_SYSTEMS = PROJECT_DIR / 'config' / 'systems'
 
 
 def name_in(path):
@@ -48,15 +43,12 @@ def name_in(path):
     return UNKNOWN
 
 
-def names(site_dir=None):
-    '''The names of the systems of ``config/systems/`` and of
-    ``site_dir``'s ``systems/``, sorted.'''
-    # <site>/systems, as site.systems_dir says (which needs ReFrame)
-    folders = [_CONFIG_SYSTEMS] + ([Path(site_dir) / 'systems']
-                                   if site_dir else [])
+def names(folders):
+    '''The names of the systems of the system files in ``folders``,
+    sorted.'''
     return sorted({name_in(path) for folder in folders
-                   for path in folder.glob('*.py')})
+                   for path in Path(folder).glob('*.py')})
 
 
 if __name__ == '__main__':
-    print('\n'.join(names(sys.argv[1] if len(sys.argv) > 1 else None)))
+    print('\n'.join(names(sys.argv[1:])))

@@ -20,7 +20,7 @@ Rules (documented in checks/README.md, tested in
   kind of core each thread runs on.
 
 ``hpc-acceptance topology`` prints the figures the checks size themselves
-from (:mod:`hpc_acceptance.tools.node_topology`).
+from (:mod:`hpc_acceptance.tools.topology.topology`).
 '''
 
 import math

@@ -21,8 +21,8 @@ import os
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import (fixture, parameter, run_after,
-                                   run_before, sanity_function, variable)
+from reframe.core.builtins import (fixture, parameter, run_after, run_before,
+                                   sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
 from hpc_acceptance.core import identity, job_status, topology

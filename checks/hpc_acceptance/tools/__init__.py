@@ -1,5 +1,22 @@
-'''The ``hpc-acceptance`` commands (:mod:`.cli`): proposing references from
-recent runs, comparing with published figures, judging an acceptance run,
-a verdict per figure after an upgrade, printing this node's sizes;
-:mod:`.results` reads ReFrame's results for them.
+'''The ``hpc-acceptance`` command (:mod:`.cli`), one room (package) per job,
+each subcommand in the module of its name:
+
+- :mod:`.results`: what runs stored, read one way (``db``);
+- :mod:`.launch`: starting a ReFrame run (the run lock, its report file,
+  the call);
+- :mod:`.references`: reference values and the noise model
+  (``propose-references``, ``compare-published``);
+- :mod:`.fleet`: every node against its siblings (``nodes``,
+  ``suspects``);
+- :mod:`.page`: the report page (``page``);
+- :mod:`.export`: figures to the site's time-series store (``export``);
+- :mod:`.run`: a run's end (``verdict``, ``summary``,
+  ``dependency-drift``);
+- :mod:`.upgrade`: the before/after verdict (``post-upgrade``);
+- :mod:`.new_system`: bringing a system in (``new-system``);
+- :mod:`.topology`: what the suite would do on a node (``topology``).
+
+Rooms import only the rooms listed before them (``topology`` and
+``new_system`` none of the others), ``tests/unit/test_import_graph.py``
+holds it.
 '''

@@ -1,55 +1,62 @@
 '''``hpc-acceptance``: the project's commands, one subcommand each.
 
 ``hpc-acceptance SUBCOMMAND --help`` describes a subcommand; each is the
-``main`` of one module of :mod:`hpc_acceptance.tools`, which parses the
-rest of the command line itself.
+``main`` of the module of its name (``post-upgrade``:
+``upgrade/post_upgrade.py``), which parses the rest of the command line
+itself.
 '''
 
 import sys
 
-from hpc_acceptance.tools import (compare_published, database,
-                                  dependency_drift, export, fleet_nodes,
-                                  new_system, node_topology, post_upgrade,
-                                  propose_references, report, summary,
-                                  suspects, verdict)
+from hpc_acceptance.tools.export import export
+from hpc_acceptance.tools.fleet import nodes, suspects
+from hpc_acceptance.tools.new_system import new_system
+from hpc_acceptance.tools.page import page
+from hpc_acceptance.tools.references import (compare_published,
+                                             propose_references)
+from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.run import dependency_drift, summary, verdict
+from hpc_acceptance.tools.topology import topology
+from hpc_acceptance.tools.upgrade import post_upgrade
 
-#: Subcommand -> (its module, one-line description).
+#: Subcommand -> (its module, one-line description). Each subcommand's
+#: module bears its name, in the room (package) of its job.
 SUBCOMMANDS = {
+    'verdict': (verdict,
+                'judge an acceptance run from ReFrame\'s JSON report'),
+    'summary': (summary,
+                'the short console summary of an acceptance run'),
+    'page': (page,
+             'write the HTML report page (trends, skips, provenance) of a '
+             'session'),
+    'dependency-drift': (dependency_drift,
+                         'say when checks take their binaries from '
+                         'elsewhere than the runs before'),
+    'db': (db,
+           'check, back up or import into the results database'),
+    'nodes': (nodes,
+              'the nodes a fleet run (--fleet) covers and those it leaves '
+              'out, with their state'),
+    'suspects': (suspects,
+                 'the nodes of a fleet run out of line with their '
+                 'siblings; drain them (--drain), resume them (--resume)'),
+    'post-upgrade': (post_upgrade,
+                     'run the post-upgrade set and judge each figure '
+                     'against the stored baseline'),
     'propose-references': (propose_references,
                            'reference values from recent runs, as a diff '
                            'or written (--write)'),
     'compare-published': (compare_published,
                           'this system\'s figures next to the seed papers\''),
-    'verdict': (verdict,
-                'judge an acceptance run from ReFrame\'s JSON report'),
-    'report': (report,
-               'write the HTML report page (trends, skips, provenance) of '
-               'a session'),
-    'summary': (summary,
-                'the short console summary of an acceptance run'),
-    'post-upgrade': (post_upgrade,
-                     'run the post-upgrade set and judge each figure '
-                     'against the stored baseline'),
-    'topology': (node_topology,
-                 'what the suite would do on this node, or on a snapshot '
-                 'of another'),
-    'db': (database,
-           'check, back up or import into the results database'),
-    'dependency-drift': (dependency_drift,
-                         'say when checks take their binaries from '
-                         'elsewhere than the runs before'),
     'new-system': (new_system,
                    'bring a cluster in: ask it, write and check its '
                    'system, Spack environment and topologies'),
-    'nodes': (fleet_nodes,
-              'the nodes a fleet run (--all-nodes) covers and those it '
-              'leaves out, with their state'),
-    'suspects': (suspects,
-                 'the nodes of a fleet run slower than their siblings; '
-                 'Slurm drain lines (--format slurm), --drain'),
+    'topology': (topology,
+                 'what the suite would do on this node or a snapshot of '
+                 'one'),
     'export': (export,
-               'figures to the site\'s time-series store: the spool '
-               '(--replay), stored sessions (--since DATE)'),
+               'send figures to the site\'s time-series store (--replay, '
+               '--since)'),
 }
 
 

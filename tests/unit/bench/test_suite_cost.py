@@ -55,7 +55,7 @@ def test_the_timeline_sees_children_and_grandchildren(tmp_path):
 @pytest.mark.parametrize('argv, name', [
     (['/w/.venv/bin/python', '/w/.venv/bin/reframe', '-C', 'x'], 'reframe'),
     (['/bin/bash', 'ci/setup.sh'], 'setup.sh'),
-    (['python3', '-m', 'hpc_acceptance.tools.run_lock', '--'], 'run_lock'),
+    (['python3', '-m', 'hpc_acceptance.tools.launch.lock', '--'], 'lock'),
     (['/w/stage/Check/rfm_job.sh'], 'rfm_job.sh'),
     (['/usr/bin/python3', '-u', '/s/bin/spack', '-e', 'env'], 'spack'),
     ([], '?'),

@@ -6,8 +6,7 @@ import json
 import pytest
 
 from conftest import DATA_DIR, PROJECT_DIR, load_topology
-from hpc_acceptance.network.rank_report import (RankPlacement,
-                                                RankReportError,
+from hpc_acceptance.network.rank_report import (RankPlacement, RankReportError,
                                                 layout_problems,
                                                 parse_cpu_list,
                                                 parse_rank_lines, summary)

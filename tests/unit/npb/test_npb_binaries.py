@@ -2,8 +2,8 @@
 
 import os
 
-from hpc_acceptance.npb.binaries import locate
 from hpc_acceptance.core.paths import PROJECT_DIR
+from hpc_acceptance.npb.binaries import locate
 
 CLUSTER = {'spack_env': 'spack-envs/c'}
 ENV_DIR = os.path.join(PROJECT_DIR, 'spack-envs', 'c')

@@ -1,5 +1,5 @@
 '''The results database: checked, backed up, runs imported
-(hpc_acceptance.tools.database), on real SQLite files and a real ReFrame
+(hpc_acceptance.tools.results.db), on real SQLite files and a real ReFrame
 run report stored with ReFrame's own storage code.'''
 
 import json
@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 from conftest import DATA_DIR
 
-from hpc_acceptance.tools import database
+from hpc_acceptance.tools.results import db as database
 
 #: ReFrame's JSON report of an acceptance run, as ReFrame wrote it.
 FIXTURE = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'

@@ -1,5 +1,5 @@
-'''``hpc-acceptance export`` (hpc_acceptance.tools.export): the samples of a
-stored session or run report, as the run sent them, a fleet run's
+'''``hpc-acceptance export`` (hpc_acceptance.tools.export.export): the
+samples of a stored session or run report, as the run sent them, a fleet run's
 suspects, and the command's answers when the export is off or misused.'''
 
 import copy
@@ -8,7 +8,8 @@ import json
 import fleet_cases
 from conftest import DATA_DIR
 from hpc_acceptance.core.export import series
-from hpc_acceptance.tools import export, summary
+from hpc_acceptance.tools.export import export
+from hpc_acceptance.tools.run import summary
 
 NIGHTLY = DATA_DIR / 'reframe_runs' / 'nightly-report.json'
 

@@ -1,10 +1,10 @@
-'''Nodes against their fleet (hpc_acceptance.tools.fleet), on synthetic
+'''Nodes against their fleet (hpc_acceptance.tools.fleet.compare), on synthetic
 fleet runs with realistic spreads (tests/fleet_cases.py).'''
 
 import pytest
 
 import fleet_cases
-from hpc_acceptance.tools import fleet
+from hpc_acceptance.tools.fleet import compare as fleet
 
 
 def _only(fleets):

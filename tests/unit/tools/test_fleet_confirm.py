@@ -1,5 +1,5 @@
 '''The rerun of a fleet run's suspects before they are named
-(hpc_acceptance.tools.fleet_confirm), and the run read with its rerun.'''
+(hpc_acceptance.tools.fleet.confirm), and the run read with its rerun.'''
 
 import copy
 import json
@@ -7,7 +7,9 @@ import json
 import pytest
 
 import fleet_cases
-from hpc_acceptance.tools import fleet_confirm, suspects, verdict
+from hpc_acceptance.tools.fleet import confirm as fleet_confirm
+from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.run import verdict
 
 SESSION = '00000000-0000-4000-8000-000000000001'
 

@@ -1,15 +1,16 @@
 '''The system file and Spack environment new-system writes
-(hpc_acceptance.tools.system_file, .spack_env_file): valid files whose
-values follow the rules they say they follow.'''
+(hpc_acceptance.tools.new_system.system_writer, .spack_env_file): valid
+files whose values follow the rules they say they follow.'''
 
 import yaml
 
 from conftest import PROJECT_DIR, load_topology
 from spack_ci import SETUP_EXTERNALS
 from hpc_acceptance.stream import sizing
-from hpc_acceptance.tools import spack_env_file, system_file
-from hpc_acceptance.tools.system_file import PartitionEntry, Value
-from hpc_acceptance.tools.toolchain import Toolchain
+from hpc_acceptance.tools.new_system import spack_env_file
+from hpc_acceptance.tools.new_system import system_writer as system_file
+from hpc_acceptance.tools.new_system.system_writer import PartitionEntry, Value
+from hpc_acceptance.tools.new_system.toolchain import Toolchain
 
 TOOLS = Toolchain(
     compiler='gcc', compiler_version='12.2.0', mpi='openmpi',

@@ -1,11 +1,12 @@
-'''The node x figure heat map (hpc_acceptance.tools.heat_map).'''
+'''The node x figure heat map (hpc_acceptance.tools.page.heat_map).'''
 
 import math
 
 import matplotlib.image
 
 import fleet_cases
-from hpc_acceptance.tools import fleet, heat_map
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.page import heat_map
 
 
 def _partition(nodes, **kwargs):

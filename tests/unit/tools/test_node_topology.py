@@ -1,11 +1,13 @@
-'''``hpc-acceptance topology`` (hpc_acceptance.tools.node_topology): the
+'''``hpc-acceptance topology`` (hpc_acceptance.tools.topology.topology): the
 sizes for ci/bench (``--format figures``), the node as the checks count it,
 and the text a sysadmin reads. The replay of whole snapshots through
 ReFrame is tested in tests/topology/.'''
 
 from conftest import load_topology
 from hpc_acceptance.core import node_shape, topology
-from hpc_acceptance.tools import node_plan, node_topology, snapshot
+from hpc_acceptance.tools.topology import node_plan
+from hpc_acceptance.tools.topology import snapshot
+from hpc_acceptance.tools.topology import topology as node_topology
 
 TWO_SOCKETS = load_topology('two-socket-icelake-smt')
 PROBED = ('turbo on intel_pstate/no_turbo=0\n'

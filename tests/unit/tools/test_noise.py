@@ -1,4 +1,5 @@
-'''The noise model: bands, direction, verdicts (hpc_acceptance.tools.noise).
+'''The noise model: bands, direction, verdicts
+(hpc_acceptance.tools.references.noise).
 '''
 
 import math
@@ -6,7 +7,7 @@ import re
 
 import pytest
 
-from hpc_acceptance.tools import noise
+from hpc_acceptance.tools.references import noise
 
 
 def test_direction_comes_from_the_unit():

@@ -12,8 +12,9 @@ import random
 import pytest
 
 import upgrade_runs as runs
-from hpc_acceptance.tools import baseline, database
-from hpc_acceptance.tools import post_upgrade as pu
+from hpc_acceptance.tools.results import db as database
+from hpc_acceptance.tools.upgrade import baseline
+from hpc_acceptance.tools.upgrade import post_upgrade as pu
 
 DEFAULTS = '%isa=native %turbo=as-configured %smt=as-configured'
 STREAM = f'StreamCheck {DEFAULTS} %threads=all_cores'

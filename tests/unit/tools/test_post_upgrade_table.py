@@ -1,4 +1,5 @@
-'''The post-upgrade verdict per figure (hpc_acceptance.tools.post_upgrade).
+'''The post-upgrade verdict per figure
+(hpc_acceptance.tools.upgrade.post_upgrade).
 '''
 
 import datetime
@@ -6,9 +7,9 @@ import datetime
 import pytest
 
 import fleet_cases
-from hpc_acceptance.tools import baseline as bl
-from hpc_acceptance.tools import post_upgrade as pu
-from hpc_acceptance.tools.results import short_name
+from hpc_acceptance.tools.results.runs import short_name
+from hpc_acceptance.tools.upgrade import baseline as bl
+from hpc_acceptance.tools.upgrade import post_upgrade as pu
 
 QUIET = 'array_elements=1000000;ntimes=10'
 

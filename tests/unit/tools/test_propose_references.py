@@ -10,8 +10,9 @@ import math
 
 import pytest
 
-from hpc_acceptance.tools import propose_references as pr
-from hpc_acceptance.tools import atomic_file, results
+from hpc_acceptance.tools.references import propose_references as pr
+from hpc_acceptance.tools.results import atomic_file
+from hpc_acceptance.tools.results import runs as results
 from conftest import DATA_DIR
 
 CASES = json.loads((DATA_DIR / 'results' /

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from hpc_acceptance.tools import compare_published, published
 from hpc_acceptance.core.references import ReferenceFileError
+from hpc_acceptance.tools.references import compare_published
+from hpc_acceptance.tools.references import published
 from conftest import DATA_DIR
 
 CASES = json.loads((DATA_DIR / 'results' /

@@ -1,4 +1,4 @@
-'''The path of a run's JSON report (hpc_acceptance.tools.report_file):
+'''The path of a run's JSON report (hpc_acceptance.tools.launch.report_file):
 ReFrame's ``{sessionid}`` numbered as ReFrame numbers it, and no earlier
 run's report deleted or overwritten.'''
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from reframe.frontend.reporting import _expand_report_filename
 
-from hpc_acceptance.tools import report_file
+from hpc_acceptance.tools.launch import report_file
 
 
 def touch(path, text='{}', when=None):

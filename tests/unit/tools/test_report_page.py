@@ -6,7 +6,8 @@ import re
 import matplotlib.image
 from conftest import DATA_DIR
 
-from hpc_acceptance.tools import report, skips
+from hpc_acceptance.tools.page import page as report
+from hpc_acceptance.tools.results import skips
 
 RUN = DATA_DIR / 'reframe_runs'
 SECTIONS = ['Failures and regressions', 'Trends', 'Skipped, by reason',

@@ -1,4 +1,4 @@
-'''One run per checkout (hpc_acceptance.tools.run_lock), with real
+'''One run per checkout (hpc_acceptance.tools.launch.lock), with real
 processes: a second run refuses naming the first, a killed run leaves no
 stale lock.'''
 
@@ -9,9 +9,9 @@ import subprocess
 import sys
 import time
 
-from hpc_acceptance.tools import run_lock
+from hpc_acceptance.tools.launch import lock as run_lock
 
-MODULE = [sys.executable, '-m', 'hpc_acceptance.tools.run_lock']
+MODULE = [sys.executable, '-m', 'hpc_acceptance.tools.launch.lock']
 
 
 def start(lock, *command, wait=False):

@@ -1,11 +1,11 @@
 '''Reading a run report written with retries
-(hpc_acceptance.tools.results.report_testcases).'''
+(hpc_acceptance.tools.results.runs.report_testcases).'''
 
 import json
 
 import pytest
 
-from hpc_acceptance.tools.results import ResultsError, report_testcases
+from hpc_acceptance.tools.results.runs import ResultsError, report_testcases
 
 
 def case(name, result, value):

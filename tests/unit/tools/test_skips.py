@@ -5,7 +5,7 @@ import json
 
 from conftest import DATA_DIR
 
-from hpc_acceptance.tools import skips
+from hpc_acceptance.tools.results import skips
 
 RUN = DATA_DIR / 'reframe_runs'
 CONSOLE = RUN / 'nightly-console.log'

@@ -1,9 +1,9 @@
-'''Drains a sysadmin would sign (hpc_acceptance.tools.slurm_drain), on
+'''Drains a sysadmin would sign (hpc_acceptance.tools.fleet.drain), on
 ``scontrol -o show node`` output as Slurm 22.05 prints it
 (tests/fixtures/data/slurm/).'''
 
 from conftest import DATA_DIR
-from hpc_acceptance.tools import slurm_drain
+from hpc_acceptance.tools.fleet import drain as slurm_drain
 
 REAL = (DATA_DIR / 'slurm' / 'scontrol-show-node.n1.txt').read_text()
 

@@ -1,11 +1,12 @@
-'''What new-system reads from Slurm (hpc_acceptance.tools.slurm_facts),
-from the real output of the four-node test cluster.'''
+'''What new-system reads from Slurm
+(hpc_acceptance.tools.new_system.slurm_facts), from the real output of the
+four-node test cluster.'''
 
 import pytest
 
 from conftest import DATA_DIR
-from hpc_acceptance.tools import slurm_facts
-from hpc_acceptance.tools.slurm_facts import Partition, SlurmError
+from hpc_acceptance.tools.new_system import slurm_facts
+from hpc_acceptance.tools.new_system.slurm_facts import Partition, SlurmError
 
 SLURM = DATA_DIR / 'slurm'
 

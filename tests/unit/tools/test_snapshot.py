@@ -1,5 +1,5 @@
-'''A node's snapshot (hpc_acceptance.tools.snapshot): opening one, what is
-refused and why, and ReFrame's detection on it in a mount namespace, as
+'''A node's snapshot (hpc_acceptance.tools.topology.snapshot): opening one,
+what is refused and why, and ReFrame's detection on it in a mount namespace, as
 root and as a user would run it.'''
 
 import io
@@ -8,7 +8,7 @@ import tarfile
 import pytest
 
 import sysfs_tree
-from hpc_acceptance.tools import snapshot
+from hpc_acceptance.tools.topology import snapshot
 from replay import namespace_refused
 
 XEON = sysfs_tree.SYSFS_DIR / '8em64t-2s2ca2c.tar.bz2'

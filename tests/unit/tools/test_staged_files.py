@@ -3,7 +3,8 @@
 
 import pytest
 
-from hpc_acceptance.tools.staged_files import StagedFiles, StagedFilesError
+from hpc_acceptance.tools.new_system.staged_files import (StagedFiles,
+                                                          StagedFilesError)
 
 
 def staged(root):

@@ -6,7 +6,9 @@ import json
 import fleet_cases
 from conftest import DATA_DIR
 
-from hpc_acceptance.tools import fleet, skips, summary
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.results import skips
+from hpc_acceptance.tools.run import summary
 
 RUN = DATA_DIR / 'reframe_runs'
 

@@ -6,7 +6,8 @@ import json
 import pytest
 
 import fleet_cases
-from hpc_acceptance.tools import fleet, suspects
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import suspects
 
 
 @pytest.fixture(autouse=True)

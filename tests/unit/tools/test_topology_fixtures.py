@@ -19,8 +19,8 @@ import math
 import pytest
 
 import sysfs_tree
-from replay import (Machine, decisions, lstopo, namespace_refused,
-                    parameters, places, replay_all)
+from replay import (Machine, decisions, lstopo, namespace_refused, parameters,
+                    places, replay_all)
 
 FIXTURES = sysfs_tree.fixtures()
 REFUSED = namespace_refused()

@@ -1,7 +1,7 @@
 '''Trends: runs of the same figure, their band and this run's verdict.'''
 
-from hpc_acceptance.tools import trends
-from hpc_acceptance.tools.results import figure_key
+from hpc_acceptance.tools.page import trends
+from hpc_acceptance.tools.results.runs import figure_key
 
 
 def _case(session, when, value, ref=(0, None, None), result='pass',

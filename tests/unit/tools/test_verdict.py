@@ -1,12 +1,13 @@
 '''Judging an acceptance run from ReFrame's report
-(hpc_acceptance.tools.verdict).'''
+(hpc_acceptance.tools.run.verdict).'''
 
 import json
 
 import pytest
 
 import fleet_cases
-from hpc_acceptance.tools import unreferenced, verdict
+from hpc_acceptance.tools.references import unreferenced
+from hpc_acceptance.tools.run import verdict
 
 
 def report(*results, fixture_results=()):

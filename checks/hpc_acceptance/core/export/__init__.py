@@ -7,6 +7,6 @@ into series (:mod:`.series`) and posts them to the store
 (:mod:`.store`); what the store does not take waits in a spool beside the
 results database (:mod:`.spool`), which also remembers what was sent, so
 that nothing is sent twice. ``hpc-acceptance export``
-(:mod:`hpc_acceptance.tools.export`) replays the spool and backfills
+(:mod:`hpc_acceptance.tools.export.export`) replays the spool and backfills
 stored sessions.
 '''

@@ -52,7 +52,7 @@ RESERVED = frozenset({'__name__', 'system', 'partition', 'environ', 'node',
                       'fleet', 'post_upgrade'})
 
 #: ReFrame's results that count as failed, as
-#: :data:`hpc_acceptance.tools.results.FAILED_RESULTS`.
+#: :data:`hpc_acceptance.tools.results.runs.FAILED_RESULTS`.
 _FAILED = frozenset({'fail', 'abort', 'fail_deps'})
 _PARAM = re.compile(r'%(?P<name>[A-Za-z_]\w*)=(?P<value>\S+)')
 # ReFrame's --distribute adds the parameter ".nid", shown as %.nid=<node>
@@ -74,7 +74,7 @@ def run_labels(extras):
 
 def node_of(case):
     '''The node a test case ran on, as
-    :func:`hpc_acceptance.tools.fleet.node_of` reads it: what its job
+    :func:`hpc_acceptance.tools.fleet.compare.node_of` reads it: what its job
     reported, else the node ``--distribute`` pinned it to, else its job's
     only node; ``''`` when unknown.'''
     if case.get('node'):

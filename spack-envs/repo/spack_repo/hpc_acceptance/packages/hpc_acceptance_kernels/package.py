@@ -10,8 +10,8 @@ file changes. Each family (``src/<family>/``) has a Makefile that honours
 
 from spack_repo.builtin.build_systems.makefile import MakefilePackage
 
-from spack.package import (copy_tree, depends_on, join_path, variant,
-                           version, working_dir)
+from spack.package import (copy_tree, depends_on, join_path, variant, version,
+                           working_dir)
 
 # `make` and `spack_cc` are not imported: Spack sets them on this module when
 # it builds (hence the noqa: F821 below).

@@ -1,0 +1,2 @@
+'''Every figure to the site's time-series store: ``hpc-acceptance export``.
+'''

@@ -1,0 +1,164 @@
+'''The nodes a fleet run covers, and those it leaves out with their state.
+
+    hpc-acceptance nodes [--state STATE] [--json FILE]
+        [-C CONFIG ...] [--system NAME] [-J OPTION ...] [REFRAME ARGS...]
+
+ReFrame's ``--distribute=STATE`` makes one test per node of each partition
+that is in ``STATE`` (``idle`` by default; ``avail``, ``all`` or a Slurm
+state) and says nothing of the others. This asks ReFrame's own scheduler
+backends the same question, with the same configuration, system and job
+options (a reservation: ``-J reservation=NAME``), before the run: which
+nodes it will cover, and which it will leave out with the state and the
+reason the scheduler gives (``drained: memory errors``), so that the run's
+summary and report can list them. Other reframe arguments are accepted and
+ignored, so that the run's own can be passed as they are.
+``ci/acceptance.sh --all-nodes`` runs it and keeps the answer beside the
+run's report as JSON::
+
+    {"<system>:<partition>": {"state": "idle", "covered": ["n1", ...],
+                              "left_out": [{"node": "n2",
+                                            "state": "IDLE+DRAIN",
+                                            "reason": "..."}]}}
+
+Exit status: 0, or 1 when no node of any partition is covered (nothing
+would run) or the scheduler cannot be asked.
+'''
+
+import argparse
+import json
+import os
+import re
+import sys
+
+import reframe.core.config as config
+import reframe.core.runtime as runtime
+from reframe.core.exceptions import ReframeError
+from reframe.frontend.testgenerators import getallnodes
+
+from hpc_acceptance.tools.results.atomic_file import write_atomically
+from hpc_acceptance.tools.results.runs import CONFIG, ResultsError
+
+# scontrol's one-line node description: Reason=<words> [<who>@<when>]
+_REASON = re.compile(r'\bReason=(.*?)(?: \[[^\]]*\])?(?= \w+=|$)')
+
+
+def _job_options(options):
+    '''ReFrame's ``-J`` spellings as its CLI turns them into scheduler
+    options (``reservation=R`` -> ``--reservation=R``).'''
+    parsed = []
+    for option in options:
+        name, _, value = option.partition('=')
+        if option.startswith(('-', '#')):
+            parsed.append(option)
+        elif len(name) == 1:
+            parsed.append(f'-{name} {value}')
+        else:
+            parsed.append(f'--{name}={value}')
+
+    return parsed
+
+
+def _reason(node):
+    match = _REASON.search(getattr(node, 'descr', '') or '')
+    return match[1].strip() if match else ''
+
+
+def node_map(state, config_files, system, job_options):
+    '''``{partition: {'state', 'covered', 'left_out'}}`` as ReFrame's
+    ``--distribute=state`` would see the partitions' nodes now.'''
+    site_config = config.load_config(
+        *config.find_config_files(None, config_files))
+    site_config.validate()
+    site_config.select_subconfig(system, ignore_resolve_errors=True)
+    runtime.init_runtime(site_config)
+    options = _job_options(job_options)
+    every = getallnodes('all', options)
+    covered = getallnodes(state, options)
+    partitions = {p.fullname: p for p in runtime.runtime().system.partitions}
+    described = {}
+    for name, nodes in every.items():
+        states = {n.name: n for n in
+                  partitions[name].scheduler.allnodes()}
+        described[name] = {
+            'state': state,
+            'covered': sorted(covered.get(name, [])),
+            'left_out': [
+                {'node': node,
+                 'state': '+'.join(sorted(getattr(states.get(node),
+                                                  'states', ()) or ())),
+                 'reason': _reason(states.get(node))}
+                for node in sorted(set(nodes) - set(covered.get(name, [])))
+            ],
+        }
+
+    return described
+
+
+def describe(nodes):
+    '''Lines for people: per partition, the nodes covered and each node
+    left out with its state and reason.'''
+    lines = []
+    for partition, about in nodes.items():
+        covered, left = about['covered'], about['left_out']
+        lines.append(f'{partition}: {len(covered)} of '
+                     f'{len(covered) + len(left)} node(s) in state '
+                     f'{about["state"]}{", left out:" if left else ""}')
+        lines += [f'  {n["node"]} ({n["state"].lower() or "state unknown"}'
+                  f'{": " + n["reason"] if n["reason"] else ""})'
+                  for n in left]
+
+    return lines
+
+
+def read(path):
+    '''The node map kept beside a run's report; ``{}`` if there is none.'''
+    try:
+        with open(path) as fp:
+            return json.load(fp)
+    except FileNotFoundError:
+        return {}
+    except (OSError, json.JSONDecodeError) as err:
+        raise ResultsError(f'cannot read the node list {path}: {err}'
+                           ) from None
+
+
+def path_beside(report):
+    '''Where ``ci/acceptance.sh`` keeps the node map of ``report``.'''
+    return report[:-len('.json')] + '-nodes.json'
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog='hpc-acceptance nodes',
+        description=__doc__.split('\n\n')[0],
+    )
+    parser.add_argument('--state', default='idle',
+                        help="node state, as ReFrame's --distribute takes "
+                             "it (default: %(default)s)")
+    parser.add_argument('--json', help='also write the node map here')
+    parser.add_argument('-C', '--config-file', action='append',
+                        help='ReFrame configuration files, as for reframe '
+                             f'(default: {CONFIG})')
+    parser.add_argument('--system', default=os.environ.get('RFM_SYSTEM'),
+                        help='system[:partition] (default: RFM_SYSTEM, or '
+                             'the one matching this host)')
+    parser.add_argument('-J', '--job-option', action='append', default=[],
+                        help="a scheduler option, as reframe's -J takes it")
+    args, _ = parser.parse_known_args(argv)
+    try:
+        nodes = node_map(args.state.lower(), args.config_file or [str(CONFIG)],
+                         args.system, args.job_option)
+    except ReframeError as err:
+        print(f'nodes: cannot list the nodes: {err}', file=sys.stderr)
+        return 1
+
+    print('\n'.join(describe(nodes)))
+    if args.json:
+        write_atomically(args.json, json.dumps(nodes, indent=1))
+
+    if not any(about['covered'] for about in nodes.values()):
+        print(f'nodes: no node is {args.state}: a fleet run would run '
+              f'nothing', file=sys.stderr)
+        return 1
+
+    return 0

@@ -1,0 +1,197 @@
+'''Returning the nodes this tool drained to service once they pass again.
+
+    hpc-acceptance suspects --resume [-- REFRAME ARGS...]
+
+A node that ``hpc-acceptance suspects --drain`` drained (its reason starts
+with :data:`.drain.PREFIX`) and that has since been repaired is
+tested on its own before it takes users' jobs again:
+
+1. a Slurm maintenance reservation is made on those nodes, so that no
+   job of a user lands on them meanwhile, and they are resumed into it;
+2. the fleet set (or what the REFRAME ARGS select) runs on them alone
+   (ReFrame's ``--distribute`` in the reservation; stored as a session
+   with the extra ``fleet=resume``, which is no fleet run);
+3. each node's figures are compared with the latest fleet run's medians
+   and bands for nodes of its hardware (:mod:`.compare`): a node that
+   failed a check, has a figure worse than the band or had nothing to be
+   compared with is drained again, saying why; the others stay in
+   service;
+4. the reservation is removed.
+
+Nodes drained by someone else, or whose reason an administrator has
+changed since, are never touched, nor are nodes that are down.
+
+Exit status: 0 every node back in service, 1 a node still out (drained
+again), 2 nothing to resume or nothing could be compared, 4 another run
+holds this checkout.
+'''
+
+import datetime
+import os
+import sys
+import time
+
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import drain as slurm_drain
+from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
+from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.launch import lock as run_lock
+from hpc_acceptance.tools.launch import reframe_call as reframe_run
+from hpc_acceptance.tools.launch import report_file
+from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
+                                               figure_key, figures_of,
+                                               report_testcases,
+                                               stored_sessions)
+
+#: The reservation the nodes are tested in.
+RESERVATION = 'hpc-acceptance-resume'
+
+#: Minutes the reservation lasts at most (it is removed when done).
+RESERVATION_MINUTES = 240
+
+#: The session extra of a resume run.
+RESUME = 'resume'
+
+
+def drained_by_us(states):
+    '''The nodes drained with this tool's reason and not down: those it
+    may test and return to service.'''
+    return sorted(s.node for s in states.values()
+                  if s.ours and s.states & {'DRAIN', 'DRAINED', 'DRAINING'}
+                  and not s.states & {'DOWN', 'FAIL', 'NOT_RESPONDING'})
+
+
+def latest_fleet():
+    '''The comparison of the latest stored fleet run.
+
+    :raises ResultsError: if there is none or it cannot be read.
+    '''
+    sessions = stored_sessions(f'{fleet_history.LOOKBACK}?'
+                               f'{fleet_history.FLEET_RUNS}')
+    if not sessions:
+        raise ResultsError('no fleet run stored to compare the nodes with '
+                           '(ci/acceptance.sh --all-nodes)')
+
+    return fleet.compare(fleet_history.stored_run(sessions[-1]['UUID']))
+
+
+def judge_node(node, cases, fleets):
+    '''``None`` if ``node``'s test cases pass and are within the bands of
+    the fleet run ``fleets`` for nodes of its hardware, else why not.'''
+    failed = [c['display_name'] for c in cases
+              if c['result'] in FAILED_RESULTS]
+    if failed:
+        return f'failed {failed[0]}'
+
+    hardware = node_fingerprint.hardware(
+        node_fingerprint.of_nodes({node: cases}).get(node) or
+        node_fingerprint.UNKNOWN)
+    spreads = {(s.figure.key, s.figure.variable,
+                node_fingerprint.hardware(s.fingerprint)): s
+               for partition in fleets for s in partition.spreads}
+    compared = 0
+    for case in cases:
+        for variable, (value, _) in figures_of(case).items():
+            spread = spreads.get((figure_key(case), variable, hardware))
+            if spread is None:
+                continue
+
+            compared += 1
+            if spread.is_out(float(value)):
+                change = 100 * (float(value) - spread.median) / spread.median
+                return (f'{spread.figure.label} {fleet.number(value)} vs '
+                        f'fleet median {fleet.number(spread.median)} '
+                        f'({change:+.0f}%)')
+
+    return None if compared else ('no figure to compare with the latest '
+                                  'fleet run')
+
+
+def _reservation(nodes):
+    user = os.environ.get('USER') or 'root'
+    return ['create', 'reservation', f'ReservationName={RESERVATION}',
+            f'Nodes={",".join(nodes)}', 'StartTime=now',
+            f'Duration={RESERVATION_MINUTES}', f'Users={user}',
+            'Flags=maint,ignore_jobs']
+
+
+def _test_in_reservation(nodes, reframe_args):
+    '''Run the set on ``nodes`` in the reservation: its test cases. Nodes
+    of a run that was interrupted are drained again.'''
+    slurm_drain.scontrol(*_reservation(nodes))
+    try:
+        for node in nodes:
+            slurm_drain.resume(node)
+
+        stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
+        # beside the reports ReFrame would write, as ci/acceptance.sh does
+        chosen = os.environ.get('RFM_REPORT_FILE')
+        reports = (os.path.dirname(os.path.abspath(chosen)) if chosen
+                   else str(report_file.REPORTS_DIR))
+        report = os.path.join(reports, f'resume-{stamp}.json')
+        os.makedirs(os.path.dirname(report), exist_ok=True)
+        try:
+            reframe_run.run(['--mode', 'fleet', '--distribute=avail', '-J',
+                             f'reservation={RESERVATION}',
+                             f'--session-extras=fleet={RESUME}', '-r',
+                             *reframe_args], report)
+        except reframe_run.Interrupted:
+            for node in nodes:
+                slurm_drain.drain(node, f'{datetime.date.today()} resume '
+                                        f'interrupted: not tested')
+            raise
+
+        return report_testcases(report) if os.path.exists(report) else []
+    finally:
+        slurm_drain.scontrol('delete', f'ReservationName={RESERVATION}')
+
+
+def resume_nodes(nodes, reframe_args, fleets):
+    '''Test ``nodes`` and keep in service those that pass, draining the
+    others again: ``(lines saying what happened, exit status)``.'''
+    cases = [c for c in _test_in_reservation(nodes, reframe_args)
+             if not c.get('fixture')]
+    day = datetime.date.today().isoformat()
+    lines, status = [], 0
+    for node in nodes:
+        why = judge_node(node, [c for c in cases if fleet.node_of(c) == node],
+                         fleets)
+        if why is None:
+            lines.append(f'resumed {node}: its checks pass within the '
+                         f'latest fleet run\'s bands')
+        else:
+            status = 1
+            slurm_drain.drain(node, f'{day} still out after repair: {why}')
+            lines.append(f'drained {node} again: {why}')
+
+    return lines, status
+
+
+def main(reframe_args):
+    '''``hpc-acceptance suspects --resume``.'''
+    try:
+        states = slurm_drain.node_states()
+        nodes = drained_by_us(states)
+        if not nodes:
+            print('suspects --resume: no node drained by hpc-acceptance: '
+                  'nothing to resume', file=sys.stderr)
+            return 2
+
+        fleets = latest_fleet()
+        with reframe_run.run_lock_held(['hpc-acceptance', 'suspects',
+                                        '--resume', *reframe_args]):
+            lines, status = resume_nodes(nodes, reframe_args, fleets)
+    except reframe_run.Busy as err:
+        print(f'suspects --resume: refused: {err} is running in this '
+              f'checkout', file=sys.stderr)
+        return run_lock.BUSY
+    except (slurm_drain.SlurmError, ResultsError) as err:
+        print(f'suspects --resume: {err}', file=sys.stderr)
+        return 2
+    except reframe_run.Interrupted:
+        print('suspects --resume: INTERRUPTED: the nodes are drained again, '
+              'untested', file=sys.stderr)
+        return 1
+
+    print('\n'.join(lines))
+    return status

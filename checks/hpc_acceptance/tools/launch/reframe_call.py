@@ -1,0 +1,84 @@
+'''One ReFrame run started by a tool, its output in a log file.
+
+A tool that runs ReFrame itself (``hpc-acceptance suspects --resume``)
+holds the checkout's run lock (:mod:`.lock`) unless the script that
+called it does, and lets Ctrl-C and a batch system's SIGTERM reach ReFrame
+(which stops its checks and stores what it ran) rather than kill it first.
+'''
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+
+from hpc_acceptance.tools.launch import lock as run_lock
+from hpc_acceptance.tools.results.runs import CONFIG, REFRAME
+
+
+class Interrupted(Exception):
+    '''Ctrl-C or SIGTERM arrived while ReFrame ran; the signal number.'''
+
+
+class Busy(Exception):
+    '''Another run holds the checkout's run lock; who.'''
+
+
+@contextlib.contextmanager
+def signals_to_reframe():
+    '''Ctrl-C and SIGTERM reach the whole process group: ReFrame stops its
+    checks and stores what it ran. Here they only stop what follows;
+    Python's default would kill ReFrame before it stored anything.'''
+    received = []
+    handlers = {signum: signal.signal(signum,
+                                      lambda n, _: received.append(n))
+                for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+    if received:
+        raise Interrupted(received[0])
+
+
+@contextlib.contextmanager
+def run_lock_held(command):
+    '''Hold the checkout's run lock for the ``with`` block, unless the
+    calling script holds it already.
+
+    :raises Busy: naming the run that holds it.
+    '''
+    if os.environ.get(run_lock.HELD_VARIABLE):
+        yield
+        return
+
+    path = os.environ.get(run_lock.LOCK_VARIABLE, str(run_lock.DEFAULT_LOCK))
+    lock = run_lock.acquire(path, command, wait=False)
+    if lock is None:
+        raise Busy(run_lock.describe(run_lock.holder(path)))
+
+    with lock:
+        yield
+
+
+def log_of(report):
+    '''The log file beside a JSON report.'''
+    return report[:-len('.json')] + '.log'
+
+
+def run(args, report, env=None):
+    '''Run ``reframe -C CONFIG ARGS`` writing its JSON report to
+    ``report`` and its output to the log beside it; ReFrame's exit status.
+
+    :raises Interrupted: if a signal stopped the run.
+    '''
+    log = log_of(report)
+    print(f"ReFrame's output goes to {log}", file=sys.stderr)
+    with open(log, 'w') as out, signals_to_reframe():
+        return subprocess.run(
+            [REFRAME, '-C', str(CONFIG), *args],
+            env=dict(os.environ, RFM_REPORT_FILE=report, RFM_COLORIZE='n',
+                     **(env or {})),
+            stdout=out, stderr=subprocess.STDOUT).returncode

@@ -1,0 +1,2 @@
+'''Bringing a site's system in: ``hpc-acceptance new-system``.
+'''

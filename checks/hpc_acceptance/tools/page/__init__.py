@@ -1,0 +1,2 @@
+'''The report page of a session: ``hpc-acceptance page``.
+'''

@@ -1,0 +1,218 @@
+'''Write the static report page of an acceptance session.
+
+    hpc-acceptance page (--session UUID | --run-report REPORT.json ...)
+        [--log REFRAME_OUTPUT ...] [--nodes NODES.json] [--runs 30]
+        [--history 'now-365d:now'] [--output DIR]
+
+Writes ``DIR/index.html`` (default ``<session>/`` in ``var/reports/``, or
+in the directory of ``--run-report``) with one PNG per figure beside it,
+and for a fleet run one heat map per partition (:mod:`.heat_map`), and
+prints its path. The session's test cases come from ReFrame's results
+database (``--session``) or its JSON run reports (``--run-report``: a
+fleet run has two, the nodes' run and the multi-node one; the page is the
+first one's); earlier runs of the same figures from the database. Skip
+reasons come with the test cases; ReFrame's console output (``--log``)
+gives those the test cases lack (:mod:`.skips`). The
+console output and the nodes a fleet run left out (``--nodes``) are kept
+beside the page (``reframe-output.log``, ``nodes.json``) so a rebuild finds
+them again.
+'''
+
+import argparse
+import datetime
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.launch import report_file
+from hpc_acceptance.tools.page import heat_map
+from hpc_acceptance.tools.page import html as report_page
+from hpc_acceptance.tools.page import trend_plot
+from hpc_acceptance.tools.page import trends as trends_mod
+from hpc_acceptance.tools.results import skips
+from hpc_acceptance.tools.results.runs import (ResultsError, report_session,
+                                               report_testcases,
+                                               stored_testcases)
+from hpc_acceptance.tools.run import summary
+from hpc_acceptance.tools.run.verdict import judge
+
+LOG_NAME = 'reframe-output.log'
+
+
+@dataclass
+class ReportPage:
+    session: str
+    system: str
+    when: str
+    status: int
+    message: str
+    families: dict
+    failures: list
+    trends: list
+    skips: dict
+    left_out: list
+    testcases: list
+    #: the fleet comparison (:func:`..fleet.compare.compare`) of a fleet
+    #: run, else ``None``
+    fleets: list = None
+    #: the node list of a fleet run (:mod:`..fleet.nodes`)
+    nodes: dict = None
+    #: why the previous fleet run could not be read, or ``None``
+    fleet_note: str = None
+
+
+def _when(testcases):
+    times = [c.get('job_completion_time_unix') or 0 for c in testcases]
+    if not any(times):
+        return 'time unknown'
+
+    return datetime.datetime.fromtimestamp(
+        max(times), datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
+
+
+def page_for(session, testcases, history, skipped, *, runs, fleets=None,
+             fleet_note=None):
+    status, message = judge({'runs': [{'testcases': testcases}]},
+                            fleets or [], fleet_note)
+    systems = sorted({c.get('system', '?') for c in testcases})
+    return ReportPage(
+        session=session, system=', '.join(systems) or '?',
+        when=_when(testcases), status=status,
+        message=message.splitlines()[-1], families=summary.tally(testcases),
+        failures=summary.failures(testcases),
+        trends=trends_mod.build(testcases, history, runs),
+        skips=skips.by_reason(skipped),
+        left_out=summary.left_out(testcases), testcases=testcases,
+        fleets=fleets, fleet_note=fleet_note,
+    )
+
+
+def write(page, out_dir):
+    '''Write ``page`` and its plots into ``out_dir``; the page's path.'''
+    os.makedirs(out_dir, exist_ok=True)
+    for name in os.listdir(out_dir):
+        if name.startswith(('trend-', 'fleet-')) and name.endswith('.png'):
+            os.remove(os.path.join(out_dir, name))
+
+    images = {}
+    for number, trend in enumerate(page.trends, 1):
+        name = f'trend-{number:04d}.png'
+        trend_plot.draw(trend, os.path.join(out_dir, name))
+        images[id(trend)] = name
+
+    for number, partition in enumerate(page.fleets or [], 1):
+        if partition.spreads:
+            name = f'fleet-{number:02d}.png'
+            heat_map.draw(partition, os.path.join(out_dir, name))
+            images[id(partition)] = name
+
+    path = os.path.join(out_dir, 'index.html')
+    with open(path, 'w') as fp:
+        fp.write(report_page.render(page, images))
+
+    return path
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog='hpc-acceptance page',
+        description=__doc__.split('\n\n')[0],
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument('--session', help='UUID of a stored session')
+    source.add_argument('--run-report', action='append',
+                        help="ReFrame's JSON run report (twice for a fleet "
+                             "run: the nodes' run, then the multi-node one)")
+    parser.add_argument('--log', action='append', default=[],
+                        help="ReFrame's console output of a run (default: "
+                             "the one kept beside the page)")
+    parser.add_argument('--nodes', help='the node list of a fleet run '
+                                        '(default: the one kept beside the '
+                                        'page)')
+    parser.add_argument('--runs', type=int,
+                        default=trends_mod.DEFAULT_RUNS,
+                        help='runs per trend (default: %(default)s)')
+    parser.add_argument('--history', default='now-365d:now',
+                        help='stored sessions the trends draw from, as '
+                             "ReFrame's --describe-stored-testcases takes "
+                             "(default: %(default)s)")
+    parser.add_argument('--output', help='directory of the page (default: '
+                                         'var/reports/<session>)')
+    return parser
+
+
+def _session_of(testcases, path):
+    for case in testcases:
+        if case.get('session_uuid'):
+            return case['session_uuid']
+
+    raise ResultsError(f'{path}: no test case names its session')
+
+
+def _keep(source, kept):
+    '''Copy ``source`` to ``kept`` beside the page (unless it is it).'''
+    if source and os.path.abspath(source) != os.path.abspath(kept):
+        shutil.copyfile(source, kept)
+
+
+def _fleet_facts(testcases, session_info):
+    '''``(fleets, note)`` of :func:`..fleet.history.of_run`.'''
+    try:
+        return fleet_history.of_run(testcases, session_info)
+    except fleet.FleetError as err:
+        return None, str(err)
+
+
+def main(argv=None):
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error(f'--runs {args.runs}: must be 1 or more')
+
+    try:
+        if args.session:
+            testcases = fleet_history.stored_run(args.session)
+            if not testcases:
+                raise ResultsError(f'no stored session {args.session!r}')
+
+            session = args.session
+            session_info = {'uuid': session}
+        else:
+            testcases = report_testcases(*args.run_report)
+            session = _session_of(testcases, args.run_report[0])
+            session_info = report_session(args.run_report[0])
+
+        history = stored_testcases(args.history)
+    except ResultsError as err:
+        print(f'report: {err}', file=sys.stderr)
+        return 1
+
+    first_report = args.run_report[0] if args.run_report else None
+    out_dir = args.output or report_file.page_dir(session, first_report)
+    kept_log = os.path.join(out_dir, LOG_NAME)
+    kept_nodes = os.path.join(out_dir, report_file.NODES_NAME)
+    os.makedirs(out_dir, exist_ok=True)
+    if len(args.log) > 1:
+        with open(kept_log, 'w') as kept:
+            for log in args.log:
+                with open(log, errors='replace') as fp:
+                    kept.write(fp.read())
+    else:
+        _keep(args.log[0] if args.log else None, kept_log)
+
+    _keep(args.nodes, kept_nodes)
+    skipped = skips.reasons(testcases, skips.read(kept_log))
+    fleets, fleet_note = _fleet_facts(testcases, session_info)
+    page = page_for(session, testcases, history, skipped, runs=args.runs,
+                    fleets=fleets, fleet_note=fleet_note)
+    try:
+        page.nodes = fleet_nodes.read(kept_nodes)
+    except ResultsError as err:
+        page.fleet_note = str(err)
+
+    print(write(page, out_dir))
+    return 0

@@ -1,0 +1,3 @@
+'''Reference values and the noise model: ``hpc-acceptance propose-references``,
+``compare-published``.
+'''

@@ -1,0 +1,285 @@
+'''Propose a system's reference file from the sessions stored in ReFrame's
+results database.
+
+    hpc-acceptance propose-references --system NAME \\
+        [--sessions 'now-30d:now'] [--floor F | --floor FAMILY=F ...]
+        [--min-runs 3] [--write]
+
+For every check, partition, environment, variant and identity (the inputs
+that produced the figures, :mod:`hpc_acceptance.core.identity`) that
+passed in the selected sessions, and for each of its performance variables:
+
+- value = the median of the stored values;
+- tolerance = the band of :mod:`.noise`: 4 robust
+  standard deviations (from the median absolute deviation) or 1.5 times
+  the largest deviation the runs show, at least the family's minimum band
+  (``--floor F`` for every family, ``--floor Memory=0.5`` for one: a
+  system's floors learnt from its quiet repeats), on the worse side only:
+  ``[median, -tolerance, null, unit]`` for bandwidths and rates,
+  ``[median, null, tolerance / (1 - tolerance), unit]`` for times (the
+  same loss of performance: tolerance 0.5 allows twice the time).
+
+Runs of two identities (NPB class W and C, HPL at two memory fractions)
+get two entries, keyed by the identity as the last ``$index`` level.
+
+The selected sessions are every kind of run (nightly, post-upgrade), so
+that the variants only a post-upgrade run makes (ISA, Turbo, SMT, HPL over
+80 % of memory) get entries too. Entries need ``--min-runs`` values (3 by
+default); fewer are listed and left out. The proposal is merged into the
+current file entry by entry: an entry the sessions do not cover (another
+variant, another identity) is kept, one they cover is replaced.
+
+A band wider than twice the family's minimum means runs that scatter more
+than a quiet system's: it is written with a loud warning. A band of
+:data:`NO_BOUND` or more, wider than the floor asked for, bounds nothing
+(a rate may fall to nearly zero): the command refuses to write such a file
+and names the figures; run the
+suite more times on a quiet system, or leave those sessions out.
+
+The command prints a diff against ``reference/<system>.yaml`` and writes the
+file only with ``--write``. Bringing up a new system: run the suite N times,
+then run this command.
+'''
+
+import argparse
+import difflib
+import os
+import sys
+
+import yaml
+
+from hpc_acceptance.core import references
+from hpc_acceptance.tools.references import noise
+from hpc_acceptance.tools.results.atomic_file import write_atomically
+from hpc_acceptance.tools.results.runs import (ResultsError, figure_key,
+                                               figures_of, stored_testcases)
+
+#: The band from which a tolerance bounds nothing worth the name.
+NO_BOUND = 0.9
+
+#: Bands above this many times the family's minimum are warned about.
+WIDE = 2
+
+
+def collect(testcases, system):
+    '''Values of every performance variable per check variant and identity.
+
+    Runs stored before checks recorded their identity are left out: their
+    inputs (NPB class, sizes, ranks) are unknown, so their figures cannot be
+    told apart.
+
+    :returns: ``({(check, partition, environ, params, identity): {variable:
+        (values, unit)}}, notes)`` where ``params`` is a tuple of ``(name,
+        value)``.
+    '''
+    collected, without_identity = {}, 0
+    for case in testcases:
+        if (case.get('fixture') or case.get('result') != 'pass' or
+                case.get('system') != system):
+            continue
+
+        key = figure_key(case)
+        if not key[-1]:
+            without_identity += 1
+            continue
+
+        figures = collected.setdefault(key, {})
+        for variable, (value, unit) in figures_of(case).items():
+            values, _ = figures.setdefault(variable, ([], unit))
+            values.append(float(value))
+
+    notes = [f'{without_identity} run(s) stored without an identity (before '
+             f'checks recorded their inputs): left out'] * bool(
+                 without_identity)
+    return collected, notes
+
+
+def propose(collected, *, floor, min_runs, floors=None):
+    '''Reference data for ``collected``, plus notes on what was left out
+    and warnings on bands wider than :data:`WIDE` times the minimum (those
+    of :data:`NO_BOUND` or more start with ``REFUSED``).
+
+    ``floor`` (a fraction, or ``None`` for the family's minimum band of
+    :mod:`.noise`, or its entry in ``floors``) is the narrowest band a
+    figure gets.
+    '''
+    proposed, notes = {}, []
+    for (check, partition, environ, params, ident), figures in sorted(
+            collected.items()):
+        where = '.'.join([check, partition, environ] +
+                         [str(v) for _, v in params] + [ident])
+        family = noise.family_floor(check, floors)
+        least = family if floor is None else floor
+        refs = {}
+        for variable, (values, unit) in sorted(figures.items()):
+            if len(values) < min_runs:
+                notes.append(f'{where}.{variable}: {len(values)} run(s), '
+                             f'need {min_runs}: left out')
+                continue
+
+            median, width = noise.band(values, least)
+            # a floor asked for is the user's choice; runs that scatter
+            # this far are not
+            if width >= NO_BOUND and width > least:
+                notes.append(f'REFUSED {where}.{variable}: band '
+                             f'{100 * width:.0f}% bounds nothing (runs '
+                             f'{_spread(values)})')
+            elif width > WIDE * family:
+                notes.append(f'WARNING {where}.{variable}: band '
+                             f'{100 * width:.0f}%, more than {WIDE}x the '
+                             f'minimum {100 * family:.0f}% (runs '
+                             f'{_spread(values)})')
+
+            refs[variable] = [median, *noise.tolerances(width, unit), unit]
+
+        if not refs:
+            continue
+
+        entry = proposed.setdefault(check, {
+            '$index': ['$partition', '$environ'] +
+                      [p for p, _ in params] + ['identity']
+        })
+        level = entry.setdefault(partition, {}).setdefault(environ, {})
+        for _, value in params:
+            level = level.setdefault(value, {})
+
+        level[ident] = refs
+
+    return proposed, notes
+
+
+def _spread(values):
+    return f'{min(values):.4g} to {max(values):.4g}'
+
+
+def merge(current, proposed):
+    '''``current`` with the entries of ``proposed`` put in, one by one: an
+    entry (down to its figures) that ``proposed`` has replaces the
+    current one, every other current entry stays. A check whose
+    ``$index`` changed is replaced whole: its keys mean other things.'''
+    merged = dict(current)
+    for check, entry in proposed.items():
+        old = current.get(check)
+        if isinstance(old, dict) and old.get('$index') == entry.get('$index'):
+            merged[check] = _merge_levels(old, entry)
+        else:
+            merged[check] = entry
+
+    return merged
+
+
+def _merge_levels(old, new):
+    merged = dict(old)
+    for key, value in new.items():
+        if isinstance(value, dict) and isinstance(old.get(key), dict):
+            merged[key] = _merge_levels(old[key], value)
+        else:
+            merged[key] = value
+
+    return merged
+
+
+def render(data):
+    return yaml.safe_dump(data, sort_keys=True, default_flow_style=None,
+                          width=79)
+
+
+def _floors(parser, entries):
+    '''``(floor for every family or None, {family: floor})`` from the
+    ``--floor`` arguments; a usage error names the one at fault.'''
+    floor, floors = None, {}
+    for entry in entries:
+        try:
+            if '=' in entry:
+                floors.update(noise.parse_floors(entry))
+                continue
+
+            floor = float(entry)
+        except ValueError as err:
+            parser.error(f'--floor {entry}: {err}')
+
+        if not 0 <= floor <= 1:
+            parser.error(f'--floor {entry}: must be a fraction in [0, 1]')
+
+    return floor, floors
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog='hpc-acceptance propose-references',
+        description=__doc__.split('\n\n')[0],
+    )
+    parser.add_argument('--system', required=True,
+                        help='system whose reference file to propose')
+    parser.add_argument('--sessions', default='now-30d:now',
+                        help="stored sessions to use: a time period, a "
+                             "session UUID or a filter, as ReFrame's "
+                             "--describe-stored-testcases takes "
+                             "(default: %(default)s)")
+    parser.add_argument('--floor', action='append', default=[],
+                        metavar='F|FAMILY=F',
+                        help='smallest tolerance, as a fraction: F for '
+                             'every check, FAMILY=F (e.g. Memory=0.5, '
+                             'repeatable) for one family (default: the '
+                             'family\'s minimum band, see '
+                             'hpc_acceptance.tools.references.noise)')
+    parser.add_argument('--min-runs', type=int, default=3,
+                        help='runs a figure needs to get a reference '
+                             '(default: %(default)s)')
+    parser.add_argument('--reference-dir', default=references.reference_dir(
+                            os.environ.get('RFM_REFERENCE_PREFIX')),
+                        help='where <system>.yaml lives (default: '
+                             '%(default)s)')
+    parser.add_argument('--write', action='store_true',
+                        help='write the file instead of only showing the '
+                             'diff')
+    args = parser.parse_args(argv)
+    floor, floors = _floors(parser, args.floor)
+
+    try:
+        testcases = stored_testcases(args.sessions)
+    except ResultsError as err:
+        print(f'propose_references: {err}', file=sys.stderr)
+        return 1
+
+    collected, notes = collect(testcases, args.system)
+    proposed, more_notes = propose(collected, floor=floor, floors=floors,
+                                   min_runs=args.min_runs)
+    notes += more_notes
+    for note in notes:
+        loud = note.startswith(('WARNING', 'REFUSED'))
+        print(note if loud else f'note: {note}', file=sys.stderr)
+
+    refused = [n for n in notes if n.startswith('REFUSED')]
+
+    if not proposed:
+        print(f'propose_references: no passed runs of system '
+              f'{args.system!r} in sessions {args.sessions!r}',
+              file=sys.stderr)
+        return 1
+
+    path = os.path.join(args.reference_dir, f'{args.system}.yaml')
+    current = references.load(path) if os.path.exists(path) else {}
+    merged = merge(current, proposed)
+    references.check_shape(path, merged)
+    old, new = render(current) if current else '', render(merged)
+    sys.stdout.writelines(difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True),
+        fromfile=path if current else '/dev/null', tofile=path
+    ))
+    if refused:
+        print(f'propose_references: {len(refused)} figure(s) would get no '
+              f'bound (REFUSED above): {path} not written. Run the suite more '
+              f'times on a quiet system (a node of its own, nothing else '
+              f'running), or select other sessions with --sessions',
+              file=sys.stderr)
+        return 1
+
+    if args.write:
+        # a new site directory has no reference/ yet
+        os.makedirs(args.reference_dir, exist_ok=True)
+        write_atomically(path, new)
+
+        print(f'wrote {path}', file=sys.stderr)
+
+    return 0

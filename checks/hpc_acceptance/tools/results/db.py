@@ -1,0 +1,456 @@
+'''The results database: checked before a run, backed up, runs imported.
+
+    hpc-acceptance db check [--db FILE] [--reports DIR]
+    hpc-acceptance db check --run REPORT.json [--log LOG] [--db FILE]
+    hpc-acceptance db backup [--db FILE] [--keep N]
+    hpc-acceptance db import [--db FILE] REPORT.json...
+
+The database (``var/results.db``, or ``RFM_SQLITE_DB_FILE``) holds the runs
+that trends, references and post-upgrade verdicts are built from. ReFrame
+only warns when it cannot store a run there, so:
+
+- ``check`` (before a run): SQLite's integrity check, ReFrame's tables and
+  schema version, and a write transaction; a database that fails prints
+  what is wrong and the commands that recover it (the damaged file is moved
+  aside, never deleted; the newest backup restored; the runs since then
+  imported from their JSON reports) and exits 1;
+- ``check --run`` (after a run): the run's session is in the database, or
+  it says that its results are only in the JSON report and how to import
+  them, and exits 1; full file systems among the run's directories are
+  named either way;
+- ``backup``: a copy made with SQLite's online backup API into
+  ``backups/`` beside the database, keeping the newest ``--keep``;
+- ``import``: stores each report's session with ReFrame's own storage
+  code, the one that stores a finished run; a session already there is
+  left as it is.
+'''
+
+import argparse
+import contextlib
+import datetime
+import glob
+import json
+import os
+import re
+import sqlite3
+import sys
+from pathlib import Path
+
+from hpc_acceptance.core.paths import PROJECT_DIR
+from hpc_acceptance.tools.results import disk_space
+
+#: Where config/settings.py keeps the database unless RFM_SQLITE_DB_FILE.
+DEFAULT_DB = PROJECT_DIR / 'var' / 'results.db'
+
+#: Where the acceptance runs' JSON reports are unless told otherwise.
+DEFAULT_REPORTS = PROJECT_DIR / 'var' / 'reports'
+
+#: Backups kept by default: a week of nightly runs.
+DEFAULT_KEEP = 7
+
+#: The project's command, as a recovery step names it.
+COMMAND = os.path.join(os.path.dirname(sys.executable), 'hpc-acceptance')
+
+_STORE_FAILED = re.compile(r'failed to store results in the database: (.*)')
+_STORED_AS = re.compile(r'Current session stored with UUID: (\S+)')
+
+
+class DatabaseError(RuntimeError):
+    '''The database cannot be used; ``kind`` is ``damaged`` (restore it)
+    or ``unwritable`` (fix permissions, space or mount).'''
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+
+
+def database_path(given=None):
+    return str(given or os.environ.get('RFM_SQLITE_DB_FILE') or DEFAULT_DB)
+
+
+@contextlib.contextmanager
+def _read_only(path):
+    conn = sqlite3.connect(f'{Path(path).resolve().as_uri()}?mode=ro',
+                           uri=True)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _reframe_schema_version():
+    from reframe.frontend.reporting.storage import _SqliteStorage
+    return _SqliteStorage.SCHEMA_VERSION
+
+
+def _check_contents(path):
+    try:
+        with _read_only(path) as conn:
+            found = [row[0] for row in
+                     conn.execute('PRAGMA integrity_check').fetchall()]
+            if found != ['ok']:
+                raise DatabaseError('damaged', '; '.join(found[:3]))
+
+            tables = {row[0] for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            version = (conn.execute('SELECT schema_version FROM metadata')
+                       .fetchone() if 'metadata' in tables else None)
+    except sqlite3.DatabaseError as err:
+        raise DatabaseError('damaged', str(err)) from None
+
+    missing = {'sessions', 'testcases'} - tables
+    if missing:
+        raise DatabaseError('damaged', f'not a ReFrame results database '
+                                       f'(no table {", ".join(missing)})')
+
+    required = _reframe_schema_version()
+    if version and version[0] != required:
+        raise DatabaseError('damaged', f'schema version {version[0]}, '
+                                       f'ReFrame needs {required}')
+
+
+def _check_writable(path):
+    directory = os.path.dirname(os.path.abspath(path))
+    # ReFrame locks the database with a file beside it (.db.lock).
+    if not os.access(disk_space.existing_parent(directory), os.W_OK):
+        raise DatabaseError('unwritable', f'{directory} is not writable')
+
+    if not os.path.exists(path):
+        return
+
+    try:
+        conn = sqlite3.connect(path, timeout=10, isolation_level=None)
+        try:
+            conn.execute('BEGIN IMMEDIATE')
+            conn.execute('ROLLBACK')
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as err:
+        raise DatabaseError('unwritable', str(err)) from None
+
+
+def check(path):
+    '''Raise :class:`DatabaseError` if ReFrame cannot store runs in the
+    database at ``path``; a missing one is fine (ReFrame creates it).'''
+    if os.path.exists(path):
+        if os.path.getsize(path) == 0:
+            raise DatabaseError('damaged', 'the file is empty (a run that '
+                                           'could not write it)')
+
+        _check_contents(path)
+
+    _check_writable(path)
+
+
+def backup_dir(path):
+    return os.path.join(os.path.dirname(os.path.abspath(path)), 'backups')
+
+
+def backups(path):
+    '''The backups of ``path`` this command made, oldest first.'''
+    stem = re.escape(Path(path).stem)
+    pattern = re.compile(rf'^{stem}-\d{{8}}T\d{{6}}\.\d{{6}}Z\.db$')
+    found = [p for p in glob.glob(os.path.join(backup_dir(path), '*.db'))
+             if pattern.match(os.path.basename(p))]
+    return sorted(found)
+
+
+def backup(path, keep=DEFAULT_KEEP):
+    '''Copy the database with SQLite's backup API (consistent even while
+    another process reads it) into :func:`backup_dir`; remove this
+    command's backups beyond the newest ``keep``. The new backup's path,
+    or ``None`` when there is no database yet.
+
+    :raises DatabaseError: the copy could not be written (it is removed).
+    '''
+    if not os.path.exists(path):
+        return None
+
+    os.makedirs(backup_dir(path), exist_ok=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime(
+        '%Y%m%dT%H%M%S.%fZ')
+    target = os.path.join(backup_dir(path), f'{Path(path).stem}-{stamp}.db')
+    partial = target + '.partial'
+    try:
+        with _read_only(path) as source:
+            copy = sqlite3.connect(partial)
+            try:
+                source.backup(copy)
+            finally:
+                copy.close()
+
+        os.replace(partial, target)
+    except (sqlite3.DatabaseError, OSError) as err:
+        if os.path.exists(partial):
+            os.remove(partial)
+
+        raise DatabaseError('unwritable', f'cannot back it up into '
+                                          f'{backup_dir(path)}: {err}') \
+            from None
+
+    for old in backups(path)[:-keep]:
+        os.remove(old)
+
+    return target
+
+
+def run_report(path):
+    '''The parsed report if ``path`` is a ReFrame JSON run report, else
+    ``None``.'''
+    try:
+        with open(path) as fp:
+            report = json.load(fp)
+    except (OSError, ValueError):
+        return None
+
+    info = report.get('session_info') if isinstance(report, dict) else None
+    if not isinstance(info, dict) or not info.get('uuid') or \
+            not isinstance(report.get('runs'), list):
+        return None
+
+    return report
+
+
+def reports_since(reports_dir, when):
+    '''The ReFrame run reports in ``reports_dir`` written after ``when``
+    (a modification time; 0: all), oldest first.'''
+    found = []
+    for path in glob.glob(os.path.join(reports_dir, '*.json')):
+        if (not os.path.islink(path) and os.path.getmtime(path) > when and
+                run_report(path) is not None):
+            found.append(path)
+
+    return sorted(found, key=os.path.getmtime)
+
+
+def recovery(path, error, reports_dir):
+    '''The commands that make the database usable again, as lines.'''
+    if error.kind == 'unwritable':
+        return [f'  make {path} and its directory writable for this user, '
+                f'free space there, or set RFM_SQLITE_DB_FILE to another '
+                f'file; then run again']
+
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime(
+        '%Y%m%dT%H%M%SZ')
+    lines = [f'  mv {path} {path}.damaged-{stamp}    # kept, not deleted']
+    newest = (backups(path) or [None])[-1]
+    since = 0
+    if newest:
+        since = os.path.getmtime(newest)
+        lines.append(f'  cp {newest} {path}    # the newest backup')
+
+    runs = reports_since(reports_dir, since)
+    if runs:
+        which = ('the runs since that backup' if newest else
+                 'every run report kept')
+        lines.append(f'  {COMMAND} db import --db {path} {" ".join(runs)}'
+                     f'    # {which}')
+
+    return lines + ['then run again.']
+
+
+def stored(path, session):
+    '''Whether the session ``session`` (a UUID) is in the database.'''
+    if not os.path.exists(path):
+        return False
+
+    try:
+        with _read_only(path) as conn:
+            return conn.execute('SELECT 1 FROM sessions WHERE uuid = ?',
+                                (session,)).fetchone() is not None
+    except sqlite3.DatabaseError:
+        return False
+
+
+def _reframe_storage(path):
+    '''ReFrame's own SQLite storage of finished runs, on ``path``.'''
+    from reframe.core import config, runtime
+    from reframe.frontend.reporting.storage import StorageBackend
+
+    site = config.load_config()
+    site.select_subconfig('generic')
+    # Only where no runtime exists yet; one that does keeps its own.
+    runtime.init_runtime(site)
+    # The key of the option RFM_SQLITE_DB_FILE sets.
+    runtime.runtime().site_config.add_sticky_option(
+        'storage/sqlite_db_file', os.path.abspath(path))
+    return StorageBackend.create('sqlite')
+
+
+def stored_cases(path, start, end):
+    '''Test cases of the runs in the database at ``path`` completed
+    between ``start`` and ``end`` (Unix times); none without a database.'''
+    if not os.path.exists(path):
+        return []
+
+    from reframe.frontend.reporting.utility import QuerySelectorTestcase
+    try:
+        return _reframe_storage(path).fetch_testcases(
+            QuerySelectorTestcase(time_period=(start, end)))
+    except sqlite3.DatabaseError as err:
+        raise DatabaseError('damaged', str(err)) from None
+
+
+def stored_sessions(path, start, end):
+    '''The sessions (ReFrame's reports) in the database at ``path`` that
+    started between ``start`` and ``end`` (Unix times), oldest first; none
+    without a database.'''
+    if not os.path.exists(path):
+        return []
+
+    from reframe.frontend.reporting.utility import QuerySelectorTestcase
+    try:
+        sessions = _reframe_storage(path).fetch_sessions(
+            QuerySelectorTestcase(time_period=(start, end)))
+    except sqlite3.DatabaseError as err:
+        raise DatabaseError('damaged', str(err)) from None
+
+    return sorted(sessions,
+                  key=lambda s: s['session_info'].get('time_start_unix', 0))
+
+
+def _validated(path):
+    '''The report at ``path`` after ReFrame's own validation of it (the
+    one ``--restore-session`` does).'''
+    from reframe.core.exceptions import ReframeError
+    from reframe.frontend import reporting
+
+    try:
+        reporting.restore_session(path)
+    except ReframeError as err:
+        raise ValueError(f'{path}: {err}') from None
+
+    return run_report(path)
+
+
+def import_reports(path, reports):
+    '''Store each report's session; ``(stored, already there, errors)``.'''
+    storage = _reframe_storage(path)
+    done, present, errors = [], [], []
+    for report_path in reports:
+        try:
+            report = _validated(report_path)
+            storage.store(report, os.path.abspath(report_path))
+        except ValueError as err:
+            errors.append(str(err))
+        except sqlite3.IntegrityError:
+            present.append(report_path)
+        except sqlite3.DatabaseError as err:
+            errors.append(f'{report_path}: {err}')
+        else:
+            done.append(report_path)
+
+    return done, present, errors
+
+
+def _check_run(path, report_path, log_path):
+    '''After a run: 0 if its session is stored, else 1 saying where its
+    results are; full file systems are named either way.'''
+    log = ''
+    if log_path and os.path.exists(log_path):
+        with open(log_path, errors='replace') as fp:
+            log = fp.read()
+
+    report = run_report(report_path)
+    session = (report['session_info']['uuid'] if report else
+               next(iter(_STORED_AS.findall(log)), None))
+    full = disk_space.full([os.path.dirname(os.path.abspath(p))
+                            for p in (report_path, path)])
+    for line in disk_space.describe(full):
+        print(f'db: {line}', file=sys.stderr)
+
+    if session and stored(path, session):
+        if report is None:
+            print(f'db: the run report {report_path} could not be written; '
+                  f'the results are in {path} (session {session})',
+                  file=sys.stderr)
+        return 1 if full else 0
+
+    if report is None:
+        if full or os.path.exists(report_path):
+            print(f'db: this run\'s results are lost: its report '
+                  f'{report_path} could not be written and nothing was '
+                  f'stored in {path}', file=sys.stderr)
+            return 1
+
+        return 0
+
+    why = next(iter(_STORE_FAILED.findall(log)), 'not stored')
+    print(f'db: this run (session {session}) is not in the results '
+          f'database {path} ({why}); its results are only in '
+          f'{report_path}. Once "{COMMAND} db check --db {path}" passes, '
+          f'store them with:\n  {COMMAND} db import --db {path} '
+          f'{report_path}', file=sys.stderr)
+    return 1
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog='hpc-acceptance db',
+                                     description=__doc__.split('\n\n')[0])
+    commands = parser.add_subparsers(dest='command', required=True)
+    db_help = ('the database (default: $RFM_SQLITE_DB_FILE, else '
+               f'{DEFAULT_DB})')
+    check_cmd = commands.add_parser(
+        'check', help='integrity, ReFrame\'s schema, writable')
+    check_cmd.add_argument('--db', help=db_help)
+    check_cmd.add_argument('--reports', default=str(DEFAULT_REPORTS),
+                           help='where the JSON run reports are, for the '
+                                'recovery steps (default: %(default)s)')
+    check_cmd.add_argument('--run', metavar='REPORT.json',
+                           help='after a run: check that its session was '
+                                'stored')
+    check_cmd.add_argument('--log', help="ReFrame's output of that run "
+                                         "(its storage warnings)")
+    backup_cmd = commands.add_parser('backup', help='a backup copy, the '
+                                                    'oldest ones removed')
+    backup_cmd.add_argument('--db', help=db_help)
+    backup_cmd.add_argument('--keep', type=int, default=DEFAULT_KEEP,
+                            help='backups to keep (default: %(default)s)')
+    import_cmd = commands.add_parser('import', help='store runs from their '
+                                                    'JSON reports')
+    import_cmd.add_argument('--db', help=db_help)
+    import_cmd.add_argument('reports', nargs='+', metavar='REPORT.json')
+    return parser
+
+
+def main(argv=None):
+    parser = _parser()
+    args = parser.parse_args(argv)
+    path = database_path(args.db)
+    if args.command == 'check' and args.run:
+        return _check_run(path, args.run, args.log)
+
+    if args.command == 'backup' and args.keep < 1:
+        parser.error(f'--keep {args.keep}: keep at least one')
+
+    try:
+        check(path)
+        if args.command == 'backup':
+            made = backup(path, args.keep)
+            print(f'db: backed up {path} to {made}' if made else
+                  f'db: no database at {path} yet: nothing to back up')
+    except DatabaseError as err:
+        print(f'db: the results database {path} cannot be used: {err}',
+              file=sys.stderr)
+        if args.command == 'check':
+            print('db: to recover:\n' + '\n'.join(
+                recovery(path, err, args.reports)), file=sys.stderr)
+        else:
+            print(f'db: see "{COMMAND} db check --db {path}"',
+                  file=sys.stderr)
+        return 1
+
+    if args.command == 'import':
+        done, present, errors = import_reports(path, args.reports)
+        for report_path in done:
+            print(f'db: stored {report_path}')
+        for report_path in present:
+            print(f'db: already stored: {report_path}')
+        for error in errors:
+            print(f'db: not stored: {error}', file=sys.stderr)
+        return 1 if errors else 0
+
+    if args.command == 'check':
+        print(f'db: {path}: ok')
+
+    return 0

@@ -1,0 +1,269 @@
+'''The few lines an acceptance run ends with, instead of ReFrame's tables.
+
+    hpc-acceptance summary REPORT.json [REPORT.json ...]
+        [--log REFRAME_OUTPUT ...] [--nodes NODES.json] [--width N]
+
+Per family (the directory of the check under ``checks/``): how many test
+cases passed, failed and skipped; for a fleet run, the suspect nodes
+(:mod:`..fleet.compare`) with their worst figures; each failure with its
+reason; skip reasons grouped, one line each with a count; the variants not
+generated because no partition could hold them (stated once); the nodes a
+fleet run left out. At most :data:`MAX_LINES` lines. Long lines wrap
+rather than lose their end, which is where a reason says what to do; what
+does not fit is counted and left to the report page and the log. ReFrame's
+full output, its performance table included, stays in the log file.
+'''
+
+import argparse
+import os
+import sys
+import textwrap
+from collections import Counter, OrderedDict
+
+from hpc_acceptance.tools.export import export
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
+from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.results import skips
+from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
+                                               report_session,
+                                               report_testcases, short_name)
+
+MAX_LINES = 40
+_COLUMNS = ('pass', 'fail', 'skip')
+_HEADERS = ('passed', 'failed', 'skipped')
+
+
+def family_of(case):
+    '''``npb`` for ``checks/npb/cg.py``: the directory of the check file.'''
+    return os.path.basename(os.path.dirname(case.get('filename') or '')) \
+        or 'other'
+
+
+def _wrap(text, width):
+    '''``text`` as indented lines of at most ``width`` characters; the
+    lines after the first indented further.'''
+    return textwrap.wrap(' '.join(str(text).split()), width,
+                         initial_indent='  ', subsequent_indent='      ',
+                         break_on_hyphens=False) or ['  ']
+
+
+def tally(testcases):
+    '''``{family: Counter(pass=, fail=, skip=)}`` of the non-fixture
+    test cases, families sorted.'''
+    families = {}
+    for case in testcases:
+        if case.get('fixture'):
+            continue
+
+        result = 'fail' if case['result'] in FAILED_RESULTS else case['result']
+        families.setdefault(family_of(case), Counter())[result] += 1
+
+    return OrderedDict(sorted(families.items()))
+
+
+def label(case):
+    '''A test case as people read it: its variants at their defaults and
+    ReFrame's partition parameter left out, the node of a fleet run said
+    so (``on n4``), and where it ran.'''
+    words = []
+    for word in short_name(case['display_name']).split():
+        if word.startswith('%.nid='):
+            words.append(f'on {word.split("=", 1)[1]}')
+        elif not word.startswith('%.'):
+            words.append(word)
+
+    return (f'{" ".join(words)} @{case["system"]}:{case["partition"]}+'
+            f'{case["environ"]}')
+
+
+def failures(testcases):
+    '''``[(test case, reason)]`` of every failed test case, fixtures
+    included (a failed build is why its checks did not run).'''
+    return [(label(case),
+             f'{case.get("fail_phase") or case["result"]}: '
+             f'{case.get("fail_reason") or case["result"]}')
+            for case in testcases if case['result'] in FAILED_RESULTS]
+
+
+def left_out(testcases):
+    '''The distinct notes on variants not generated, in first-seen order.'''
+    notes = OrderedDict()
+    for case in testcases:
+        note = case.get('variants_left_out')
+        if note:
+            notes[note] = None
+
+    return list(notes)
+
+
+class _Section:
+    '''A titled list of items, wrapped, cut to the lines it is given.'''
+
+    def __init__(self, title, items, width, more='see the report page',
+                 shown_empty=False):
+        self.title = title
+        self.items = [_wrap(item, width) for item in items]
+        self.more = more
+        #: the title alone says something (no suspect node)
+        self.shown_empty = shown_empty
+
+    @property
+    def needed(self):
+        if not self.items:
+            return 1 if self.shown_empty else 0
+
+        return 1 + sum(len(lines) for lines in self.items)
+
+    def lines(self, room):
+        if not self.items:
+            return [self.title] if self.shown_empty and room else []
+
+        if room < 2:
+            return []
+
+        out = [self.title]
+        for number, lines in enumerate(self.items):
+            after = 1 if number + 1 < len(self.items) else 0
+            if len(out) + len(lines) + after > room:
+                out.append(f'  ... {len(self.items) - number} more: '
+                           f'{self.more}')
+                break
+
+            out += lines
+
+        return out
+
+
+def _fleet_items(fleets):
+    several = len(fleets) > 1
+    items = []
+    for partition in fleets:
+        where = f'{partition.name} ' if several else ''
+        if partition.not_compared:
+            items.append(f'{partition.name}: not compared across nodes: '
+                         f'{partition.not_compared}')
+
+        items += partition.findings()
+        judged = partition.judged_groups
+        if len(judged) > 1:
+            items.append(f'{partition.name}: {len(judged)} groups of other '
+                         f'hardware or software, judged apart: ' + '; '.join(
+                             f'{len(g.nodes)} node(s) '
+                             f'{node_fingerprint.describe(g.fingerprint)}'
+                             for g in judged))
+
+        items += [f'{where}{s.describe()}' for s in partition.suspects]
+        items += [f'{where}{node}: {case} passed only when retried'
+                  for node, case in partition.passed_on_retry]
+        items += [f'{where}{node}: {label} {fleet.number(first)} on the '
+                  f'first run, {fleet.number(then)} on its rerun: not a '
+                  f'suspect' for node, label, first, then in
+                  partition.recovered]
+        items += [f'{where}{node} ran with other inputs, not compared: '
+                  f'{case} ({what})'
+                  for node, case, what in partition.other_inputs]
+
+    return items
+
+
+def _fleet_title(fleets):
+    count = sum(len(f.suspects) for f in fleets)
+    nodes = sum(len(f.nodes) for f in fleets)
+    if count:
+        return (f'suspect nodes ({count} of {nodes}; against the median of '
+                f'their partition\'s nodes in this run):')
+
+    return f'suspect nodes: none of {nodes} node(s)'
+
+
+def render(testcases, skipped, width=100, fleets=None, nodes=None,
+           footer=()):
+    '''The summary's lines; ``fleets`` is the fleet comparison of a fleet
+    run (:func:`..fleet.compare.compare`), ``nodes`` its node list
+    (:mod:`..fleet.nodes`), ``footer`` the lines it ends with.'''
+    families = tally(testcases)
+    lines = ['== acceptance summary ' + '=' * max(0, width - 22),
+             f'{"family":<12}' + ''.join(f'{c:>8}' for c in _HEADERS)]
+    for family, counts in families.items():
+        lines.append(f'{family:<12}' +
+                     ''.join(f'{counts[c]:>8}' for c in _COLUMNS))
+
+    failed = failures(testcases)
+    groups = skips.by_reason(skipped)
+    suspects = _Section(_fleet_title(fleets or []),
+                        _fleet_items(fleets or []), width,
+                        'hpc-acceptance suspects',
+                        shown_empty=fleets is not None)
+    failures_section = _Section(
+        f'failed ({len(failed)}):',
+        [f'{case}: {reason}' for case, reason in failed], width)
+    skips_section = _Section(
+        f'skipped, by reason ({len(skipped)}):',
+        [f'{sum(checks.values()):>3} x {reason} ({", ".join(checks)})'
+         for reason, checks in groups.items()], width)
+    notes = _Section('not generated (no partition can hold them):',
+                     left_out(testcases), width)
+    absent = _Section(
+        'nodes left out (not in the state asked for when the run '
+        'started):',
+        [f'{partition} {n["node"]} ({n["state"].lower() or "state unknown"}'
+         f'{": " + n["reason"] if n["reason"] else ""})'
+         for partition, about in (nodes or {}).items()
+         for n in about.get('left_out', [])], width)
+
+    footer = [line for item in footer for line in textwrap.wrap(
+        item, width, subsequent_indent='  ', break_on_hyphens=False)]
+    budget = MAX_LINES - len(lines) - len(footer)
+    rooms = {}
+    for section, cap in ((suspects, max(4, budget // 3)),
+                         (failures_section, max(4, budget // 2)),
+                         (absent, 4), (notes, 6)):
+        rooms[id(section)] = min(section.needed, cap,
+                                 budget - sum(rooms.values()))
+
+    rooms[id(skips_section)] = budget - sum(rooms.values())
+    for section in (suspects, failures_section, skips_section, notes,
+                    absent):
+        lines += section.lines(rooms[id(section)])
+
+    return lines[:MAX_LINES - len(footer)] + footer
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog='hpc-acceptance summary',
+        description=__doc__.split('\n\n')[0],
+    )
+    parser.add_argument('reports', nargs='+', metavar='report',
+                        help="ReFrame's JSON run reports (a fleet run: the "
+                             "nodes' run, then the multi-node one)")
+    parser.add_argument('--log', action='append', default=[],
+                        help="ReFrame's console output of a run, for the "
+                             "reasons of skips that the reports do not "
+                             "hold")
+    parser.add_argument('--nodes', help='the node list of a fleet run '
+                                        '(hpc-acceptance nodes --json)')
+    parser.add_argument('--width', type=int, default=100,
+                        help='longest line (default: %(default)s)')
+    args = parser.parse_args(argv)
+    try:
+        testcases = report_testcases(*args.reports)
+        fleets, note = fleet_history.of_run(
+            testcases, report_session(args.reports[0]))
+        nodes = fleet_nodes.read(args.nodes) if args.nodes else None
+    except (ResultsError, fleet.FleetError) as err:
+        print(f'summary: {err}', file=sys.stderr)
+        return 1
+
+    console = ''.join(skips.read(log) or '' for log in args.log)
+    # the site's time-series store: figures waiting for it in the spool
+    stored = export.status_line()
+    print('\n'.join(render(testcases, skips.reasons(testcases, console),
+                           args.width, fleets, nodes,
+                           [stored] if stored else [])))
+    if note:
+        print(f'summary: {note}', file=sys.stderr)
+
+    return 0

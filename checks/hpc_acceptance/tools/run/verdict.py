@@ -1,0 +1,189 @@
+'''Judge an acceptance run from ReFrame's JSON report.
+
+ReFrame exits 0 when no check matched and when every check skipped;
+sysadmins read green as "validated", so the acceptance run is judged here:
+
+- exit 0: at least one check passed and none failed ("passed — not judged
+  against references" where no reference file bounded them, and no fleet
+  run compared them across the nodes of their partition);
+- exit 1: a check failed, aborted or could not run for a failed dependency,
+  or a fleet run found something (:mod:`..fleet.compare`): a suspect node
+  (slower than its siblings, alone in failing a check, or of another hardware
+  or software than its partition's other nodes), a fleet that lost as a whole
+  against its references or its earlier fleet runs, or a figure whose nodes
+  split in two clusters (not uniform);
+- exit 2: nothing was validated (no check selected, or all skipped, or a
+  site system without a reference file: :mod:`..references.unreferenced`);
+- exit 3: ReFrame failed before it ran anything, or the report is
+  unreadable.
+
+ReFrame writes no report when no test case ran; its own exit status tells
+that case (0) from a crash (non-zero). A fleet run is two or three ReFrame
+runs (the single-node checks on every node, the confirmation rerun of its
+suspects' checks on their nodes, the multi-node checks once): they are
+judged as one run, a rerun's test case replacing the first attempt, as a
+retry does. Every test case counts by its final attempt; one that passed
+only when retried or rerun is named. A fleet run whose figures had nothing
+to be compared with but each other (no reference file, no earlier fleet
+run) says so. The verdict is the last line printed.
+
+Usage: ``hpc-acceptance verdict REPORT.json REFRAME_EXIT_STATUS
+[REPORT.json REFRAME_EXIT_STATUS ...]``
+'''
+
+import json
+import os
+import sys
+from collections import Counter
+
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.references import unreferenced
+from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, final_testcases,
+                                               passed_on_retry)
+
+#: What a passed fleet run says when some figure was compared only across
+#: its nodes: a fleet slow as a whole would not have been seen.
+ACROSS_NODES_ONLY = ('judged across its nodes only: no reference and no '
+                     'earlier fleet run to compare the fleet as a whole '
+                     'with')
+
+
+def tally(report):
+    '''Count the outcomes of the checks (fixtures left out), each by its
+    last attempt (a check retried after a failure counts as its retry).
+
+    :returns: (Counter of results, list of "name: reason" failures)
+    '''
+    results = Counter()
+    failures = []
+    for case in final_testcases(report):
+        if case.get('fixture'):
+            if case['result'] in FAILED_RESULTS:
+                failures.append(f'{case["display_name"]} (fixture): '
+                                f'{case.get("fail_reason")}')
+
+            continue
+
+        results[case['result']] += 1
+        if case['result'] in FAILED_RESULTS:
+            failures.append(f'{case["display_name"]}: '
+                            f'{case.get("fail_reason") or case["result"]}')
+
+    return results, failures
+
+
+def judge(report, fleets=None, fleet_note=None):
+    '''Return ``(exit status, message)`` for a parsed report; the
+    message's last line is the verdict. ``fleets`` is the run's fleet
+    comparison (:func:`..fleet.history.of_run`), made here from the report
+    where not given.'''
+    cases = final_testcases(report)
+    results, failures = tally(report)
+    if fleets is None:
+        try:
+            fleets, fleet_note = fleet_history.of_run(
+                cases, report.get('session_info') or {})
+        except fleet.FleetError as err:
+            failures.append(f'fleet comparison: {err}')
+
+    fleets = fleets or []
+    suspects = [f'{s.node} ({s.partition})' for f in fleets
+                for s in f.suspects]
+    findings = [line for f in fleets for line in f.findings()]
+    summary = ', '.join(f'{n} {result}' for result, n in
+                        sorted(results.items())) or 'no checks'
+    if failures or suspects or findings:
+        found = ([f'{len(failures)} failure(s)'] if failures else []) + (
+            [f'{len(suspects)} suspect node(s): {", ".join(suspects)}; see '
+             f'hpc-acceptance suspects'] if suspects else []) + (
+            [f'{len(findings)} finding(s) on a whole partition']
+            if findings else [])
+        return 1, '\n'.join([f'  {failure}' for failure in failures] +
+                            [f'  {finding}' for finding in findings] +
+                            [f'acceptance FAILED ({summary}): ' +
+                             '; '.join(found)])
+
+    if results['pass'] == 0:
+        reason = ('no check was selected' if not results
+                  else 'every check was skipped')
+        return 2, (f'acceptance NOT VALIDATED: {reason} ({summary}); '
+                   f'see the skip reasons above')
+
+    compared = {id(case) for case in fleet.judged_by_siblings(fleets, cases)}
+    unjudged = unreferenced.unjudged_systems(
+        [case for case in cases if id(case) not in compared])
+    refused = unreferenced.refused(unjudged)
+    if refused:
+        return 2, unreferenced.not_validated(refused, summary)
+
+    note = f' — {unreferenced.NOT_JUDGED}' if unjudged else ''
+    if any(f.judged_across_nodes_only for f in fleets):
+        note += (f' — {ACROSS_NODES_ONLY}' +
+                 (f' ({fleet_note})' if fleet_note else ''))
+
+    flaky = [c['display_name'] for c in cases if passed_on_retry(c)]
+    retried = (f'; passed only when retried: {", ".join(flaky)}'
+               if flaky else '')
+    return 0, f'acceptance passed{note} ({summary}){retried}'
+
+
+class Unreadable(Exception):
+    '''A run cannot be judged: ReFrame stopped before writing its report,
+    or the report cannot be read.'''
+
+
+def read_runs(pairs):
+    '''The reports of ``[(path, ReFrame exit status)]`` as one report. A
+    run that wrote no report and exited 0 ran no test case: it adds
+    nothing. The runs of each report (the first and the retries) follow
+    the previous report's, so that a rerun's test case replaces its first
+    attempt; the session is the first report's.
+
+    :raises Unreadable: naming the report and why.
+    '''
+    runs, session_info = [], None
+    for path, reframe_status in pairs:
+        if not os.path.exists(path):
+            if reframe_status == 0:
+                continue
+
+            raise Unreadable(f'ReFrame stopped with status {reframe_status} '
+                             f'before writing {path}; see its output above')
+
+        try:
+            with open(path) as fp:
+                report = json.load(fp)
+            runs += report['runs']
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
+            raise Unreadable(f'cannot read the run report {path}: '
+                             f'{err}') from None
+
+        if session_info is None:
+            session_info = report.get('session_info') or {}
+
+    return {'runs': runs, 'session_info': session_info or {}}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or len(argv) % 2 or not all(s.isdigit()
+                                            for s in argv[1::2]):
+        print(' '.join(__doc__.strip().splitlines()[-2:]), file=sys.stderr)
+        return 3
+
+    try:
+        report = read_runs(list(zip(argv[::2], map(int, argv[1::2]))))
+    except Unreadable as err:
+        print(f'acceptance NOT VALIDATED: {err}', file=sys.stderr)
+        return 3
+
+    if not any(run['testcases'] for run in report['runs']):
+        status, message = 2, ('acceptance NOT VALIDATED: no check was '
+                              'selected (ReFrame ran no test case and wrote '
+                              'no report)')
+    else:
+        status, message = judge(report)
+
+    print(message, file=sys.stderr if status else sys.stdout)
+    return status

@@ -1,0 +1,2 @@
+'''What the suite would do on a node: ``hpc-acceptance topology``.
+'''

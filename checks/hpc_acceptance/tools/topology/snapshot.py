@@ -1,0 +1,331 @@
+'''A node as a snapshot of its ``/sys`` and ``/proc/cpuinfo``, and what
+ReFrame and the node-state probe read from it.
+
+A snapshot is a directory, or a tarball of one, holding ``sys/`` (at least
+``sys/devices/system/cpu``, and ``sys/devices/system/node`` where the
+node has NUMA nodes) and ``proc/cpuinfo``, directly or in one top folder:
+the layout of hwloc's ``hwloc-gather-topology`` and of the recipe in
+checks/README.md.
+
+ReFrame's detection (``reframe.utility.cpuinfo.cpuinfo()``) reads fixed
+paths under ``/sys`` and ``/proc/cpuinfo``. It runs unchanged on a snapshot
+in a private mount namespace where the snapshot is bound over those paths
+(``unshare --mount``): as root, or as any user where the kernel allows
+unprivileged user namespaces (``unshare --user --map-root-user``); the
+host outside that one process is untouched. Where neither is possible the
+replay says so: a copy of ReFrame's detection reading another root would
+be a second implementation, answering for ReFrame without being it.
+
+Two inputs of the detection are not files, and the replay gives them from
+the snapshot: the machine's architecture (``platform.machine()``, which
+archspec and ReFrame ask), read from ``proc/cpuinfo``'s fields; and the
+CPU's model, which ReFrame reads with the ``cpuid`` instruction on x86 (the
+host's answer), replaced by ``proc/cpuinfo``'s ``model name``.
+'''
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from reframe.utility.cpuinfo import cpuinfo
+
+from hpc_acceptance.core import node_state
+from hpc_acceptance.tools.topology import node_plan
+
+#: What a snapshot must hold, relative to its root.
+REQUIRED = ('sys/devices/system/cpu', 'proc/cpuinfo')
+
+#: The size sysfs states for every file, which tar stores.
+_SYSFS_FILE_SIZE = 4096
+
+#: The node-state probe's lines read from /sys (NODE_STATE_SYSFS); the
+#: others (node name, software) are the host's, not the snapshot's.
+FROM_SYSFS = ('turbo', 'smt', 'nominal_khz', 'topology')
+
+# Binds the snapshot ($1) over /sys and /proc/cpuinfo, then runs the
+# detection ($2 -m ... $3) in that namespace. Arguments, not a string
+# built from them: the paths are the user's.
+_IN_NAMESPACE = ('mount --bind "$1/sys" /sys && '
+                 'mount --bind "$1/proc/cpuinfo" /proc/cpuinfo && '
+                 'exec "$2" -m '
+                 'hpc_acceptance.tools.topology.snapshot_detect "$3"')
+
+
+class SnapshotError(RuntimeError):
+    '''The snapshot cannot be read or replayed; the message says why and
+    what to do.'''
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    #: the directory holding ``sys/`` and ``proc/cpuinfo``
+    root: Path
+    #: what the user named: the directory or tarball
+    source: str
+
+    def cpuinfo_text(self):
+        return (self.root / 'proc' / 'cpuinfo').read_text(errors='replace')
+
+
+def _root_in(directory):
+    '''``directory`` or its one subfolder holding a snapshot, or ``None``.'''
+    candidates = [directory] + sorted(p for p in directory.iterdir()
+                                      if p.is_dir())
+    for candidate in candidates:
+        if all((candidate / part).exists() for part in REQUIRED):
+            return candidate
+
+    return None
+
+
+@contextlib.contextmanager
+def opened(path):
+    '''The :class:`Snapshot` at ``path``, a directory or tarball, in a
+    temporary directory removed afterwards (unpacked, and its files as
+    sysfs wrote them: see :func:`_unpad`).'''
+    path = Path(path)
+    with tempfile.TemporaryDirectory(prefix='hpc-acceptance-snapshot-') as d:
+        if path.is_dir():
+            if _root_in(path) is None:
+                raise SnapshotError(_missing(path))
+            shutil.copytree(path, Path(d) / path.name, symlinks=True)
+        elif path.is_file():
+            try:
+                with tarfile.open(path) as tar:
+                    tar.extractall(d, members=_needed(tar),
+                                   filter=_snapshot_member)
+            except (tarfile.TarError, OSError) as err:
+                raise SnapshotError(f'{path}: not a readable tarball: {err}') \
+                    from None
+        else:
+            raise SnapshotError(f'{path}: no such snapshot (a directory or '
+                                f'tarball with sys/ and proc/cpuinfo)')
+
+        root = _root_in(Path(d))
+        if root is None:
+            raise SnapshotError(_missing(path))
+        if not (root / 'proc' / 'cpuinfo').stat().st_size:
+            raise SnapshotError(
+                f'{path}: its proc/cpuinfo is empty, as tar stores /proc '
+                f'files (their size is 0): copy /proc/cpuinfo first (the '
+                f'recipe in checks/README.md, "Replaying a node")')
+        _unpad(root / 'sys')
+        yield Snapshot(root, str(path))
+
+
+def _unpad(sys_dir):
+    '''Strip the NUL bytes GNU tar pads sysfs files with: it stores each
+    at the 4096 bytes sysfs states and pads what it read ("File shrank by
+    ... bytes; padding with zeros"), which no sysfs file ends with (a
+    kernel's single NUL after a mask's newline is kept).'''
+    for path in sys_dir.rglob('*'):
+        if path.is_symlink() or not path.is_file() or \
+                path.stat().st_size != _SYSFS_FILE_SIZE:
+            continue
+        data = path.read_bytes()
+        if data.endswith(b'\0\0'):
+            path.write_bytes(data.rstrip(b'\0'))
+
+
+def _needed(tar):
+    '''The members of a snapshot's tarball the replay reads: the CPU and
+    NUMA trees of ``sys/`` and ``proc/`` (a full ``/sys``, as hwloc
+    gathers it, also holds every device of the node).'''
+    for member in tar:
+        parts = member.name.split('/')
+        if 'proc' in parts[:2] or any(
+                parts[i:i + 3] == ['sys', 'devices', 'system']
+                for i in range(2)):
+            yield member
+
+
+def _snapshot_member(member, dest):
+    '''tarfile's ``data`` filter, but keeping sysfs' links that point
+    outside the snapshot (``cpu0/subsystem``) as empty files (the tree only
+    needs their names), and dropping devices and members it refuses.'''
+    if member.isdev():
+        return None
+
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        if member.issym() or member.islnk():
+            return member.replace(type=tarfile.REGTYPE, linkname='', size=0,
+                                  deep=False)
+        return None
+
+
+def _missing(path):
+    return (f'{path}: not a snapshot: it holds no {" and no ".join(REQUIRED)}'
+            f' (directly or in one top folder); make one with '
+            f'hwloc-gather-topology, or the recipe in checks/README.md '
+            f'("Replaying a node")')
+
+
+#: ``proc/cpuinfo`` field -> the architecture whose kernels write it.
+_ARCHITECTURE_FIELDS = (
+    ('vendor_id', 'x86_64'),
+    ('CPU implementer', 'aarch64'),
+    ('isa', 'riscv64'),
+    ('cpu', 'ppc64le'),
+)
+
+
+def machine(cpuinfo_text):
+    '''The architecture (``platform.machine()``) of the node whose
+    ``/proc/cpuinfo`` is ``cpuinfo_text``.'''
+    fields = {line.partition(':')[0].strip()
+              for line in cpuinfo_text.splitlines() if ':' in line}
+    for name, architecture in _ARCHITECTURE_FIELDS:
+        if name in fields:
+            return architecture
+
+    raise SnapshotError('proc/cpuinfo names no architecture this replay '
+                        'knows (no vendor_id, CPU implementer, isa or cpu '
+                        'field)')
+
+
+def model(cpuinfo_text):
+    '''The CPU's name in ``/proc/cpuinfo`` (``model name``; on ARM its
+    implementer and part, on POWER ``cpu``), or ``None``.'''
+    fields = {}
+    for line in cpuinfo_text.splitlines():
+        name, colon, value = line.partition(':')
+        if colon:
+            fields.setdefault(name.strip(), value.strip())
+
+    if 'CPU implementer' in fields:
+        return (f'CPU implementer {fields["CPU implementer"]} part '
+                f'{fields.get("CPU part", "?")}')
+
+    return fields.get('model name') or fields.get('cpu') or None
+
+
+def memory_bytes(root):
+    '''The node's memory: ``MemTotal`` of ``proc/meminfo``, else the sum of
+    its NUMA nodes' (``sys/devices/system/node/nodeN/meminfo``); ``None``
+    where the snapshot has neither.'''
+    meminfo = root / 'proc' / 'meminfo'
+    if meminfo.is_file():
+        found = re.search(r'^MemTotal:\s+(\d+) kB', meminfo.read_text(),
+                          re.MULTILINE)
+        if found:
+            return int(found[1]) * 1024
+
+    total = 0
+    for node in sorted((root / 'sys/devices/system/node').glob('node*')):
+        path = node / 'meminfo'
+        found = (re.search(r'MemTotal:\s+(\d+) kB', path.read_text())
+                 if path.is_file() else None)
+        total += int(found[1]) * 1024 if found else 0
+
+    return total or None
+
+
+def dies(sys_dir):
+    '''Dies per package as ``sys_dir`` (a ``/sys``) lists them
+    (``die_cpus``), or ``None`` where the kernel does not (before Linux 5.2,
+    or ``die_id`` -1 where the architecture has no dies).'''
+    per_package = {}
+    for topo in Path(sys_dir).glob('devices/system/cpu/cpu[0-9]*/topology'):
+        die, package = topo / 'die_cpus', topo / 'package_cpus'
+        die_id = topo / 'die_id'
+        if not (die.is_file() and package.is_file()) or (
+                die_id.is_file() and _clean(die_id.read_text()) == '-1'):
+            continue
+        per_package.setdefault(_clean(package.read_text()), set()).add(
+            _clean(die.read_text()))
+
+    if not per_package:
+        return None
+
+    return max(len(d) for d in per_package.values())
+
+
+def _clean(mask):
+    return re.sub(r'[\s,\x00]', '', mask)
+
+
+def namespace_command(snapshot):
+    '''The command that runs ReFrame's detection on ``snapshot`` in a
+    private mount namespace.'''
+    unshare = ['unshare', '--mount']
+    if os.geteuid() != 0:
+        unshare += ['--user', '--map-root-user']
+
+    return unshare + ['sh', '-c', _IN_NAMESPACE, 'sh', str(snapshot.root),
+                      sys.executable, machine(snapshot.cpuinfo_text())]
+
+
+def detect(snapshot):
+    '''ReFrame's processor description of the snapshot's node, detected
+    by ReFrame in a private mount namespace.'''
+    command = namespace_command(snapshot)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True,
+                              timeout=120)
+    except OSError as err:
+        raise SnapshotError(f'cannot run unshare (util-linux): {err}') \
+            from None
+
+    if done.returncode != 0:
+        who = ('as root' if os.geteuid() == 0 else
+               'as this user, in an unprivileged user namespace')
+        raise SnapshotError(
+            f'ReFrame\'s detection could not run on {snapshot.source} in a '
+            f'private mount namespace ({who}): {done.stderr.strip()}. '
+            f'ReFrame reads /sys and /proc/cpuinfo only, so the snapshot '
+            f'must be bound over them: run as root, or where unprivileged '
+            f'user namespaces are allowed (sysctl '
+            f'kernel.unprivileged_userns_clone=1, '
+            f'user.max_user_namespaces > 0)')
+
+    try:
+        info = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        raise SnapshotError(f'the detection on {snapshot.source} printed no '
+                            f'description: {done.stdout[:200]!r}') from None
+
+    name = model(snapshot.cpuinfo_text())
+    if name:
+        info['model'] = name
+
+    return info
+
+
+def probe(sys_dir=None):
+    '''The node-state probe's lines read from ``sys_dir`` (a snapshot's
+    ``sys/``; this host's ``/sys`` by default): Turbo, SMT, nominal clock
+    and topology.'''
+    env = dict(os.environ)
+    if sys_dir is not None:
+        env['NODE_STATE_SYSFS'] = str(sys_dir)
+    done = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
+                          text=True, env=env)
+    return '\n'.join(line for line in done.stdout.splitlines()
+                     if line.split(' ', 1)[0] in FROM_SYSFS)
+
+
+def node_of(snapshot):
+    '''The snapshot's node, for :mod:`.node_plan`.'''
+    sys_dir = snapshot.root / 'sys'
+    return node_plan.Node(detect(snapshot), memory_bytes(snapshot.root),
+                          probe(sys_dir), snapshot.source,
+                          dies=dies(sys_dir))
+
+
+def this_host():
+    '''This host, for :mod:`.node_plan`: ReFrame's
+    detection as the embedded default runs it, the memory as it measures
+    it.'''
+    memory = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    return node_plan.Node(cpuinfo(), memory, probe(), 'this host',
+                          dies=dies('/sys'))

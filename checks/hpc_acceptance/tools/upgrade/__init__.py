@@ -1,0 +1,2 @@
+'''The before/after verdict of an upgrade: ``hpc-acceptance post-upgrade``.
+'''
