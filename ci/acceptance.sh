@@ -9,7 +9,7 @@
 # backed up (the newest HPC_ACCEPTANCE_DB_BACKUPS copies, default 7, are
 # kept in backups/ beside it).
 #
-#   ci/acceptance.sh [--full-output] [--all-nodes[=STATE]]
+#   ci/acceptance.sh [--full-output] [--fleet[=STATE]]
 #                    [--reservation NAME] [--max-jobs N] [REFRAME ARGS...]
 #
 # ReFrame's own output (its performance table included) goes to a log file
@@ -21,7 +21,7 @@
 # fixed name are kept, renamed with that run's time: no run deletes another
 # run's report.
 #
-# --all-nodes: the fleet run. Every single-node check of the nightly set runs
+# --fleet: the fleet run. Every single-node check of the nightly set runs
 # once on each node of the system's partitions that is in STATE when the run
 # starts (ReFrame's --distribute: idle by default, avail in a reservation,
 # all, or a Slurm state); the nodes it leaves out are listed with their state
@@ -52,8 +52,8 @@ max_jobs=
 while (( $# )); do
     case $1 in
         --full-output) full_output=true ;;
-        --all-nodes) fleet=true ;;
-        --all-nodes=?*) fleet=true; fleet_state=${1#*=} ;;
+        --fleet) fleet=true ;;
+        --fleet=?*) fleet=true; fleet_state=${1#*=} ;;
         --reservation) (( $# > 1 )) || usage; reservation=$2; shift ;;
         --reservation=?*) reservation=${1#*=} ;;
         --max-jobs) (( $# > 1 )) || usage; max_jobs=$2; shift ;;
@@ -69,7 +69,7 @@ fi
 
 own_options=()
 $full_output && own_options+=(--full-output)
-$fleet && own_options+=("--all-nodes${fleet_state:+=$fleet_state}")
+$fleet && own_options+=("--fleet${fleet_state:+=$fleet_state}")
 [[ -z $reservation ]] || own_options+=("--reservation=$reservation")
 [[ -z $max_jobs ]] || own_options+=("--max-jobs=$max_jobs")
 

@@ -8,7 +8,7 @@
 # node as `local`, against no references, and pass. An unset, empty or
 # unknown HPC_ACCEPTANCE_SYSTEM therefore stops here (exit 2) naming the
 # systems of config/systems/ and of the site directory. Extra arguments go
-# to ci/acceptance.sh (its own options first: --all-nodes for a fleet run).
+# to ci/acceptance.sh (its own options first: --fleet for a fleet run).
 set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

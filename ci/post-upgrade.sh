@@ -15,7 +15,7 @@
 # baseline (kernel, BIOS, MPI, compiler, binaries) and its JSON copy next
 # to the run report, then the verdict in one line.
 #
-# Options (before the reframe arguments): --all-nodes[=STATE] every node,
+# Options (before the reframe arguments): --fleet[=STATE] every node,
 # each compared with its own --before figures; --reservation NAME;
 # --max-jobs N (as ci/acceptance.sh).
 #
@@ -40,7 +40,7 @@ usage() {
 own_options=()
 while (( $# )); do
     case $1 in
-        --before|--all-nodes|--all-nodes=?*|--reservation=?*|--max-jobs=?*)
+        --before|--fleet|--fleet=?*|--reservation=?*|--max-jobs=?*)
             own_options+=("$1") ;;
         --reservation|--max-jobs)
             (( $# > 1 )) || usage

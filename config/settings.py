@@ -110,7 +110,7 @@ _BASELINE = 'now-30d:now?suite_mode=="nightly"/median:/+result'
 _NIGHTLY = ['--tag=nightly', '--exclude-tag=variant', '--max-retries=1',
             '--session-extras=suite_mode=nightly', '--performance-report']
 
-# Every node of the partitions (ci/acceptance.sh --all-nodes): the nightly's
+# Every node of the partitions (ci/acceptance.sh --fleet): the nightly's
 # single-node checks once on each idle node, through ReFrame's --distribute
 # (--distribute=STATE after --mode for other node states), so that
 # hpc-acceptance suspects can compare the nodes with each other. Checks that

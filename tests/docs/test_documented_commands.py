@@ -110,5 +110,5 @@ def test_an_unknown_option_or_subcommand_is_caught():
     '''The test's own rule, on commands the docs do not show.'''
     own = _help(str(HPC_ACCEPTANCE), 'suspects')
     assert _offers(own, '--drain') and not _offers(own, '--drian')
-    assert not _offers(_help(str(REFRAME)), '--all-nodes')
+    assert not _offers(_help(str(REFRAME)), '--fleet')
     assert 'nodez' not in cli.SUBCOMMANDS

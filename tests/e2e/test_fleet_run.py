@@ -1,4 +1,4 @@
-'''The fleet run for real: ``ci/acceptance.sh --all-nodes`` on the four-node
+'''The fleet run for real: ``ci/acceptance.sh --fleet`` on the four-node
 Slurm cluster of network namespaces (tests/slurm_cluster.py), every node
 running the nightly's memory and STREAM checks (a few of them: the nodes
 share this machine's 2 cores, so they run one node's job at a time, where
@@ -74,12 +74,12 @@ def _environment(state, cluster):
 
 
 def fleet_run(state, cluster, name, *args, **env):
-    '''``ci/acceptance.sh --all-nodes`` on the cluster, with more
+    '''``ci/acceptance.sh --fleet`` on the cluster, with more
     environment variables ``env``: the finished process (output merged) and
     the run's report.'''
     report = state / 'reports' / f'{name}.json'
     done = subprocess.run(
-        [str(PROJECT_DIR / 'ci' / 'acceptance.sh'), '--all-nodes', *args,
+        [str(PROJECT_DIR / 'ci' / 'acceptance.sh'), '--fleet', *args,
          *OVERLAY],
         env=dict(_environment(state, cluster), RFM_REPORT_FILE=str(report),
                  **env),

@@ -1,7 +1,7 @@
 '''Every node of a partition against its siblings of the same night, and
 the fleet as a whole against what it should deliver.
 
-A fleet run (``ci/acceptance.sh --all-nodes``: ReFrame's ``--distribute``)
+A fleet run (``ci/acceptance.sh --fleet``: ReFrame's ``--distribute``)
 runs each single-node check once on every node of a partition. Those nodes
 ran the same checks, on the same software, the same night: the best
 baseline there is for a node. For each partition this module

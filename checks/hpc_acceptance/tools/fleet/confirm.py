@@ -4,7 +4,7 @@ more on it.
 A node slower than its siblings on one run is as often a noisy night (a
 neighbour's job on a shared switch, a background scrub) as a bad node; a
 sysadmin would rerun before draining. After the fleet run
-(``ci/acceptance.sh --all-nodes``) the check variants that made the nodes
+(``ci/acceptance.sh --fleet``) the check variants that made the nodes
 suspects (their outlying figures' and their failures') run again on those
 nodes, through ReFrame, with the fleet run's own options and node state:
 ReFrame's ``--distribute`` over the suspects alone (every other node of

@@ -12,7 +12,7 @@ nodes it will cover, and which it will leave out with the state and the
 reason the scheduler gives (``drained: memory errors``), so that the run's
 summary and report can list them. Other reframe arguments are accepted and
 ignored, so that the run's own can be passed as they are.
-``ci/acceptance.sh --all-nodes`` runs it and keeps the answer beside the
+``ci/acceptance.sh --fleet`` runs it and keeps the answer beside the
 run's report as JSON::
 
     {"<system>:<partition>": {"state": "idle", "covered": ["n1", ...],

@@ -70,7 +70,7 @@ def latest_fleet():
                                f'{fleet_history.FLEET_RUNS}')
     if not sessions:
         raise ResultsError('no fleet run stored to compare the nodes with '
-                           '(ci/acceptance.sh --all-nodes)')
+                           '(ci/acceptance.sh --fleet)')
 
     return fleet.compare(fleet_history.stored_run(sessions[-1]['UUID']))
 

@@ -9,7 +9,7 @@
 
 Compares every node of each partition with the run's fleet
 (:mod:`.compare`): by default the latest stored fleet run (a session of
-``--mode fleet``, as ``ci/acceptance.sh --all-nodes`` runs it) with its
+``--mode fleet``, as ``ci/acceptance.sh --fleet`` runs it) with its
 confirmation rerun (:mod:`.confirm`), read as its verdict read it
 (:func:`.history.of_run`). ``text`` lists each suspect with what
 makes it one (another fingerprint, failures, its worst figures with value,
@@ -204,7 +204,7 @@ def latest_fleet_session():
     if not sessions:
         raise ResultsError(f'no fleet run stored in '
                            f'{fleet_history.LOOKBACK} (ci/acceptance.sh '
-                           f'--all-nodes, or reframe --mode fleet)')
+                           f'--fleet, or reframe --mode fleet)')
 
     return sessions[-1]['UUID']
 

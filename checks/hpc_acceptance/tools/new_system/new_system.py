@@ -249,7 +249,7 @@ Review the files: each value says where it was read. Then:
   ci/acceptance.sh --system {name}
   .venv/bin/hpc-acceptance propose-references --system {name} --write
   # the fleet run: every node of the partitions
-  ci/acceptance.sh --system {name} --all-nodes
+  ci/acceptance.sh --system {name} --fleet
 
 (or plain ReFrame: reframe -C config/settings.py -C {site_dir}/config.py
  --system {name} -c checks/ -r --mode nightly)

@@ -57,7 +57,7 @@ EXTRA = 'post_upgrade'
 #: months.
 WINDOW = datetime.timedelta(days=7)
 
-#: Session extra of a fleet run (``ci/acceptance.sh --all-nodes``).
+#: Session extra of a fleet run (``ci/acceptance.sh --fleet``).
 FLEET_EXTRA = 'fleet'
 
 

@@ -1,8 +1,8 @@
 '''Post-upgrade validation: a baseline before, one verdict per figure after.
 
-    hpc-acceptance post-upgrade --before [--all-nodes[=STATE]]
+    hpc-acceptance post-upgrade --before [--fleet[=STATE]]
         [--reservation NAME] -- [REFRAME ARGS...]
-    hpc-acceptance post-upgrade [--all-nodes[=STATE]] [--reservation NAME]
+    hpc-acceptance post-upgrade [--fleet[=STATE]] [--reservation NAME]
         [--baseline QUERY] [--json FILE] [--min-runs 3] [--floor F ...]
         [--no-confirm] -- [REFRAME ARGS...]
 
@@ -13,7 +13,7 @@ it, the same command without ``--before`` runs the set again
 (``post_upgrade=after``) and compares every figure with the baseline
 (:mod:`.baseline`): the latest ``--before`` runs, else the nightly runs of
 the same workload (``--baseline`` selects other nightly sessions). With
-``--all-nodes`` the set runs on every node (ReFrame's ``--distribute``,
+``--fleet`` the set runs on every node (ReFrame's ``--distribute``,
 the checks that need several nodes once after), and each node is compared
 with its own ``--before`` figures.
 
@@ -455,15 +455,15 @@ def log_of(report):
 def run_set(args, report, kind):
     '''Run the post-upgrade set as ``kind`` (``before``, ``after``):
     ``[(report, ReFrame's exit status)]`` of its ReFrame runs (two for
-    ``--all-nodes``: the nodes', then the multi-node checks').'''
+    ``--fleet``: the nodes', then the multi-node checks').'''
     tagged = [f'--session-extras={baseline.EXTRA}={kind}']
     job = (['-J', f'reservation={args.reservation}']
            if args.reservation else [])
-    if args.all_nodes is None:
+    if args.fleet is None:
         return [(report, run_reframe(args.reframe_args, report,
                                      tagged + job))]
 
-    state = args.all_nodes or ('avail' if args.reservation else 'idle')
+    state = args.fleet or ('avail' if args.reservation else 'idle')
     nodes = fleet_nodes.path_beside(report)
     listed = fleet_nodes.main(['--state', state, '--json', nodes,
                                '-C', str(CONFIG), *job, *args.reframe_args])
@@ -583,7 +583,7 @@ def _parser():
     parser.add_argument('--before', action='store_true',
                         help='record the baseline: run the set and store '
                              'it, before the upgrade')
-    parser.add_argument('--all-nodes', nargs='?', const='', metavar='STATE',
+    parser.add_argument('--fleet', nargs='?', const='', metavar='STATE',
                         help='every node (ReFrame\'s --distribute, in '
                              'STATE: idle, avail in a reservation)')
     parser.add_argument('--reservation', help='a Slurm reservation to run '
