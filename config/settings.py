@@ -141,7 +141,7 @@ _POST_UPGRADE_LOCAL = _POST_UPGRADE_SET + [
 # npb_class=W warns for every check without that variable.)
 _NPB_CLASS_W = [option for bench in npb_classes.BENCHMARKS
                 for option in ('-S',
-                               f'Npb{bench.capitalize()}Check.npb_class=W')]
+                               f'{npb_classes.check_name(bench)}.npb_class=W')]
 
 site_configuration = {
     'systems': _site.get('systems', []) + [m.system for m in _modules],

@@ -1,5 +1,6 @@
 '''The configuration entry point, loaded by the reframe CLI for real.'''
 
+import json
 import re
 import socket
 
@@ -17,6 +18,19 @@ def test_embedded_default_lists_every_check_without_warnings(run_reframe):
                   'MemoryDotStreamsCheck', 'MemoryGatherDotCheck',
                   'MemoryDaxpyCheck', 'MemoryNumaCheck'):
         assert check in done.stdout
+
+
+def test_the_embedded_default_runs_every_npb_check_at_class_w(run_reframe):
+    '''Its modes set ``-S <check>.npb_class=W`` check by check; ReFrame
+    ignores an option naming no check, and that benchmark would run at
+    class C, for hours on a small machine.'''
+    done = run_reframe('-c', 'checks/npb', '--mode', 'nightly', '--describe')
+    assert done.returncode == 0, done.stdout
+    cases = json.loads(done.stdout)
+    assert {case['@class'] for case in cases} == {
+        'NpbBtCheck', 'NpbCgCheck', 'NpbEpCheck', 'NpbFtCheck', 'NpbIsCheck',
+        'NpbLuCheck', 'NpbMgCheck', 'NpbSpCheck'}
+    assert {case['npb_class'] for case in cases} == {'W'}
 
 
 def test_example_cluster_loads_and_dry_runs_cleanly(run_reframe, tmp_path):

@@ -1,9 +1,9 @@
 '''Base class of the NAS Parallel Benchmarks checks (NPB 3.4, MPI).
 
-Each check in ``checks/npb/`` runs one benchmark (BT, CG, EP, FT, IS, LU,
-MG, SP) of class :attr:`NpbCheck.npb_class` on each process count the
-benchmark accepts (:mod:`hpc_acceptance.npb.classes`), with the binary
-``<bench>.<class>.x`` found by :mod:`hpc_acceptance.npb.binaries`.
+Each check of ``checks/npb/benchmarks.py`` runs one benchmark (BT, CG, EP,
+FT, IS, LU, MG, SP) of class :attr:`NpbCheck.npb_class` on each process
+count the benchmark accepts (:mod:`hpc_acceptance.npb.classes`), with the
+binary ``<bench>.<class>.x`` found by :mod:`hpc_acceptance.npb.binaries`.
 
 A run passes when NPB verified its result on exactly the ranks and class
 asked for (:mod:`hpc_acceptance.npb.output`); ``mpirun``'s exit status

@@ -82,6 +82,13 @@ def accepts(benchmark, num_procs):
     return _is_power_of_two(num_procs)
 
 
+def check_name(benchmark):
+    '''``NpbCgCheck`` for ``cg``: the class name of the benchmark's check,
+    which keys its stored results and reference entries and selects it
+    (``-n``, ``-S <name>.npb_class=W``).'''
+    return f'Npb{benchmark.capitalize()}Check'
+
+
 def process_counts(benchmark):
     '''The process counts the checks run ``benchmark`` on, ascending.'''
     if benchmark not in BENCHMARKS:

@@ -36,7 +36,8 @@ _HEADERS = ('passed', 'failed', 'skipped')
 
 
 def family_of(case):
-    '''``npb`` for ``checks/npb/cg.py``: the directory of the check file.'''
+    '''``npb`` for ``checks/npb/benchmarks.py``: the directory of the
+    check file.'''
     return os.path.basename(os.path.dirname(case.get('filename') or '')) \
         or 'other'
 
