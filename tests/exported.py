@@ -86,7 +86,7 @@ def assert_stored_as_reported(store, report):
 
 
 #: The dashboard's panels, by their ids; a test queries each against the
-#: store: the nightly's (tests/e2e/test_export.py) the trend and the
+#: store: the nightly's (tests/e2e/test_export_to_store.py) the trend and the
 #: failures, the fleet run's (tests/e2e/test_fleet_run.py) the others.
 TREND, SPREAD, FAILURES, SUSPECTS = 1, 2, 3, 4
 
