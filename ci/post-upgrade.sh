@@ -23,8 +23,9 @@
 # check failed; 2 not validated: a figure had no baseline (only partly
 # validated) or none had one; 0 every figure compared and none regressed
 # (3: ReFrame or the results could not be read, 4: another run holds this
-# checkout, 5: the results database is unusable); --before: 0 stored
-# whole, 1 not.
+# checkout, 5: the results database is unusable before the run, which
+# backs it up as an acceptance run does, or does not hold the run after
+# it); --before: 0 stored whole, 1 not, 5 not in the results database.
 #
 # Set POST_UPGRADE_BASELINE to compare with other nightly sessions where a
 # figure has no --before run (default: the last 30 days), and NOISE_FLOORS
@@ -61,8 +62,11 @@ fi
 ci/setup.sh
 
 # Its baseline and its own results are in the results database: a database
-# that cannot be read or written stops the run before any check runs.
-if ! .venv/bin/hpc-acceptance db check > /dev/null; then
+# that cannot be read or written stops the run before any check runs, and
+# it is backed up first, as before an acceptance run.
+if ! .venv/bin/hpc-acceptance db check > /dev/null ||
+   ! .venv/bin/hpc-acceptance db backup \
+        --keep "${HPC_ACCEPTANCE_DB_BACKUPS:-7}" > /dev/null; then
     echo "post-upgrade NOT RUN: the results database cannot be used (see" \
          "above); no check was run" >&2
     exit 5

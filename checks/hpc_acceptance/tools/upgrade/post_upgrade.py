@@ -39,8 +39,9 @@ writes the table as JSON, and ends with the verdict in one line. Exit
 status: 1 a figure regressed or is missing, or a check failed; 2 not
 validated: a figure had no baseline (only partly validated) or none had
 one; 0 every figure compared and none regressed; 3 ReFrame or the results
-could not be read; for ``--before``: 0 stored whole, 1 interrupted or
-nothing stored.
+could not be read; 5 the run is not in the results database (checked as
+after an acceptance run); for ``--before``: 0 stored whole, 1 interrupted
+or nothing ran, 5 not in the results database.
 '''
 
 import argparse
@@ -64,6 +65,7 @@ from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.page import page as report_page_command
 from hpc_acceptance.tools.references import noise
+from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import (CONFIG, FAILED_RESULTS, REFRAME,
@@ -73,6 +75,10 @@ from hpc_acceptance.tools.results.runs import (CONFIG, FAILED_RESULTS, REFRAME,
 from hpc_acceptance.tools.run import summary
 from hpc_acceptance.tools.upgrade import baseline
 from hpc_acceptance.tools.upgrade import what_changed
+
+#: Exit status of a run whose results the results database does not hold,
+#: as ``ci/acceptance.sh``'s.
+STORAGE_FAILED = 5
 
 #: Verdict of a figure the baseline holds and this run did not produce.
 MISSING = 'missing after the upgrade'
@@ -539,6 +545,14 @@ _NOT_A_BASELINE = ('post-upgrade --before INTERRUPTED: this run is not a '
                    'baseline (run --before again)')
 
 
+def not_stored(runs):
+    '''The reports of ``runs`` whose session the results database does not
+    hold, each said as after an acceptance run (``hpc-acceptance db check
+    --run``): the baseline and the trends read the database.'''
+    return [path for path, _ in runs if os.path.exists(log_of(path)) and
+            db.main(['check', '--run', path, '--log', log_of(path)]) != 0]
+
+
 def record_before(args, report):
     '''``--before``: run and store the baseline; 0 if it is whole.'''
     try:
@@ -562,6 +576,11 @@ def record_before(args, report):
     if baseline.interrupted(cases):
         print(_NOT_A_BASELINE, file=sys.stderr)
         return 1
+
+    if not_stored(runs):
+        print('post-upgrade --before NOT RECORDED: the run is not in the '
+              'results database (see above)', file=sys.stderr)
+        return STORAGE_FAILED
 
     try:
         before = baseline.before_runs()
@@ -715,4 +734,9 @@ def main(argv=None):
 
     print(f'post-upgrade: verdict table in {path}', file=sys.stderr)
     print(conclusion(rows, failed))
+    if status == 0 and not args.report and not_stored(runs):
+        print('post-upgrade NOT STORED: the figures passed, but the run is '
+              'not in the results database (see above)', file=sys.stderr)
+        return STORAGE_FAILED
+
     return status
