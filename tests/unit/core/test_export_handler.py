@@ -1,9 +1,9 @@
 '''The perflog handler that sends each record to the store
-(hpc_acceptance.core.export.handler): the run's session extras from
-ReFrame's command line and the modes of config/settings.py, and what it
-does when the store is in trouble (stand-ins: a real store cannot be made
-to answer 500 or not at all on demand; tests/e2e/test_export_to_store.py runs it
-against a real one).'''
+(hpc_acceptance.core.export.handler): the run's session extras from ReFrame's
+command line and the modes of config/settings.py, and what it does when the
+store is in trouble (stand-ins: a real store cannot be made to answer 500 or
+not at all on demand; tests/e2e/test_export_to_store.py runs it against a real
+one).'''
 
 import logging
 import time
