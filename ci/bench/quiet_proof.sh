@@ -12,8 +12,8 @@
 #      (NPB_BIN_DIR, or the local partition's Spack environment)
 #
 # Usage: ci/bench/quiet_proof.sh [reframe selection...]
-#   default selection: -c checks/memory -c checks/stream --tag=nightly
-#                      --exclude-tag=variant
+#   default selection: -c checks/memory -c checks/stream, in the nightly
+#                      mode (--mode nightly: its tags, retries, options)
 # Environment: TRAIN_RUNS (3), QUIET_RUNS (5), FAULTS ("a b c d"),
 #   NOISE_FLOORS (the machine's own minimum bands learnt from its quiet
 #   repeats, e.g. "Memory=0.5"; default: the families' bands),

@@ -23,8 +23,8 @@
 # details (ci/bench/sensitivity_table.py).
 #
 # Usage: ci/bench/sensitivity.sh [reframe selection...]
-#   default selection: -c checks/memory -c checks/stream --tag=nightly
-#                      --exclude-tag=variant
+#   default selection: -c checks/memory -c checks/stream, in the nightly
+#                      mode (--mode nightly: its tags, retries, options)
 # Environment: TRAIN_RUNS (3), CPU_GRADES, CPU_SELECT, HOG_GRADES,
 #   HOG_CPUS (a taskset list), NOISE_FLOORS (e.g. "Memory=0.5"),
 #   STATE_DIR (default var/bench/sensitivity-<time>): results database,
