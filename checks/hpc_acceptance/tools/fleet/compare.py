@@ -268,18 +268,24 @@ class Suspect:
 
         return max((o.loss for o in self.outliers), default=0.0)
 
-    def describe(self, shown=SHOWN_FIGURES):
-        '''What makes it a suspect, on one line: how it differs from its
-        partition's nodes, its failures, then its worst figures with
-        value, fleet median and change.'''
+    def reasons(self, shown=SHOWN_FIGURES, bands=False):
+        '''What makes it a suspect, worst first: how it differs from its
+        partition's nodes, its failures, then its first ``shown`` figures
+        with value, fleet median and change (and band).'''
         parts = ([f'differs from the partition\'s other nodes: '
                   f'{", ".join(self.differs)}'] if self.differs else [])
         parts += [f'failed {case}: {reason}'
                   for case, reason in self.failures]
         parts += [f'{o.figure.label} {number(o.value)} {o.figure.unit} '
                   f'(fleet median {number(o.median)}, '
-                  f'{100 * o.change:+.0f}%)'
+                  f'{100 * o.change:+.0f}%'
+                  f'{f", band {100 * o.band:.0f}%" if bands else ""})'
                   for o in self.outliers[:shown]]
+        return parts
+
+    def describe(self, shown=SHOWN_FIGURES):
+        '''What makes it a suspect, on one line.'''
+        parts = self.reasons(shown)
         if len(self.outliers) > shown:
             parts.append(f'+{len(self.outliers) - shown} more figure(s)')
 

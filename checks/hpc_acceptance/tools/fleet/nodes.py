@@ -94,6 +94,14 @@ def node_map(state, config_files, system, job_options):
     return described
 
 
+def left_out_line(node):
+    '''``n2 (drain+idle: memory errors)``: a node the run left out, as
+    :func:`node_map` describes it.'''
+    reason = f': {node["reason"]}' if node['reason'] else ''
+    return (f'{node["node"]} ({node["state"].lower() or "state unknown"}'
+            f'{reason})')
+
+
 def describe(nodes):
     '''Lines for people: per partition, the nodes covered and each node
     left out with its state and reason.'''
@@ -103,9 +111,7 @@ def describe(nodes):
         lines.append(f'{partition}: {len(covered)} of '
                      f'{len(covered) + len(left)} node(s) in state '
                      f'{about["state"]}{", left out:" if left else ""}')
-        lines += [f'  {n["node"]} ({n["state"].lower() or "state unknown"}'
-                  f'{": " + n["reason"] if n["reason"] else ""})'
-                  for n in left]
+        lines += [f'  {left_out_line(n)}' for n in left]
 
     return lines
 

@@ -90,9 +90,7 @@ def text_lines(fleets, nodes=None):
                   for node, case, what in partition.other_inputs]
 
     for partition, about in (nodes or {}).items():
-        lines += [f'{partition}: left out: {n["node"]} '
-                  f'({n["state"].lower() or "state unknown"}'
-                  f'{": " + n["reason"] if n["reason"] else ""})'
+        lines += [f'{partition}: left out: {fleet_nodes.left_out_line(n)}'
                   for n in about.get('left_out', [])]
 
     return lines

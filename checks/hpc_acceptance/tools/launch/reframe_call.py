@@ -1,6 +1,7 @@
 '''One ReFrame run started by a tool, its output in a log file.
 
-A tool that runs ReFrame itself (``hpc-acceptance suspects --resume``)
+A tool that runs ReFrame itself (``hpc-acceptance post-upgrade``,
+``hpc-acceptance suspects --resume``)
 holds the checkout's run lock (:mod:`.lock`) unless the script that
 called it does, and lets Ctrl-C and a batch system's SIGTERM reach ReFrame
 (which stops its checks and stores what it ran) rather than kill it first.
@@ -13,6 +14,7 @@ import subprocess
 import sys
 
 from hpc_acceptance.tools.launch import lock as run_lock
+from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.results.runs import CONFIG, REFRAME
 
 
@@ -65,7 +67,7 @@ def run_lock_held(command):
 
 def log_of(report):
     '''The log file beside a JSON report.'''
-    return report[:-len('.json')] + '.log'
+    return report_file.stem(report) + '.log'
 
 
 def run(args, report, env=None):

@@ -136,14 +136,7 @@ _SUSPECT_FIGURES = 5
 def _suspects_table(suspects):
     rows = []
     for suspect in suspects:
-        why = [f'differs from its partition\'s other nodes: {what}'
-               for what in suspect.differs]
-        why += [f'failed {case}: {reason}'
-                for case, reason in suspect.failures]
-        why += [f'{o.figure.label}: {number(o.value)} {o.figure.unit}, '
-                f'fleet median {number(o.median)}, '
-                f'{100 * o.change:+.0f}% (band {100 * o.band:.0f}%)'
-                for o in suspect.outliers[:_SUSPECT_FIGURES]]
+        why = suspect.reasons(_SUSPECT_FIGURES, bands=True)
         more = len(suspect.outliers) - _SUSPECT_FIGURES
         if more > 0:
             why.append(f'and {more} more figure(s): see the heat map')

@@ -209,8 +209,7 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
     absent = _Section(
         'nodes left out (not in the state asked for when the run '
         'started):',
-        [f'{partition} {n["node"]} ({n["state"].lower() or "state unknown"}'
-         f'{": " + n["reason"] if n["reason"] else ""})'
+        [f'{partition} {fleet_nodes.left_out_line(n)}'
          for partition, about in (nodes or {}).items()
          for n in about.get('left_out', [])], width)
 

@@ -51,9 +51,7 @@ import io
 import json
 import os
 import re
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -62,13 +60,13 @@ from hpc_acceptance.core import identity
 from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
-from hpc_acceptance.tools.launch import report_file
+from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.page import page as report_page_command
 from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.atomic_file import write_atomically
-from hpc_acceptance.tools.results.runs import (CONFIG, FAILED_RESULTS, REFRAME,
+from hpc_acceptance.tools.results.runs import (CONFIG, FAILED_RESULTS,
                                                ResultsError, figures_of,
                                                report_session,
                                                report_testcases, short_name)
@@ -412,28 +410,8 @@ def format_table(rows, failed, per_node=False):
     return '\n'.join(lines)
 
 
-class Interrupted(Exception):
-    '''Ctrl-C or SIGTERM arrived while ReFrame ran; the signal number.'''
-
-
-@contextlib.contextmanager
-def _signals_to_reframe():
-    '''Ctrl-C and a batch system's SIGTERM reach the whole process group
-    (``ci/post-upgrade.sh``'s lock passes them to it): ReFrame stops its
-    checks and stores what it ran. Here they only stop what follows;
-    Python's default would kill ReFrame before it stored anything.'''
-    received = []
-    handlers = {signum: signal.signal(signum,
-                                      lambda n, _: received.append(n))
-                for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-
-    if received:
-        raise Interrupted(received[0])
+#: Ctrl-C or SIGTERM arrived while ReFrame ran.
+Interrupted = reframe_call.Interrupted
 
 
 def run_reframe(args, report, extra):
@@ -443,19 +421,13 @@ def run_reframe(args, report, extra):
     :raises Interrupted: if a signal stopped the run.
     '''
     # what no reference entry covers runs unbounded, for the verdict here
-    env = dict(os.environ, RFM_REPORT_FILE=report,
-               HPC_ACCEPTANCE_REFERENCE_ENTRIES='optional')
-    command = [REFRAME, '-C', str(CONFIG), '--mode', 'post-upgrade', '-r',
-               *extra, *args]
-    log = log_of(report)
-    print(f'post-upgrade: ReFrame\'s output goes to {log}', file=sys.stderr)
-    with open(log, 'w') as out, _signals_to_reframe():
-        return subprocess.run(command, env=env, stdout=out,
-                              stderr=subprocess.STDOUT).returncode
+    return reframe_call.run(['--mode', 'post-upgrade', '-r', *extra, *args],
+                            report,
+                            {'HPC_ACCEPTANCE_REFERENCE_ENTRIES': 'optional'})
 
 
 def log_of(report):
-    return report_file.stem(report) + '.log'
+    return reframe_call.log_of(report)
 
 
 def run_set(args, report, kind):
