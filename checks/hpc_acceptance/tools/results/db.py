@@ -262,7 +262,7 @@ def stored(path, session):
         return False
 
 
-def _reframe_storage(path):
+def reframe_storage(path):
     '''ReFrame's own SQLite storage of finished runs, on ``path``.'''
     from reframe.core import config, runtime
     from reframe.frontend.reporting.storage import StorageBackend
@@ -285,7 +285,7 @@ def stored_cases(path, start, end):
 
     from reframe.frontend.reporting.utility import QuerySelectorTestcase
     try:
-        return _reframe_storage(path).fetch_testcases(
+        return reframe_storage(path).fetch_testcases(
             QuerySelectorTestcase(time_period=(start, end)))
     except sqlite3.DatabaseError as err:
         raise DatabaseError('damaged', str(err)) from None
@@ -300,7 +300,7 @@ def stored_sessions(path, start, end):
 
     from reframe.frontend.reporting.utility import QuerySelectorTestcase
     try:
-        sessions = _reframe_storage(path).fetch_sessions(
+        sessions = reframe_storage(path).fetch_sessions(
             QuerySelectorTestcase(time_period=(start, end)))
     except sqlite3.DatabaseError as err:
         raise DatabaseError('damaged', str(err)) from None
@@ -325,7 +325,7 @@ def _validated(path):
 
 def import_reports(path, reports):
     '''Store each report's session; ``(stored, already there, errors)``.'''
-    storage = _reframe_storage(path)
+    storage = reframe_storage(path)
     done, present, errors = [], [], []
     for report_path in reports:
         try:

@@ -4,16 +4,15 @@ Both give ReFrame's test-case records (``display_name``, ``result``,
 ``system``, ``partition``, ``environ``, ``perfvalues``, ...).
 '''
 
-import csv
-import io
 import json
 import os
 import re
-import subprocess
+import sqlite3
 import sys
 from collections import OrderedDict
 
 from hpc_acceptance.core.paths import PROJECT_DIR
+from hpc_acceptance.tools.results import db
 
 #: The reframe next to this Python: the one of the project's environment.
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
@@ -33,7 +32,30 @@ class ResultsError(RuntimeError):
     '''Past results cannot be read; the message says from where.'''
 
 
-def stored_testcases(query, reframe=REFRAME, config=CONFIG):
+def _stored(query, sessions):
+    '''What ReFrame's own storage holds for ``query`` (a period, session
+    UUID or filter, as ``reframe --describe-stored-testcases`` takes it):
+    the sessions, else their test cases; read in this process, as the
+    ``reframe`` command would (a process each cost a second or two, and a
+    fleet run's tools ask many times).'''
+    from reframe.core.exceptions import ReframeError
+    from reframe.frontend.reporting.utility import parse_query_spec
+
+    path = db.database_path()
+    if not os.path.exists(path):
+        return []
+
+    try:
+        storage = db.reframe_storage(path)
+        selector = parse_query_spec(query)
+        return (storage.fetch_sessions(selector) if sessions
+                else storage.fetch_testcases(selector))
+    except (ReframeError, ValueError, sqlite3.DatabaseError) as err:
+        raise ResultsError(f'cannot read the results database {path} '
+                           f'({query}): {err}') from None
+
+
+def stored_testcases(query):
     '''Test cases of the stored sessions selected by ``query`` (a period,
     session UUID or filter, as ``--describe-stored-testcases`` takes), each
     session's test cases by their final attempt (:func:`final_attempts`).
@@ -42,21 +64,7 @@ def stored_testcases(query, reframe=REFRAME, config=CONFIG):
     report's reader (:func:`report_testcases`) sees the last: both give
     the same test cases, so that every tool judges a run alike.
     '''
-    done = subprocess.run(
-        [reframe, '-C', str(config), '--describe-stored-testcases', query],
-        capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        raise ResultsError(f'reframe could not read the results database: '
-                           f'{done.stderr.strip() or done.stdout.strip()}')
-
-    try:
-        cases = json.loads(done.stdout or '[]')
-    except json.JSONDecodeError as err:
-        raise ResultsError(f'unexpected output of reframe '
-                           f'--describe-stored-testcases: {err}') from None
-
-    return final_stored(cases)
+    return final_stored(_stored(query, sessions=False))
 
 
 def final_stored(cases):
@@ -82,20 +90,17 @@ def run_index(case):
     return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
 
 
-def stored_sessions(query, reframe=REFRAME, config=CONFIG):
+def stored_sessions(query):
     '''``[{column: value}]`` of the stored sessions selected by ``query``
-    (``UUID``, ``Start time``, ... and the session extras such as
-    ``suite_mode``), as ``--list-stored-sessions`` lists them.'''
-    done = subprocess.run(
-        [reframe, '-C', str(config), f'--list-stored-sessions={query}',
-         '--table-format=csv'], capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        raise ResultsError(f'reframe could not list the stored sessions: '
-                           f'{done.stderr.strip() or done.stdout.strip()}')
-
-    rows = list(csv.DictReader(io.StringIO(done.stdout)))
-    return sorted(rows, key=lambda row: row.get('Start time', ''))
+    (``UUID``, ``Start time``, and the session extras such as
+    ``suite_mode``), as ``--list-stored-sessions`` lists them, oldest
+    first.'''
+    rows = [dict({key: str(value) for key, value in info.items()
+                  if isinstance(value, (str, int, float))},
+                 **{'UUID': info['uuid'], 'Start time': info['time_start']})
+            for info in (session['session_info']
+                         for session in _stored(query, sessions=True))]
+    return sorted(rows, key=lambda row: row['Start time'])
 
 
 def final_testcases(report):
