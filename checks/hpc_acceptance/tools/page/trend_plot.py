@@ -64,7 +64,9 @@ def draw(trend, path):
                      fontsize=9)
         ax.legend(fontsize=6, loc='best', frameon=False)
         ax.grid(alpha=0.3)
-        fig.tight_layout()
+        # fixed margins, room for 7-digit tick labels and the unit: a
+        # tight layout drew every plot twice (40 % of a page's plotting)
+        fig.subplots_adjust(left=0.19, right=0.91, bottom=0.14, top=0.82)
         fig.savefig(path)
     finally:
         plt.close(fig)
