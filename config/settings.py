@@ -172,7 +172,16 @@ site_configuration = {
                                'run-report-{sessionid}.json'),
             'report_junit': str(VAR_DIR / 'reports' / 'junit.xml'),
             'topology_prefix': str(VAR_DIR / 'topology'),
-        }
+        },
+        # On the embedded default a finished benchmark is seen by a
+        # waitpid, not a scheduler query: look at least twice a second.
+        # ReFrame's default slows to once every 10 s while a job runs, and
+        # every benchmark of a night then ended up to seconds before
+        # ReFrame noticed (ci/bench/README.md, "The suite's own cost").
+        {
+            'poll_rate_min': 2,
+            'target_systems': ['local'],
+        },
     ] + _site.get('general', []),
     'logging': [
         {
