@@ -13,6 +13,12 @@
 # ci/bench/paired_ratio.py). The best peer is the likwid kernel with the
 # highest median; the others are printed for the record.
 #
+# Both sides read from the same kind of pages: mem_readbw asks for
+# transparent huge pages (madvise), likwid-bench does not, so where THP is
+# not `always` likwid reads from 4 KiB pages and mem_readbw runs with THP
+# disabled (ci/bench/without_huge_pages.py). PAGES=checks runs mem_readbw
+# as the memory checks do instead: the difference then includes the pages'.
+#
 # Exit status: 0 within TOLERANCE (the interval inside +-3 %) of the best
 #              peer, 1 below or above it (the interval wholly outside), 2
 #              inconclusive or cannot run (likwid-bench missing and not
@@ -20,6 +26,7 @@
 #              failure).
 # Environment: TOLERANCE, HALF_WIDTH, MIN_PAIRS, MAX_PAIRS, MAX_MINUTES
 #              (ci/bench/pairs.sh), WORKING_SET_BYTES (overrides 4 x LLC),
+#              PAGES (peer: the pages likwid gets, default; checks),
 #              CC, CFLAGS (passed to make when set), HPC_ACCEPTANCE
 #              (default: the project's .venv made by ci/setup.sh).
 set -euo pipefail
@@ -29,6 +36,8 @@ die() { echo "read_bandwidth_vs_likwid: $*" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src="$here/../../src/memory"
 [ -f "$src/Makefile" ] || die "no $src/Makefile"
+pages=${PAGES:-peer}
+[[ $pages = peer || $pages = checks ]] || die "PAGES=$pages: expected peer or checks"
 "$here/setup.sh" likwid || die "no likwid-bench to compare with; nothing measured"
 
 # ---- sizes the memory checks use on this node (hpc-acceptance topology) ----
@@ -43,8 +52,19 @@ if (( sockets > 1 )); then domain=N; else domain=S0; fi
 build_privately "$src" mem_readbw
 source "$here/pairs.sh"
 
+# The kernel's THP mode, the bracketed word of "always [madvise] never"
+thp=$(grep -o '\[[a-z]*\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null | tr -d '[]') || thp=absent
+if [ "$pages" = checks ] || [ "$thp" = always ]; then
+    ours_pages=()
+    pages_said="as the memory checks run it (huge pages where it gets them)"
+else
+    ours_pages=("$pairs_python" "$here/without_huge_pages.py")
+    pages_said="without huge pages, as likwid-bench reads (PAGES=checks: as the checks run it)"
+fi
+
 echo "likwid-bench: $(command -v likwid-bench), $(likwid-bench -h 2>&1 | grep -m1 -o 'Version *[0-9.]*' || echo 'version unknown')"
 echo "working set: $ws bytes; $cores core(s), $sockets socket(s); likwid workgroup $domain:${ws}B:$cores"
+echo "transparent huge pages: $thp; mem_readbw $pages_said"
 
 # One timed repetition, as likwid-bench times one run: the checks' best of
 # five picks the fastest moment of a noisy node, likwid reports the mean
@@ -52,7 +72,7 @@ echo "working set: $ws bytes; $cores core(s), $sockets socket(s); likwid workgro
 run_ours() {
     local out
     out=$(OMP_NUM_THREADS=$cores OMP_PROC_BIND=close OMP_PLACES=cores \
-          "$tmp/mem_readbw" --sizes=memory:"$ws" --repeats=1 --span-ms=1) || die "mem_readbw failed (status $?)"
+          "${ours_pages[@]}" "$tmp/mem_readbw" --sizes=memory:"$ws" --repeats=1 --span-ms=1) || die "mem_readbw failed (status $?)"
     [ "$(tail -n 1 <<<"$out")" = "# validation: passed" ] || die "mem_readbw did not validate: $(tail -n 1 <<<"$out")"
     out=$(awk '$1 == "bandwidth.memory" && $3 == "MB/s" { print $2 }' <<<"$out")
     [ -n "$out" ] || die "no bandwidth.memory line from mem_readbw"
