@@ -46,3 +46,11 @@ def test_verdict_without_a_report_is_not_validated(tmp_path):
     done = run('verdict', str(tmp_path / 'none.json'), '0')
     assert done.returncode == 2
     assert 'no check was selected' in done.stderr
+
+
+def test_every_subcommand_lives_in_the_module_of_its_name():
+    for name in cli.SUBCOMMANDS:
+        module = cli.module_of(name)
+        assert module.__name__.rsplit('.', 1)[-1] == name.replace('-', '_')
+        assert callable(module.main)
+        assert module.__doc__
