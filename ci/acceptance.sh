@@ -141,7 +141,6 @@ run_reframe() {
 
 reports=()
 statuses=()
-logs=()
 nodes_args=()
 if $fleet; then
     if [[ -z $fleet_state ]]; then
@@ -168,7 +167,6 @@ print(max(1, sum(len(p["covered"]) for p in json.load(open(sys.argv[1])).values(
     run_reframe "$report" --mode fleet --distribute="$fleet_state" -r \
         "${job_options[@]}" "$@"
     reports+=("$report"); statuses+=("$reframe_status")
-    logs+=(--log "${report%.json}.log")
     # Before a node is named a suspect, its slow or failing checks run once
     # more on it; the rerun's test cases replace the first attempts.
     rerun=()
@@ -182,64 +180,22 @@ print(max(1, sum(len(p["covered"]) for p in json.load(open(sys.argv[1])).values(
         echo "acceptance: the suspects' checks once more, on their nodes"
         run_reframe "$confirm" "${rerun[@]}"
         reports+=("$confirm"); statuses+=("$reframe_status")
-        [[ ! -f $confirm ]] || logs+=(--log "${confirm%.json}.log")
     fi
     # the checks that need several nodes: once, as in the nightly
     multinode=${report%.json}-multinode.json
     run_reframe "$multinode" --mode nightly --tag=multinode -r \
         "${job_options[@]}" "$@"
     reports+=("$multinode"); statuses+=("$reframe_status")
-    [[ ! -f $multinode ]] || logs+=(--log "${multinode%.json}.log")
 else
     run_reframe "$report" --mode nightly -r "${job_options[@]}" "$@"
     reports+=("$report"); statuses+=("$reframe_status")
-    logs+=(--log "${report%.json}.log")
 fi
 
-written=()
-page_args=()
-for run_report in "${reports[@]}"; do
-    # empty when ReFrame could not write it (a full disk)
-    if [[ -s $run_report ]]; then
-        written+=("$run_report")
-        page_args+=(--run-report "$run_report")
-    fi
-done
-if (( ${#written[@]} )); then
-    # To the site's time-series store, where it is on: what no log record
-    # carried (outcomes of checks that failed before their job ran, a fleet
-    # run's suspects). A store in trouble never fails the run: the summary
-    # says what waits for it.
-    .venv/bin/hpc-acceptance export --run-report "${written[@]}" \
-        > /dev/null || true
-    .venv/bin/hpc-acceptance summary "${written[@]}" "${logs[@]}" \
-        "${nodes_args[@]}" || true
-    for run_report in "${written[@]}"; do
-        .venv/bin/hpc-acceptance dependency-drift "$run_report"
-    done
-    # A report page that cannot be written must not hide the verdict.
-    .venv/bin/hpc-acceptance page "${page_args[@]}" "${logs[@]}" \
-        "${nodes_args[@]}" | sed 's/^/acceptance: report page /' ||
-        echo "acceptance: the report page could not be written" >&2
-else
-    tail -n 20 "${report%.json}.log" >&2
-fi
-
-stored=0
+# The end every run shares (hpc-acceptance finish): the site's store, the
+# summary, where the binaries came from, the report page, that the results
+# database holds every run (else exit 5), and the verdict, last.
 pairs=()
 for i in "${!reports[@]}"; do
     pairs+=("${reports[$i]}" "${statuses[$i]}")
-    # every ReFrame run: one that wrote no report may still have stored
-    if [[ -f ${reports[$i]%.json}.log ]]; then
-        .venv/bin/hpc-acceptance db check --run "${reports[$i]}" \
-            --log "${reports[$i]%.json}.log" || stored=$?
-    fi
 done
-status=0
-.venv/bin/hpc-acceptance verdict "${pairs[@]}" || status=$?
-if (( status == 0 && stored != 0 )); then
-    echo "acceptance NOT STORED: the checks passed, but the results are" \
-         "not in the results database (see above)" >&2
-    exit 5
-fi
-exit "$status"
+exec .venv/bin/hpc-acceptance finish "${pairs[@]}" "${nodes_args[@]}"

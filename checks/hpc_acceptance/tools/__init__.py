@@ -9,6 +9,7 @@ each subcommand in the module of its name:
 - :mod:`.fleet`: every node against its siblings (``nodes``,
   ``suspects``);
 - :mod:`.page`: the report page (``page``);
+- :mod:`.pipeline`: the end every run shares (``finish``);
 - :mod:`.export`: figures to the site's time-series store (``export``);
 - :mod:`.run`: a run's end (``verdict``, ``summary``,
   ``dependency-drift``);

@@ -21,6 +21,9 @@ SUBCOMMANDS = {
     'page': ('page.page',
              'write the HTML report page (trends, skips, provenance) of a '
              'session'),
+    'finish': ('pipeline.finish',
+               'the end of a run: store, summary, page, storage check, '
+               'verdict'),
     'dependency-drift': ('run.dependency_drift',
                          'say when checks take their binaries from '
                          'elsewhere than the runs before'),

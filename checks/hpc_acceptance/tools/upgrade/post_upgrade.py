@@ -45,9 +45,7 @@ or nothing ran, 5 not in the results database.
 '''
 
 import argparse
-import contextlib
 import datetime
-import io
 import json
 import os
 import re
@@ -57,26 +55,23 @@ import time
 from collections import Counter, defaultdict
 
 from hpc_acceptance.core import identity
-from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.launch import reframe_call, report_file
-from hpc_acceptance.tools.page import page as report_page_command
+from hpc_acceptance.tools.pipeline import finish
 from hpc_acceptance.tools.references import noise
-from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import (CONFIG, FAILED_RESULTS,
                                                ResultsError, figures_of,
                                                report_session,
                                                report_testcases, short_name)
-from hpc_acceptance.tools.run import summary
 from hpc_acceptance.tools.upgrade import baseline
 from hpc_acceptance.tools.upgrade import what_changed
 
 #: Exit status of a run whose results the results database does not hold,
-#: as ``ci/acceptance.sh``'s.
-STORAGE_FAILED = 5
+#: as every run's (:mod:`..pipeline.finish`).
+STORAGE_FAILED = finish.NOT_STORED
 
 #: Verdict of a figure the baseline holds and this run did not produce.
 MISSING = 'missing after the upgrade'
@@ -467,29 +462,13 @@ def read_cases(runs):
 
 
 def show_run(runs):
-    '''The console summary and the report page of the run, as after an
-    acceptance run; neither may hide the verdict that follows.'''
-    reports = [path for path, _ in runs if os.path.exists(path)]
-    if not reports:
-        return
-
-    logs = [arg for path in reports if os.path.exists(log_of(path))
-            for arg in ('--log', log_of(path))]
-    nodes = fleet_nodes.path_beside(reports[0])
-    node_args = ['--nodes', nodes] if os.path.exists(nodes) else []
-    # to the site's time-series store, where it is on, as an acceptance
-    # run does: what no log record carried; never the run's verdict
-    with contextlib.redirect_stdout(io.StringIO()):
-        export.main(['--run-report', *reports])
-    summary.main([*reports, *logs, *node_args])
-    page = io.StringIO()
-    with contextlib.redirect_stdout(page):
-        written = report_page_command.main(
-            [arg for path in reports for arg in ('--run-report', path)] +
-            logs + node_args)
-
-    if written == 0:
-        print(f'post-upgrade: report page {page.getvalue().strip()}')
+    '''The end an acceptance run has (:func:`..pipeline.finish.show`):
+    the site's store, the summary, the binaries' sources, the report page;
+    none of it may hide the verdict that follows.'''
+    reports = [path for path, _ in runs]
+    if reports:
+        finish.show(reports, fleet_nodes.path_beside(reports[0]),
+                    'post-upgrade')
 
 
 def _sessions(cases):
@@ -519,10 +498,10 @@ _NOT_A_BASELINE = ('post-upgrade --before INTERRUPTED: this run is not a '
 
 def not_stored(runs):
     '''The reports of ``runs`` whose session the results database does not
-    hold, each said as after an acceptance run (``hpc-acceptance db check
-    --run``): the baseline and the trends read the database.'''
-    return [path for path, _ in runs if os.path.exists(log_of(path)) and
-            db.main(['check', '--run', path, '--log', log_of(path)]) != 0]
+    hold, each said as after an acceptance run
+    (:func:`..pipeline.finish.not_stored`): the baseline and the trends
+    read the database.'''
+    return finish.not_stored([path for path, _ in runs])
 
 
 def record_before(args, report):
