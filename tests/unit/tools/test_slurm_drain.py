@@ -60,6 +60,12 @@ def test_at_most_a_share_of_a_partition_is_drained_at_once_worst_first():
                    '(--max-drain-share 0.1)')
 
 
+def test_a_node_late_to_answer_is_drained_like_any_suspect():
+    states = _states(_node('n1', 'IDLE+NOT_RESPONDING'))
+    plan = slurm_drain.plan([('c', 'n1', 'x')], states, {'c': 10})
+    assert plan.drain == [('n1', 'x')]
+
+
 def test_a_small_partition_may_lose_one_node():
     states = _states(*(_node(f'n{i}') for i in range(1, 5)))
     plan = slurm_drain.plan([('c', 'n1', 'x'), ('c', 'n2', 'y')], states,

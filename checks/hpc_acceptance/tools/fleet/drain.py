@@ -25,11 +25,13 @@ PREFIX = 'hpc-acceptance:'
 MAX_SHARE = 0.1
 
 #: Slurm node states in which a node is not to be drained again: someone
-#: (or Slurm) already took it out of service.
+#: (or Slurm) already took it out of service. ``NOT_RESPONDING`` is not
+#: one: a slurmd late to answer is drained like any other suspect (Slurm
+#: marks it down itself if it stays silent).
 OUT_OF_SERVICE = frozenset({'DRAIN', 'DRAINED', 'DRAINING', 'DOWN', 'FAIL',
                             'FAILING', 'MAINT', 'REBOOT_REQUESTED',
                             'REBOOT_ISSUED', 'POWERED_DOWN', 'POWERING_DOWN',
-                            'FUTURE', 'INVALID_REG', 'NOT_RESPONDING'})
+                            'FUTURE', 'INVALID_REG'})
 
 _FIELD = re.compile(r'(\w+)=')
 
