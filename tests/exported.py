@@ -80,7 +80,13 @@ def assert_stored_as_reported(store, report):
     stored = of_report(store.export(), report)
     keys = [(json.dumps(labels, sort_keys=True), when)
             for labels, _, when in stored]
-    assert sorted(keys) == sorted(expected)
+    missing = sorted(set(expected) - set(keys))
+    unexpected = sorted(set(keys) - set(expected))
+    twice = sorted({key for key in keys if keys.count(key) > 1})
+    assert not (missing or unexpected or twice), (
+        f'not stored: {missing[:5]} ({len(missing)}); stored, not in the '
+        f'report: {unexpected[:5]} ({len(unexpected)}); stored twice: '
+        f'{twice[:5]} ({len(twice)})')
     for (key, value) in zip(keys, (value for _, value, _ in stored)):
         assert value == pytest.approx(expected[key], rel=1e-12), key
 

@@ -111,6 +111,16 @@ def _node_line(cluster, node):
                           capture_output=True, check=True).stdout
 
 
+def _answering(cluster, node):
+    '''Wait until Slurm reaches ``node``'s slurmd again: a slowed slurmd
+    may miss a ping, and Slurm says so until its next one (100 s apart
+    with the default SlurmdTimeout).'''
+    deadline = time.monotonic() + 300
+    while 'NOT_RESPONDING' in _node_line(cluster, node):
+        assert time.monotonic() < deadline, _node_line(cluster, node)
+        time.sleep(2)
+
+
 @contextlib.contextmanager
 def slowed(cluster, node, until=None):
     '''``node``'s slurmd, and every job it starts, held to 30 % of a core
@@ -243,6 +253,7 @@ def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
         assert 'State=IDLE+DRAIN' in _node_line(cluster, 'n3')
 
         # back from repair: its checks on it alone, then back in service
+        _answering(cluster, 'n3')
         resumed = subprocess.run(
             [str(HPC_ACCEPTANCE), 'suspects', '--resume', '--', *OVERLAY,
              *ONE_CHECK],

@@ -4,6 +4,7 @@
 
 from conftest import DATA_DIR
 from hpc_acceptance.tools.fleet import drain as slurm_drain
+from hpc_acceptance.tools.fleet import resume
 
 REAL = (DATA_DIR / 'slurm' / 'scontrol-show-node.n1.txt').read_text()
 
@@ -71,3 +72,15 @@ def test_a_small_partition_may_lose_one_node():
     plan = slurm_drain.plan([('c', 'n1', 'x'), ('c', 'n2', 'y')], states,
                             {'c': 4})
     assert [n for n, _ in plan.drain] == ['n1']
+
+
+def test_resume_tests_only_its_own_drained_nodes_that_answer_slurm():
+    ours = 'hpc-acceptance: 2026-11-24 failed StreamCheck'
+    states = _states(_node('n1', 'IDLE+DRAIN', ours),
+                     _node('n2', 'IDLE+DRAIN+NOT_RESPONDING', ours),
+                     _node('n3', 'DOWN+DRAIN', ours),
+                     _node('n4', 'IDLE+DRAIN', 'DIMM errors'),
+                     _node('n5', 'IDLE'))
+    assert resume.drained_by_us(states) == ['n1']
+    assert resume.left_drained(states) == [('n2', 'NOT_RESPONDING'),
+                                           ('n3', 'DOWN')]

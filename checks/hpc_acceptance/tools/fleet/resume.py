@@ -19,7 +19,8 @@ tested on its own before it takes users' jobs again:
 4. the reservation is removed.
 
 Nodes drained by someone else, or whose reason an administrator has
-changed since, are never touched, nor are nodes that are down.
+changed since, are never touched; nodes that are down or whose slurmd does
+not answer Slurm are left drained, and said so.
 
 Exit status: 0 every node back in service, 1 a node still out (drained
 again), 2 nothing to resume or nothing could be compared, 4 another run
@@ -53,12 +54,28 @@ RESERVATION_MINUTES = 240
 RESUME = 'resume'
 
 
+#: Slurm's states in which a node drained by this tool cannot be tested:
+#: down, failing, or its slurmd not answering Slurm (yet).
+UNREACHABLE = frozenset({'DOWN', 'FAIL', 'NOT_RESPONDING'})
+
+
+def _ours(states):
+    return [s for s in states.values()
+            if s.ours and s.states & {'DRAIN', 'DRAINED', 'DRAINING'}]
+
+
 def drained_by_us(states):
     '''The nodes drained with this tool's reason and not down: those it
     may test and return to service.'''
-    return sorted(s.node for s in states.values()
-                  if s.ours and s.states & {'DRAIN', 'DRAINED', 'DRAINING'}
-                  and not s.states & {'DOWN', 'FAIL', 'NOT_RESPONDING'})
+    return sorted(s.node for s in _ours(states)
+                  if not s.states & UNREACHABLE)
+
+
+def left_drained(states):
+    '''``[(node, why)]`` of the nodes drained with this tool's reason
+    that cannot be tested now.'''
+    return sorted((s.node, '+'.join(sorted(s.states & UNREACHABLE)))
+                  for s in _ours(states) if s.states & UNREACHABLE)
 
 
 def latest_fleet():
@@ -172,9 +189,13 @@ def main(reframe_args):
     try:
         states = slurm_drain.node_states()
         nodes = drained_by_us(states)
+        for node, why in left_drained(states):
+            print(f'suspects --resume: {node} left drained, not tested: '
+                  f'{why} (run --resume again once Slurm reaches its '
+                  f'slurmd)', file=sys.stderr)
         if not nodes:
-            print('suspects --resume: no node drained by hpc-acceptance: '
-                  'nothing to resume', file=sys.stderr)
+            print('suspects --resume: no node drained by hpc-acceptance '
+                  'that can be tested: nothing to resume', file=sys.stderr)
             return 2
 
         fleets = latest_fleet()
