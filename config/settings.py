@@ -101,6 +101,12 @@ except references.ReferenceFileError as err:
 # nightly runs of the last 30 days (sessions are tagged by the modes below).
 _BASELINE = 'now-30d:now?suite_mode=="nightly"/median:/+result'
 
+# A run without the ISA variants builds the in-tree programs for the native
+# ISA alone: the other four builds were two thirds of a nightly's build time
+# and ran nothing (ci/bench/README.md, "Suite cost").
+_NATIVE_BUILDS_ONLY = ['-S', 'MemoryKernelsBuild.isas=native',
+                       '-S', 'StreamInTreeBuild.isas=native']
+
 # The acceptance set: one run of every check tagged nightly in the default
 # variant (native ISA, Turbo and SMT as configured), results stored and
 # reported as JSON and JUnit. A check that fails is run once more, and only
@@ -108,7 +114,8 @@ _BASELINE = 'now-30d:now?suite_mode=="nightly"/median:/+result'
 # noise far more often than a regression (reference/README.md, "Noise
 # model").
 _NIGHTLY = ['--tag=nightly', '--exclude-tag=variant', '--max-retries=1',
-            '--session-extras=suite_mode=nightly', '--performance-report']
+            '--session-extras=suite_mode=nightly', '--performance-report',
+            *_NATIVE_BUILDS_ONLY]
 
 # Every node of the partitions (ci/acceptance.sh --fleet): the nightly's
 # single-node checks once on each idle node, through ReFrame's --distribute
