@@ -192,6 +192,14 @@ site_configuration = {
     ] + _site.get('general', []),
     'logging': [
         {
+            # The lowest level a handler below writes. ReFrame's default
+            # (none) builds every record its loop makes, the finer debug2
+            # ones too, only for the handlers to drop them: each record of
+            # a test reads all its loggable variables, and ReFrame's
+            # deprecated alias 'variables' walks the Python stack, 3 ms a
+            # record, several records per running test at every poll
+            # (ci/bench/README.md, "What a fleet night costs").
+            'level': 'debug',
             'handlers': [
                 {
                     'type': 'stream',

@@ -9,6 +9,9 @@ from conftest import ONE_TIMED_RUN, PROJECT_DIR
 from hpc_acceptance.core import isa
 
 EXAMPLE = ['--system', 'example-cluster']
+#: ReFrame's log levels, finest first.
+LEVELS = ['debug2', 'debug', 'verbose', 'info', 'warning', 'error',
+          'critical']
 
 
 def test_embedded_default_lists_every_check_without_warnings(run_reframe):
@@ -205,3 +208,16 @@ def test_a_run_without_isa_variants_builds_for_the_native_isa_only(
                           re.MULTILINE) == isas
         shutil.rmtree(stage)
 
+
+def test_reframe_builds_only_the_log_records_its_handlers_write(
+        run_reframe):
+    '''ReFrame's logger level: none (ReFrame's default) builds every
+    record, at a cost per running test and poll; above a handler's level it
+    would lose that handler's records.'''
+    done = run_reframe('--show-config=logging/0')
+    assert done.returncode == 0, done.stdout
+    logging = json.loads(done.stdout[done.stdout.index('{'):
+                                     done.stdout.rindex('}') + 1])
+    levels = [handler['level'] for group in ('handlers', 'handlers_perflog')
+              for handler in logging[group]]
+    assert logging['level'] == min(levels, key=LEVELS.index) == 'debug'
