@@ -139,11 +139,12 @@ def intervals(processes, programs):
             yield start, end, 'other', record['name'], None, depth
 
 
-def attribute(spans, wall_start, wall_end):
+def attribute(spans, wall_start, wall_end, order=tuple(CLASSES)):
     '''Seconds per class, per (class, label) and per (class, test): each
-    instant goes to the first class running then, and within it to the
-    most recently started process.'''
-    order = list(CLASSES)
+    instant goes to the first class of ``order`` running then, and within
+    it to the most recently started process. An instant with nothing
+    running goes to the last class of ``order``.'''
+    order = list(order)
     events = sorted({wall_start, wall_end,
                      *(t for s in spans for t in s[:2]
                        if wall_start <= t <= wall_end)})
@@ -157,7 +158,7 @@ def attribute(spans, wall_start, wall_end):
             index += 1
         active = [s for s in active if s[1] > begin]
         if not active:
-            per_class['other'] += finish - begin
+            per_class[order[-1]] += finish - begin
             continue
 
         top = min(order.index(s[2]) for s in active)
