@@ -101,6 +101,12 @@ except references.ReferenceFileError as err:
 # nightly runs of the last 30 days (sessions are tagged by the modes below).
 _BASELINE = 'now-30d:now?suite_mode=="nightly"/median:/+result'
 
+# A run without the ISA variants builds the in-tree programs for the native
+# ISA alone: the other four builds were two thirds of a nightly's build time
+# and ran nothing (ci/bench/README.md, "Suite cost").
+_NATIVE_BUILDS_ONLY = ['-S', 'MemoryKernelsBuild.isas=native',
+                       '-S', 'StreamInTreeBuild.isas=native']
+
 # The acceptance set: one run of every check tagged nightly in the default
 # variant (native ISA, Turbo and SMT as configured), results stored and
 # reported as JSON and JUnit. A check that fails is run once more, and only
@@ -108,7 +114,8 @@ _BASELINE = 'now-30d:now?suite_mode=="nightly"/median:/+result'
 # noise far more often than a regression (reference/README.md, "Noise
 # model").
 _NIGHTLY = ['--tag=nightly', '--exclude-tag=variant', '--max-retries=1',
-            '--session-extras=suite_mode=nightly', '--performance-report']
+            '--session-extras=suite_mode=nightly', '--performance-report',
+            *_NATIVE_BUILDS_ONLY]
 
 # Every node of the partitions (ci/acceptance.sh --fleet): the nightly's
 # single-node checks once on each idle node, through ReFrame's --distribute
@@ -174,17 +181,28 @@ site_configuration = {
             'topology_prefix': str(VAR_DIR / 'topology'),
         },
         # On the embedded default a finished benchmark is seen by a
-        # waitpid, not a scheduler query: look at least twice a second.
-        # ReFrame's default slows to once every 10 s while a job runs, and
-        # every benchmark of a night then ended up to seconds before
-        # ReFrame noticed (ci/bench/README.md, "The suite's own cost").
+        # waitpid, not a scheduler query: look five times a second all
+        # along. ReFrame's default slows to once every 10 s while a job
+        # runs, and every benchmark of a night then ended up to seconds
+        # before ReFrame noticed. A look costs ReFrame about 3 ms of CPU
+        # (the debug record of the running test): 1.5 % of a core beside
+        # the benchmark, for 0.1 s a job (ci/bench/README.md, "The suite's
+        # own cost").
         {
-            'poll_rate_min': 2,
+            'poll_rate_min': 5,
             'target_systems': ['local'],
         },
     ] + _site.get('general', []),
     'logging': [
         {
+            # The lowest level a handler below writes. ReFrame's default
+            # (none) builds every record its loop makes, the finer debug2
+            # ones too, only for the handlers to drop them: each record of
+            # a test reads all its loggable variables, and ReFrame's
+            # deprecated alias 'variables' walks the Python stack, 3 ms a
+            # record, several records per running test at every poll
+            # (ci/bench/README.md, "What a fleet night costs").
+            'level': 'debug',
             'handlers': [
                 {
                     'type': 'stream',

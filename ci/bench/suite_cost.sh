@@ -3,7 +3,7 @@
 # setup, ReFrame, summary, report page and verdict) while
 # ci/bench/process_timeline.py records when each of its processes ran,
 # then prints its wall time against the benchmark programs' own run time,
-# the ratio (goal <= 1.2) and where the rest goes: job scripts around the
+# the ratio (goal <= 1.3) and where the rest goes: job scripts around the
 # programs (launcher, spack load, probes), builds, ReFrame noticing ended
 # jobs, ReFrame's other commands, setup, ReFrame itself
 # (ci/bench/suite_cost.py).

@@ -2,11 +2,16 @@
 
 import json
 import re
+import shutil
 import socket
 
 from conftest import ONE_TIMED_RUN, PROJECT_DIR
+from hpc_acceptance.core import isa
 
 EXAMPLE = ['--system', 'example-cluster']
+#: ReFrame's log levels, finest first.
+LEVELS = ['debug2', 'debug', 'verbose', 'info', 'warning', 'error',
+          'critical']
 
 
 def test_embedded_default_lists_every_check_without_warnings(run_reframe):
@@ -186,3 +191,33 @@ def test_max_jobs_of_the_scheduler_partitions_can_be_bounded(run_reframe):
     assert done.returncode == 1
     assert ("HPC_ACCEPTANCE_MAX_JOBS='lots': must be a whole number of jobs"
             in done.stdout)
+
+
+def test_a_run_without_isa_variants_builds_for_the_native_isa_only(
+        run_reframe, tmp_path):
+    '''The nightly and the fleet run build nothing they do not run; the
+    post-upgrade set, which runs every ISA variant, builds them all.'''
+    stage = tmp_path / 'prefix' / 'stage'
+    for mode, isas in (('nightly', ['native']),
+                       ('post-upgrade', list(isa.VARIANTS))):
+        done = run_reframe('-c', 'checks/memory', '-n', 'MemoryDaxpyCheck',
+                           '--mode', mode, '--dry-run')
+        assert done.returncode == 0, done.stdout
+        script, = stage.rglob('MemoryKernelsBuild_*/rfm_build.sh')
+        assert re.findall(r'^mkdir -p (\S+)$', script.read_text(),
+                          re.MULTILINE) == isas
+        shutil.rmtree(stage)
+
+
+def test_reframe_builds_only_the_log_records_its_handlers_write(
+        run_reframe):
+    '''ReFrame's logger level: none (ReFrame's default) builds every
+    record, at a cost per running test and poll; above a handler's level it
+    would lose that handler's records.'''
+    done = run_reframe('--show-config=logging/0')
+    assert done.returncode == 0, done.stdout
+    logging = json.loads(done.stdout[done.stdout.index('{'):
+                                     done.stdout.rindex('}') + 1])
+    levels = [handler['level'] for group in ('handlers', 'handlers_perflog')
+              for handler in logging[group]]
+    assert logging['level'] == min(levels, key=LEVELS.index) == 'debug'

@@ -5,8 +5,10 @@ wall time to programs, job scripts, builds, polling and ReFrame.'''
 import importlib.util
 import io
 import json
+import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -50,6 +52,29 @@ def test_the_timeline_sees_children_and_grandchildren(tmp_path):
     assert 0.6 <= took <= 0.6 + 1.0
     assert timeline['start'] <= root['start'] + 0.05
     assert root['end'] <= timeline['end']
+
+
+def test_the_timeline_adopts_processes_working_under_a_folder(tmp_path):
+    '''A scheduler's job: started by its daemon, not by the command, in
+    the stage directory; one elsewhere is not the run's.'''
+    out, stage = tmp_path / 'timeline.json', tmp_path / 'stage' / 'Check_1'
+    stage.mkdir(parents=True)
+    timeline = subprocess.Popen(
+        [sys.executable, str(BENCH / 'process_timeline.py'), str(out),
+         '--interval', '0.05', '--also-under', str(tmp_path / 'stage'),
+         '--', 'sleep', '2'])
+    time.sleep(0.5)
+    job = subprocess.Popen(['sleep', '0.8'], cwd=stage)
+    other = subprocess.Popen(['sleep', '0.7'], cwd=tmp_path)
+    for proc in (job, other, timeline):
+        proc.wait(timeout=60)
+
+    records = json.loads(out.read_text())['processes']
+    adopted = [p for p in records if p['argv'][:1] == ['sleep']]
+    assert [(p['argv'], p['cwd'], p['ppid']) for p in adopted] == [
+        (['sleep', '2'], os.getcwd(), timeline.pid),
+        (['sleep', '0.8'], str(stage), os.getpid())]
+    assert all(p['cpu'] >= 0 and p['child_cpu'] >= 0 for p in records)
 
 
 @pytest.mark.parametrize('argv, name', [

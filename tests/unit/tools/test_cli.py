@@ -2,6 +2,7 @@
 sysadmin runs it: the console script pip installed.'''
 
 import subprocess
+import sys
 
 import host
 from conftest import HPC_ACCEPTANCE
@@ -18,6 +19,19 @@ def test_without_a_subcommand_it_lists_them_and_fails():
     assert done.returncode == 2
     for name in cli.SUBCOMMANDS:
         assert name in done.stderr
+
+
+def test_a_subcommand_imports_only_its_own_room():
+    # the verdict, run after every nightly, without the page's plotting
+    done = subprocess.run(
+        [sys.executable, '-c',
+         'import sys\n'
+         'from hpc_acceptance.tools import cli\n'
+         'status = cli.main(["verdict", "/nonexistent.json", "0"])\n'
+         'print(status, "matplotlib" in sys.modules,'
+         ' "hpc_acceptance.tools.page.page" in sys.modules)'],
+        text=True, capture_output=True)
+    assert done.stdout.split() == ['2', 'False', 'False'], done.stderr
 
 
 def test_an_unknown_subcommand_is_named():

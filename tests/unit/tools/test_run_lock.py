@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+from conftest import PROJECT_DIR
 from hpc_acceptance.tools.launch import lock as run_lock
 
 MODULE = [sys.executable, '-m', 'hpc_acceptance.tools.launch.lock']
@@ -82,3 +83,9 @@ def test_the_command_exit_status_is_returned(tmp_path):
     done = start(tmp_path / 'run.lock', 'sh', '-c', 'exit 7')
     assert done.wait(timeout=60) == 7
     assert os.path.exists(tmp_path / 'run.lock')
+
+
+def test_the_checkout_s_lock_lies_in_its_var_folder():
+    # beside the results database, where git ignores it; the rooms'
+    # move had put it in checks/var/
+    assert run_lock.DEFAULT_LOCK == PROJECT_DIR / 'var' / 'run.lock'

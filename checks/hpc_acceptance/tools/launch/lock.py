@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from hpc_acceptance.core.paths import PROJECT_DIR
+
 #: Exit status when another run holds the lock.
 BUSY = 4
 
@@ -36,7 +38,8 @@ HELD_VARIABLE = 'HPC_ACCEPTANCE_LOCK_HELD'
 #: Names another lock file (tests use their own).
 LOCK_VARIABLE = 'HPC_ACCEPTANCE_LOCK_FILE'
 
-DEFAULT_LOCK = Path(__file__).resolve().parents[3] / 'var' / 'run.lock'
+#: The checkout's own lock, beside its results (config/README.md).
+DEFAULT_LOCK = PROJECT_DIR / 'var' / 'run.lock'
 
 
 def holder(path):
