@@ -3,9 +3,11 @@
 on 127.0.0.1 on a free port with its data under the test's directory, and
 read back through its own APIs.
 
-Two flags make what a test just wrote visible at once, and change nothing
-else: ``-search.latencyOffset=0s`` (by default the last 30 s are left out
-of queries, for scrapes still in flight) and ``-search.disableCache``.
+Two flags keep the store from hiding what a test just wrote, and change
+nothing else: ``-search.latencyOffset=0s`` (by default the last 30 s are
+left out of queries, for scrapes still in flight) and
+``-search.disableCache``. A series it has just registered may still take
+seconds to show (tests/exported.py waits for what it expects).
 '''
 
 import base64
