@@ -60,33 +60,6 @@ if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
 fi
 
 ci/setup.sh
-
-# Its baseline and its own results are in the results database: a database
-# that cannot be read or written stops the run before any check runs, and
-# it is backed up first, as before an acceptance run.
-if ! .venv/bin/hpc-acceptance db check > /dev/null ||
-   ! .venv/bin/hpc-acceptance db backup \
-        --keep "${HPC_ACCEPTANCE_DB_BACKUPS:-7}" > /dev/null; then
-    echo "post-upgrade NOT RUN: the results database cannot be used (see" \
-         "above); no check was run" >&2
-    exit 5
-fi
-
-tool_options=()
-for option in "${own_options[@]}"; do
-    case $option in
-        --max-jobs=*)
-            max_jobs=${option#*=}
-            [[ $max_jobs =~ ^[1-9][0-9]*$ ]] || {
-                echo "post-upgrade: --max-jobs $max_jobs: a whole number," \
-                     "1 or more" >&2
-                exit 2
-            }
-            export HPC_ACCEPTANCE_MAX_JOBS=$max_jobs ;;
-        *) tool_options+=("$option") ;;
-    esac
-done
-
-exec .venv/bin/hpc-acceptance post-upgrade "${tool_options[@]}" \
+exec .venv/bin/hpc-acceptance post-upgrade "${own_options[@]}" \
     ${POST_UPGRADE_BASELINE:+--baseline "$POST_UPGRADE_BASELINE"} \
     ${NOISE_FLOORS:+--floor "$NOISE_FLOORS"} -- "$@"

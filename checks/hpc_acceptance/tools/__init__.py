@@ -8,16 +8,16 @@ each subcommand in the module of its name:
   (``propose-references``, ``compare-published``);
 - :mod:`.fleet`: every node against its siblings (``nodes``,
   ``suspects``);
-- :mod:`.page`: the report page (``page``);
-- :mod:`.pipeline`: the end every run shares (``finish``);
 - :mod:`.export`: figures to the site's time-series store (``export``);
-- :mod:`.run`: a run's end (``verdict``, ``summary``,
+- :mod:`.run`: judging and telling a run (``verdict``, ``summary``,
   ``dependency-drift``);
+- :mod:`.page`: the report page (``page``);
+- :mod:`.pipeline`: a run from its start to its end (``run``, ``finish``);
 - :mod:`.upgrade`: the before/after verdict (``post-upgrade``);
 - :mod:`.new_system`: bringing a system in (``new-system``);
 - :mod:`.topology`: what the suite would do on a node (``topology``).
 
-Rooms import only the rooms listed before them (``topology`` and
-``new_system`` none of the others), ``tests/unit/test_import_graph.py``
-holds it.
+Rooms import only the rooms listed before them (``new_system`` and
+``topology`` none of the others but ``results``),
+``tests/unit/test_import_graph.py`` holds it.
 '''

@@ -21,6 +21,9 @@ SUBCOMMANDS = {
     'page': ('page.page',
              'write the HTML report page (trends, skips, provenance) of a '
              'session'),
+    'run': ('pipeline.run',
+            'a run from its start (ci/acceptance.sh runs it): the report, '
+            'the database, ReFrame, the end'),
     'finish': ('pipeline.finish',
                'the end of a run: store, summary, page, storage check, '
                'verdict'),

@@ -35,18 +35,14 @@ def _slow_n3():
     return cases
 
 
-def test_the_suspects_checks_are_rerun_on_their_nodes_alone(
-        tmp_path, capsys):
+def test_the_suspects_checks_are_rerun_on_their_nodes_alone(tmp_path):
     report = _write(tmp_path, 'fleet', _slow_n3())
     nodes = tmp_path / 'nodes.json'
     nodes.write_text(json.dumps({'cluster:compute': {
         'state': 'idle', 'covered': [f'n{i}' for i in range(1, 7)],
         'left_out': [{'node': 'n7', 'state': 'DRAIN', 'reason': 'x'}]}}))
-    assert suspects.main(['--rerun-args', '--run-report', report,
-                          '--nodes', str(nodes), '--state', 'idle', '--',
-                          '-n', 'Stream', '--system', 'cluster', '-J',
-                          'reservation=maint']) == 0
-    args = capsys.readouterr().out.split('\0')[:-1]
+    args = suspects.rerun_args(report, str(nodes), 'idle', [
+        '-n', 'Stream', '--system', 'cluster', '-J', 'reservation=maint'])
     assert args[:6] == ['--mode', 'fleet', '--distribute=idle',
                         f'--session-extras=fleet=confirm,fleet_confirms='
                         f'{SESSION}', '--max-retries=0', '-r']
@@ -61,10 +57,10 @@ def test_the_suspects_checks_are_rerun_on_their_nodes_alone(
         'configured%threads=single$']
 
 
-def test_a_quiet_fleet_needs_no_rerun(tmp_path, capsys):
+def test_a_quiet_fleet_needs_no_rerun(tmp_path):
     report = _write(tmp_path, 'fleet', fleet_cases.fleet(6))
-    assert suspects.main(['--rerun-args', '--run-report', report]) == 0
-    assert capsys.readouterr().out == ''
+    assert suspects.rerun_args(report, str(tmp_path / 'none.json'), 'idle',
+                               []) == []
 
 
 def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,

@@ -12,6 +12,7 @@ import random
 import pytest
 
 import upgrade_runs as runs
+from hpc_acceptance.tools.launch import reframe_call
 from hpc_acceptance.tools.results import db as database
 from hpc_acceptance.tools.upgrade import baseline
 from hpc_acceptance.tools.upgrade import post_upgrade as pu
@@ -198,13 +199,13 @@ def test_a_figure_that_recovered_on_its_rerun_shows_both_values(
                                  post_upgrade='confirm')])
     commands = []
 
-    def reframe(args, report, extra):
+    def reframe(args, report, prefix, env=None, echo=False):
         '''ReFrame's run: the after run, then the rerun of the suspect.'''
-        commands.append(extra)
+        commands.append(args)
         runs.write(next(written), tmp_path / report)
         return 0
 
-    monkeypatch.setattr(pu, 'run_reframe', reframe)
+    monkeypatch.setattr(reframe_call, 'run', reframe)
     monkeypatch.setattr(pu, 'show_run', lambda _: None)
     status = pu.main(['--output-dir', str(tmp_path)])
     out = capsys.readouterr().out

@@ -59,23 +59,24 @@ def test_a_fixed_name_keeps_the_earlier_runs_files(tmp_path):
     assert Path(f'{kept}.json').read_text() == 'the earlier run'
 
 
-def test_the_command_prints_the_path_and_says_what_it_kept(tmp_path, capsys):
+def test_a_new_report_is_named_and_the_earlier_kept_said(tmp_path, capsys):
     touch(tmp_path / 'r.json')
-    assert report_file.main([str(tmp_path / 'new' / 'r-{sessionid}.json')
-                             ]) == 0
-    assert capsys.readouterr().out == f'{tmp_path}/new/r-0.json\n'
-    assert report_file.main([str(tmp_path / 'r.json')]) == 0
-    out, err = capsys.readouterr()
-    assert out == f'{tmp_path}/r.json\n'
+    assert report_file.new_report(
+        str(tmp_path / 'new' / 'r-{sessionid}.json')) == \
+        f'{tmp_path}/new/r-0.json'
+    assert (tmp_path / 'new').is_dir()
+    assert report_file.new_report(str(tmp_path / 'r.json')) == \
+        f'{tmp_path}/r.json'
+    err = capsys.readouterr().err
     assert f"the earlier run's {tmp_path}/r.json kept as {tmp_path}/r-" in err
 
 
-def test_sessionid_in_the_folder_is_refused_naming_the_variable(tmp_path,
-                                                                capsys):
+def test_sessionid_in_the_folder_is_refused_naming_the_variable(tmp_path):
     pattern = str(tmp_path / '{sessionid}' / 'report.json')
-    assert report_file.main([pattern]) == 2
-    assert capsys.readouterr().err == (
-        f'report file: RFM_REPORT_FILE={pattern}: {{sessionid}} only in the '
-        f'file name, not in its folder\n')
+    with pytest.raises(report_file.ReportFileError) as refused:
+        report_file.new_report(pattern)
+    assert str(refused.value) == (
+        f'RFM_REPORT_FILE={pattern}: {{sessionid}} only in the file name, '
+        f'not in its folder')
     with pytest.raises(report_file.ReportFileError):
         report_file.folder(pattern)

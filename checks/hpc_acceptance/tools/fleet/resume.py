@@ -151,7 +151,7 @@ def _test_in_reservation(nodes, reframe_args):
             reframe_run.run(['--mode', 'fleet', '--distribute=avail', '-J',
                              f'reservation={RESERVATION}',
                              f'--session-extras=fleet={RESUME}', '-r',
-                             *reframe_args], report)
+                             *reframe_args], report, 'suspects --resume')
         except reframe_run.Interrupted:
             for node in nodes:
                 slurm_drain.drain(node, f'{datetime.date.today()} resume '

@@ -3,8 +3,6 @@
     hpc-acceptance suspects [--session UUID | --run-report REPORT.json ...]
         [--format text|json|slurm] [--drain [--max-drain-share F]]
         [--nodes NODES.json] [--floor FAMILY=F ...] [--min-nodes N]
-    hpc-acceptance suspects --rerun-args --run-report REPORT.json
-        [--nodes NODES.json] [--state STATE] [-- REFRAME ARGS...]
     hpc-acceptance suspects --resume [-- REFRAME ARGS...]
 
 Compares every node of each partition with the run's fleet
@@ -25,11 +23,8 @@ Reason="hpc-acceptance: ..."`` line per suspect.
 :mod:`.drain` allows: its own reason prefix, no node that is already
 out of service or has a reason someone else set, at most
 ``--max-drain-share`` of a partition at once; it says what it did and what
-it left alone. ``--rerun-args`` prints (NUL-separated) the ReFrame
-arguments that rerun the suspects' checks on their nodes, nothing where
-no node needs one (``ci/acceptance.sh`` runs them before its verdict).
-``--resume`` returns the nodes this tool drained to service when they pass
-again (:mod:`.resume`).
+it left alone. ``--resume`` returns the nodes this tool drained to
+service when they pass again (:mod:`.resume`).
 
 Exit status: 0 nothing found, 1 suspects or a partition finding (or a
 drain that failed), 2 no fleet run to compare, nothing could be compared,
@@ -229,6 +224,35 @@ def read_run(args):
     return testcases, {'uuid': session, 'fleet': 'yes'}
 
 
+def rerun_args(report, nodes, state, run_args):
+    '''The ReFrame arguments that run the suspects' checks of the fleet run
+    of ``report`` once more on their nodes (:mod:`.confirm`): ``nodes`` its
+    node map (:mod:`.nodes`), ``state`` its ``--distribute`` state,
+    ``run_args`` its own ReFrame arguments. ``[]`` when no node needs it, or
+    the run was no fleet run.
+
+    :raises ResultsError: if the report or the node map cannot be read.
+    :raises FleetError: if the run cannot be compared.
+    '''
+    testcases = report_testcases(report)
+    if not fleet.is_fleet_run(testcases):
+        return []
+
+    info = report_session(report)
+    fleets, _ = fleet_history.compare(testcases, info.get('uuid'),
+                                      info.get('time_start'))
+    variants, rerun_nodes = fleet_confirm.rerun_selection(fleets, testcases)
+    if not variants:
+        return []
+
+    others = {n for p in fleets for n in p.nodes} | {
+        n['node'] if isinstance(n, dict) else n
+        for about in fleet_nodes.read(nodes).values()
+        for n in about.get('covered', []) + about.get('left_out', [])}
+    return fleet_confirm.reframe_args(variants, rerun_nodes, others,
+                                      info.get('uuid'), state, run_args)
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog='hpc-acceptance suspects',
@@ -246,10 +270,6 @@ def _parser():
     action.add_argument('--drain', action='store_true',
                         help='drain the suspects in Slurm (scontrol update '
                              '... State=DRAIN) and say what was done')
-    action.add_argument('--rerun-args', action='store_true',
-                        help='print the ReFrame arguments that rerun the '
-                             "suspects' checks on their nodes, NUL-"
-                             'separated, and nothing else')
     action.add_argument('--resume', action='store_true',
                         help='run the checks on the nodes this tool '
                              'drained and return those that pass to '
@@ -259,9 +279,6 @@ def _parser():
                         help="most of a partition's nodes drained at once, "
                              'as a fraction (at least one node; default: '
                              '%(default)s)')
-    parser.add_argument('--state', default='idle',
-                        help="the fleet run's --distribute state, for "
-                             '--rerun-args (default: %(default)s)')
     parser.add_argument('--nodes', help='the node list of the run '
                                         '(default: nodes.json beside its '
                                         'report page)')
@@ -272,8 +289,8 @@ def _parser():
                         help='nodes a figure needs to be compared '
                              '(default: %(default)s)')
     parser.add_argument('reframe_args', nargs='*',
-                        help='for --rerun-args and --resume: the fleet '
-                             "run's reframe arguments, after --")
+                        help="for --resume: the fleet run's reframe "
+                             'arguments, after --')
     return parser
 
 
@@ -295,9 +312,6 @@ def main(argv=None):
 
     try:
         testcases, session_info = read_run(args)
-        if args.rerun_args and not fleet.is_fleet_run(testcases):
-            return 0
-
         if not fleet.is_fleet_run(testcases):
             print(f'suspects: session {session_info.get("uuid")} did not '
                   f'run checks on several nodes of a partition: not a '
@@ -315,19 +329,6 @@ def main(argv=None):
     except (ResultsError, fleet.FleetError) as err:
         print(f'suspects: {err}', file=sys.stderr)
         return 2
-
-    if args.rerun_args:
-        variants, rerun_nodes = fleet_confirm.rerun_selection(fleets,
-                                                              testcases)
-        if variants:
-            others = {n for p in fleets for n in p.nodes} | {
-                n['node'] if isinstance(n, dict) else n
-                for about in nodes.values()
-                for n in about.get('covered', []) + about.get('left_out', [])}
-            sys.stdout.write('\0'.join(fleet_confirm.reframe_args(
-                variants, rerun_nodes, others, session_info.get('uuid'),
-                args.state, args.reframe_args)) + '\0')
-        return 0
 
     if note:
         print(f'suspects: {note}', file=sys.stderr)

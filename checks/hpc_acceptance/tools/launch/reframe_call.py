@@ -70,17 +70,30 @@ def log_of(report):
     return report_file.stem(report) + '.log'
 
 
-def run(args, report, env=None):
+def run(args, report, prefix, env=None, echo=False):
     '''Run ``reframe -C CONFIG ARGS`` writing its JSON report to
-    ``report`` and its output to the log beside it; ReFrame's exit status.
+    ``report`` and its output to the log beside it, said on a line that
+    starts with ``prefix`` (``echo``: the output shown as it comes, too);
+    ReFrame's exit status.
 
     :raises Interrupted: if a signal stopped the run.
     '''
     log = log_of(report)
-    print(f"ReFrame's output goes to {log}", file=sys.stderr)
+    print(f"{prefix}: ReFrame's output goes to {log}", flush=True)
+    # only a file sees the output, or a file too: no colour codes in it
+    command = [REFRAME, '-C', str(CONFIG), *args]
+    env = dict(os.environ, RFM_REPORT_FILE=report, RFM_COLORIZE='n',
+               **(env or {}))
     with open(log, 'w') as out, signals_to_reframe():
-        return subprocess.run(
-            [REFRAME, '-C', str(CONFIG), *args],
-            env=dict(os.environ, RFM_REPORT_FILE=report, RFM_COLORIZE='n',
-                     **(env or {})),
-            stdout=out, stderr=subprocess.STDOUT).returncode
+        if not echo:
+            return subprocess.run(command, env=env, stdout=out,
+                                  stderr=subprocess.STDOUT).returncode
+
+        with subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True) as shown:
+            for line in shown.stdout:
+                out.write(line)
+                sys.stdout.write(line)
+                sys.stdout.flush()
+
+        return shown.returncode

@@ -5,20 +5,14 @@ ReFrame expands ``{sessionid}`` in its report file's name
 uses ``run-report-{sessionid}.json``): one more than the largest number of
 that name in its folder. ``ci/acceptance.sh`` names the files of a run
 after its report (ReFrame's log ``<report>.log``, a fleet run's
-``<report>-multinode.json`` and ``<report>-nodes.json``), so it asks here
-for the name first and hands ReFrame that name.
+``<report>-multinode.json`` and ``<report>-nodes.json``), so a run asks
+here for the name first (:func:`new_report`) and hands ReFrame that name.
 
 No run deletes or overwrites an earlier run's report: the results
 database's recovery imports the reports kept (``hpc-acceptance db``). A
 pattern gets a number no earlier run's file has; a fixed name that holds an
 earlier run's files has them renamed first, to the same names with the time
 of that run (``report.json`` -> ``report-20261124T020000Z.json``).
-
-    python -m hpc_acceptance.tools.launch.report_file PATTERN
-
-prints the report's path for this run (its folder made) and, on stderr,
-each earlier file it renamed; a pattern ReFrame cannot expand exits 2,
-saying why.
 '''
 
 import datetime
@@ -148,26 +142,18 @@ def unused(path):
     return candidate
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print('usage: python -m hpc_acceptance.tools.launch.report_file '
-              'PATTERN', file=sys.stderr)
-        return 2
+def new_report(pattern):
+    '''The report path of a new run for ``pattern`` (:func:`expand`), its
+    folder made and an earlier run's files at that name kept
+    (:func:`keep_earlier`), each said.
 
-    try:
-        os.makedirs(folder(argv[0]), exist_ok=True)
-        path = expand(argv[0])
-        for old, new in keep_earlier(path):
-            print(f'report file: the earlier run\'s {old} kept as {new}',
-                  file=sys.stderr)
-    except (ReportFileError, OSError) as err:
-        print(f'report file: {err}', file=sys.stderr)
-        return 2
+    :raises ReportFileError: if the pattern cannot name a report.
+    :raises OSError: if the folder cannot be made or a file renamed.
+    '''
+    os.makedirs(folder(pattern), exist_ok=True)
+    path = expand(pattern)
+    for old, new in keep_earlier(path):
+        print(f'report file: the earlier run\'s {old} kept as {new}',
+              file=sys.stderr)
 
-    print(path)
-    return 0
-
-
-if __name__ == '__main__':
-    sys.exit(main())
+    return path

@@ -57,12 +57,14 @@ from collections import Counter, defaultdict
 from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.launch import lock as run_lock
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.pipeline import finish
+from hpc_acceptance.tools.pipeline import run as run_pipeline
 from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.atomic_file import write_atomically
-from hpc_acceptance.tools.results.runs import (CONFIG, FAILED_RESULTS,
+from hpc_acceptance.tools.results.runs import (FAILED_RESULTS,
                                                ResultsError, figures_of,
                                                report_session,
                                                report_testcases, short_name)
@@ -409,16 +411,18 @@ def format_table(rows, failed, per_node=False):
 Interrupted = reframe_call.Interrupted
 
 
-def run_reframe(args, report, extra):
-    '''Run the post-upgrade set, its output into the log beside
-    ``report``; return ReFrame's exit status.
+#: The mode of every ReFrame run of post-upgrade (config/settings.py).
+MODE = ['--mode', 'post-upgrade', '-r']
 
-    :raises Interrupted: if a signal stopped the run.
-    '''
-    # what no reference entry covers runs unbounded, for the verdict here
-    return reframe_call.run(['--mode', 'post-upgrade', '-r', *extra, *args],
-                            report,
-                            {'HPC_ACCEPTANCE_REFERENCE_ENTRIES': 'optional'})
+
+def launch(args, kind):
+    '''How post-upgrade runs ReFrame, its runs tagged as ``kind``
+    (``before``, ``after``, ``confirm``): what no reference entry covers
+    runs unbounded, for the verdict here.'''
+    return run_pipeline.Launch(
+        'post-upgrade', args.reservation,
+        extra=[f'--session-extras={baseline.EXTRA}={kind}'],
+        env={'HPC_ACCEPTANCE_REFERENCE_ENTRIES': 'optional'})
 
 
 def log_of(report):
@@ -428,31 +432,24 @@ def log_of(report):
 def run_set(args, report, kind):
     '''Run the post-upgrade set as ``kind`` (``before``, ``after``):
     ``[(report, ReFrame's exit status)]`` of its ReFrame runs (two for
-    ``--fleet``: the nodes', then the multi-node checks').'''
-    tagged = [f'--session-extras={baseline.EXTRA}={kind}']
-    job = (['-J', f'reservation={args.reservation}']
-           if args.reservation else [])
+    ``--fleet``: the nodes', then the multi-node checks'; none when no
+    node is in the state asked for). A fleet run is not rerun: each node
+    is compared with its own ``--before`` figures.'''
+    how = launch(args, kind)
     if args.fleet is None:
-        return [(report, run_reframe(args.reframe_args, report,
-                                     tagged + job))]
+        return [how.reframe(report, [*MODE, *how.job, *how.extra,
+                                     *args.reframe_args])]
 
-    state = args.fleet or ('avail' if args.reservation else 'idle')
-    nodes = fleet_nodes.path_beside(report)
-    listed = fleet_nodes.main(['--state', state, '--json', nodes,
-                               '-C', str(CONFIG), *job, *args.reframe_args])
-    if listed != 0:
+    state = run_pipeline.fleet_state(args.fleet, args.reservation)
+    try:
+        return run_pipeline.fleet_runs(
+            report, state, how, args.reframe_args,
+            nodes_run=[*MODE, f'--distribute={state}',
+                       '--exclude-tag=multinode',
+                       '--session-extras=fleet=yes'],
+            multinode_run=[*MODE, '--tag=multinode'], confirm=False)
+    except run_pipeline.NoNodes:
         return []
-
-    # one job queued per node covered, unless told otherwise
-    os.environ.setdefault('HPC_ACCEPTANCE_MAX_JOBS', str(max(1, sum(
-        len(p['covered']) for p in fleet_nodes.read(nodes).values()))))
-
-    multinode = report_file.stem(report) + '-multinode.json'
-    return [(report, run_reframe(args.reframe_args, report, tagged + job + [
-                f'--distribute={state}', '--exclude-tag=multinode',
-                '--session-extras=fleet=yes'])),
-            (multinode, run_reframe(args.reframe_args, multinode,
-                                    tagged + job + ['--tag=multinode']))]
 
 
 def read_cases(runs):
@@ -545,6 +542,13 @@ def record_before(args, report):
     return 0
 
 
+def _max_jobs(text):
+    if not re.fullmatch(r'[1-9][0-9]*', text):
+        raise argparse.ArgumentTypeError(f'{text}: a whole number, 1 or '
+                                         f'more')
+    return text
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog='hpc-acceptance post-upgrade',
@@ -558,6 +562,10 @@ def _parser():
                              'STATE: idle, avail in a reservation)')
     parser.add_argument('--reservation', help='a Slurm reservation to run '
                                               'in')
+    parser.add_argument('--max-jobs', type=_max_jobs, metavar='N',
+                        help='at most N jobs submitted at once per '
+                             'scheduler partition (a fleet run\'s default: '
+                             'one per node it covers)')
     parser.add_argument('--baseline', default=baseline.NIGHTLY,
                         help='nightly sessions compared with where a '
                              'figure has no --before run, as ReFrame\'s '
@@ -590,11 +598,29 @@ def _parser():
 
 def main(argv=None):
     parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     try:
         floors = noise.parse_floors(args.floor)
     except ValueError as err:
         parser.error(f'--floor: {err}')
+
+    if args.report:
+        return _post_upgrade(args, parser, floors)
+
+    # one run per checkout, unless ci/post-upgrade.sh holds the lock
+    try:
+        with reframe_call.run_lock_held(['hpc-acceptance', 'post-upgrade',
+                                         *argv]):
+            return _post_upgrade(args, parser, floors)
+    except reframe_call.Busy as err:
+        print(f'post-upgrade: refused: {err} is running in this checkout',
+              file=sys.stderr)
+        return run_lock.BUSY
+
+
+def _post_upgrade(args, parser, floors):
+    ''':func:`main` once the options are read.'''
 
     if args.output_dir is None:
         # beside the report ReFrame would write, as ci/acceptance.sh does
@@ -613,6 +639,15 @@ def main(argv=None):
     # a name no earlier run's files have: none is overwritten
     report = report_file.unused(
         os.path.join(args.output_dir, f'post-upgrade-{stamp}.json'))
+
+    if not args.report:
+        if not run_pipeline.database_ready(args.output_dir, 'post-upgrade'):
+            print('post-upgrade NOT RUN: the results database cannot be '
+                  'used (see above); no check was run', file=sys.stderr)
+            return STORAGE_FAILED
+
+        if args.max_jobs:
+            os.environ[run_pipeline.MAX_JOBS] = args.max_jobs
 
     if args.before:
         return record_before(args, report)
@@ -646,9 +681,10 @@ def main(argv=None):
         print(f'post-upgrade: {len(hashes)} check(s) look regressed: '
               f'running them again to confirm', file=sys.stderr)
         rerun = report_file.stem(report) + '-confirm.json'
+        how = launch(args, 'confirm')
         try:
-            run_reframe(args.reframe_args, rerun,
-                        [f'--session-extras={baseline.EXTRA}=confirm'] +
+            how.reframe(rerun, [*MODE, *how.job, *how.extra,
+                                *args.reframe_args] +
                         [arg for h in hashes for arg in ('-n', f'/{h}')])
             confirm_cases = report_testcases(rerun)
         except Interrupted:

@@ -1,0 +1,272 @@
+'''A run from its start to its end, once ``ci/acceptance.sh`` holds the
+checkout's run lock and has set the machine up.
+
+    hpc-acceptance run [--full-output] [--fleet[=STATE]]
+        [--reservation NAME] [--max-jobs N] [REFRAME ARGS...]
+
+1. The JSON report's name: ``RFM_REPORT_FILE`` (default
+   ``var/reports/acceptance-<time>.json``), ``{sessionid}`` expanded as
+   ReFrame would, an earlier run's files at that name kept
+   (:mod:`..launch.report_file`); the run's other files are named after it.
+2. The results database checked and backed up (:func:`database_ready`):
+   one that cannot take the run's results stops it before any check runs.
+3. Where the checks' binaries will come from, against the runs before
+   (``dependency-drift``, for the system the arguments name).
+4. ReFrame, its output in a log beside each report (``--full-output``: on
+   the console too), Ctrl-C and SIGTERM passed to it: the nightly set; or,
+   with ``--fleet``, the fleet run (:func:`fleet_runs`).
+5. The end every run shares (:mod:`.finish`), whose exit status this is.
+
+Options come first, in any order; the other arguments go to ReFrame.
+``hpc-acceptance post-upgrade`` starts its runs with the same steps 2 and
+4. Exit status: :mod:`.finish`'s; 2 wrong options, a report name that
+cannot be used, or no node to run on; 5 a database that cannot take the
+run; 128 + the signal when one stopped ReFrame.
+'''
+
+import contextlib
+import io
+import os
+import re
+import sys
+import time
+
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.launch import reframe_call, report_file
+from hpc_acceptance.tools.pipeline import finish
+from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.results.runs import CONFIG, ResultsError
+from hpc_acceptance.tools.run import dependency_drift
+
+#: The variable that bounds the jobs ReFrame submits at once per partition
+#: (``config/settings.py``).
+MAX_JOBS = 'HPC_ACCEPTANCE_MAX_JOBS'
+
+#: Backups of the results database kept (``HPC_ACCEPTANCE_DB_BACKUPS``).
+DEFAULT_BACKUPS = 7
+
+#: Exit status of a run that could not start as asked.
+NOT_RUN = 2
+
+USAGE = ('usage: ci/acceptance.sh [--full-output] [--fleet[=STATE]] '
+         '[--reservation NAME] [--max-jobs N] [REFRAME ARGS...]')
+
+
+class UsageError(Exception):
+    '''An option of the run is wrong; what and why.'''
+
+
+class NoNodes(Exception):
+    '''A fleet run found no node to run on.'''
+
+
+class Launch:
+    '''How the ReFrame runs of one run are made: the word their lines start
+    with, the reservation, options every run gets, the environment they
+    add, and whether their output shows on the console too.'''
+
+    def __init__(self, prefix, reservation=None, extra=(), env=None,
+                 echo=False):
+        self.prefix = prefix
+        self.job = ['-J', f'reservation={reservation}'] if reservation \
+            else []
+        self.extra = list(extra)
+        self.env = env
+        self.echo = echo
+
+    def reframe(self, report, args):
+        '''``(report, ReFrame's exit status)`` of ``reframe ARGS``.
+
+        :raises reframe_call.Interrupted: if a signal stopped it.
+        '''
+        return report, reframe_call.run(args, report, self.prefix, self.env,
+                                        self.echo)
+
+
+def database_ready(reports_dir, prefix):
+    '''Whether the results database can take a run's results (checked with
+    the reports in ``reports_dir`` its recovery would import) and was
+    backed up; what is wrong is said.'''
+    keep = os.environ.get('HPC_ACCEPTANCE_DB_BACKUPS', str(DEFAULT_BACKUPS))
+    if not keep.isdigit() or int(keep) < 1:
+        print(f'{prefix}: HPC_ACCEPTANCE_DB_BACKUPS={keep}: the number of '
+              f'backups to keep, 1 or more', file=sys.stderr)
+        return False
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        return (db.main(['check', '--reports', reports_dir]) == 0 and
+                db.main(['backup', '--keep', keep]) == 0)
+
+
+def system_named(reframe_args):
+    '''The system the ReFrame arguments name (``--system NAME[:PART]``),
+    else ``HPC_ACCEPTANCE_SYSTEM``, else ``local``.'''
+    system = os.environ.get('HPC_ACCEPTANCE_SYSTEM') or 'local'
+    for arg, following in zip(reframe_args, reframe_args[1:] + ['']):
+        if arg == '--system':
+            system = following
+        elif arg.startswith('--system='):
+            system = arg[len('--system='):]
+
+    return system.split(':')[0]
+
+
+def fleet_state(state, reservation):
+    '''ReFrame's ``--distribute`` state of a fleet run: the one asked for,
+    else ``avail`` in a reservation (its nodes are reserved for the run,
+    busy or not), else ``idle``.'''
+    return state or ('avail' if reservation else 'idle')
+
+
+def list_nodes(report, state, launch, reframe_args):
+    '''The node map of a fleet run, written beside ``report`` and shown;
+    its path. Unless ``--max-jobs`` said otherwise, one job a node covered
+    is queued at once.
+
+    :raises NoNodes: if no node is in ``state``.
+    '''
+    nodes = fleet_nodes.path_beside(report)
+    print(f'{launch.prefix}: the nodes this fleet run covers ({state}):')
+    listed = io.StringIO()
+    with contextlib.redirect_stdout(listed):
+        status = fleet_nodes.main(['--state', state, '--json', nodes, '-C',
+                                   str(CONFIG), *launch.job, *reframe_args])
+    for line in listed.getvalue().splitlines():
+        print(f'  {line}')
+
+    if status != 0:
+        raise NoNodes(state)
+
+    os.environ.setdefault(MAX_JOBS, str(max(1, sum(
+        len(p['covered']) for p in fleet_nodes.read(nodes).values()))))
+    return nodes
+
+
+def fleet_runs(report, state, launch, reframe_args, nodes_run, multinode_run,
+               confirm=True):
+    '''The ReFrame runs of a fleet run, ``[(report, exit status)]``: the
+    node map (:func:`list_nodes`); ``nodes_run`` (ReFrame's options that
+    run the single-node checks on each node in ``state``); with
+    ``confirm``, the suspects' checks once more on their nodes
+    (:func:`..fleet.suspects.rerun_args`: the rerun's test cases are later
+    attempts of the same test cases); then ``multinode_run`` (those of the
+    checks that need several nodes), once.
+
+    :raises NoNodes: if no node is in ``state``.
+    :raises reframe_call.Interrupted: if a signal stopped a run.
+    '''
+    nodes = list_nodes(report, state, launch, reframe_args)
+    common = [*launch.job, *launch.extra, *reframe_args]
+    runs = [launch.reframe(report, [*nodes_run, *common])]
+    rerun = []
+    if confirm and os.path.exists(report) and os.path.getsize(report):
+        try:
+            rerun = suspects.rerun_args(report, nodes, state,
+                                        [*launch.job, *reframe_args])
+        except (ResultsError, fleet.FleetError) as err:
+            print(f'{launch.prefix}: no rerun of the suspects: {err}',
+                  file=sys.stderr)
+
+    if rerun:
+        print(f"{launch.prefix}: the suspects' checks once more, on their "
+              f"nodes")
+        runs.append(launch.reframe(report_file.stem(report) +
+                                   '-confirm.json', rerun))
+
+    runs.append(launch.reframe(report_file.stem(report) + '-multinode.json',
+                               [*multinode_run, *common]))
+    return runs
+
+
+def _options(argv):
+    '''``(options, ReFrame's arguments)``: the run's own options, first.'''
+    options = {'full_output': False, 'fleet': None, 'reservation': None,
+               'max_jobs': None}
+    argv = list(argv)
+    while argv:
+        arg = argv[0]
+        name, given, value = arg.partition('=')
+        if arg == '--full-output':
+            options['full_output'] = True
+        elif name == '--fleet':
+            if given and not value:
+                raise UsageError('--fleet=: a node state after the "="')
+            options['fleet'] = value
+        elif name in ('--reservation', '--max-jobs'):
+            if not given:
+                if len(argv) < 2:
+                    raise UsageError(f'{name}: a value after it')
+                value = argv.pop(1)
+            options[name[2:].replace('-', '_')] = value
+        else:
+            break
+
+        argv.pop(0)
+
+    max_jobs = options['max_jobs']
+    if max_jobs is not None and not re.fullmatch(r'[1-9][0-9]*', max_jobs):
+        raise UsageError(f'--max-jobs {max_jobs}: a whole number, 1 or more')
+
+    return options, argv
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (['-h'], ['--help']):
+        print(__doc__)
+        return 0
+
+    prefix = 'acceptance'
+    try:
+        options, reframe_args = _options(argv)
+    except UsageError as err:
+        print(f'{prefix}: {err}\n{USAGE}', file=sys.stderr)
+        return NOT_RUN
+
+    try:
+        report = report_file.new_report(
+            os.environ.get('RFM_REPORT_FILE') or
+            f'{report_file.REPORTS_DIR}/acceptance-'
+            f'{time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())}.json')
+    except (report_file.ReportFileError, OSError) as err:
+        print(f'report file: {err}', file=sys.stderr)
+        return NOT_RUN
+
+    if not database_ready(os.path.dirname(report), prefix):
+        print(f"{prefix} NOT RUN: the results database cannot take this "
+              f"run's results (see above); no check was run",
+              file=sys.stderr)
+        return finish.NOT_STORED
+
+    dependency_drift.main(['--system', system_named(reframe_args)])
+    if options['max_jobs']:
+        os.environ[MAX_JOBS] = options['max_jobs']
+
+    launch = Launch(prefix, options['reservation'],
+                    echo=options['full_output'])
+    nodes = None
+    try:
+        if options['fleet'] is None:
+            runs = [launch.reframe(report, ['--mode', 'nightly', '-r',
+                                            *launch.job, *reframe_args])]
+        else:
+            state = fleet_state(options['fleet'], options['reservation'])
+            runs = fleet_runs(
+                report, state, launch, reframe_args,
+                nodes_run=['--mode', 'fleet', f'--distribute={state}', '-r'],
+                multinode_run=['--mode', 'nightly', '--tag=multinode', '-r'])
+            nodes = fleet_nodes.path_beside(report)
+    except NoNodes:
+        print(f'{prefix} NOT VALIDATED: no node to run on (see above)',
+              file=sys.stderr)
+        return NOT_RUN
+    except reframe_call.Interrupted as stop:
+        print(f'{prefix} INTERRUPTED: no verdict; ReFrame stored what it '
+              f'ran', file=sys.stderr)
+        return 128 + stop.args[0]
+
+    return finish.main([arg for path, status in runs
+                        for arg in (path, str(status))] +
+                       (['--nodes', nodes] if nodes else []))

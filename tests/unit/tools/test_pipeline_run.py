@@ -1,0 +1,64 @@
+'''The start of a run (hpc_acceptance.tools.pipeline.run): its own options
+before ReFrame's, the system it names, the fleet's node state.'''
+
+import pytest
+
+from hpc_acceptance.tools.pipeline import run
+
+
+def test_the_run_s_options_come_first_and_the_rest_goes_to_reframe():
+    options, rest = run._options(['--fleet=avail', '--max-jobs', '8',
+                                  '--reservation=maint', '--full-output',
+                                  '-n', 'Stream', '--max-jobs', '2'])
+    assert options == {'full_output': True, 'fleet': 'avail',
+                       'reservation': 'maint', 'max_jobs': '8'}
+    # after the first argument of ReFrame's, everything is ReFrame's
+    assert rest == ['-n', 'Stream', '--max-jobs', '2']
+
+
+def test_a_plain_fleet_run_and_no_option_at_all():
+    assert run._options(['--fleet', '--system', 'c'])[0]['fleet'] == ''
+    options, rest = run._options([])
+    assert options['fleet'] is None and rest == []
+
+
+@pytest.mark.parametrize('argv, why', [
+    (['--max-jobs', '0'], '--max-jobs 0: a whole number, 1 or more'),
+    (['--max-jobs=lots'], '--max-jobs lots: a whole number, 1 or more'),
+    (['--reservation'], '--reservation: a value after it'),
+    (['--fleet='], '--fleet=: a node state after the "="'),
+])
+def test_a_wrong_option_is_named(argv, why):
+    with pytest.raises(run.UsageError) as wrong:
+        run._options(argv)
+    assert str(wrong.value) == why
+
+
+def test_a_wrong_option_stops_the_run_before_anything(capsys, tmp_path,
+                                                      monkeypatch):
+    monkeypatch.setenv('RFM_REPORT_FILE', str(tmp_path / 'r.json'))
+    assert run.main(['--max-jobs', 'x', '-n', 'Stream']) == run.NOT_RUN
+    assert 'acceptance: --max-jobs x: a whole number' in \
+        capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize('argv, variable, system', [
+    ([], None, 'local'),
+    ([], 'cluster', 'cluster'),
+    (['--system', 'other:gpu', '-n', 'x'], 'cluster', 'other'),
+    (['-n', 'x', '--system=third'], None, 'third'),
+])
+def test_the_system_is_the_one_reframe_is_given(argv, variable, system,
+                                                monkeypatch):
+    if variable:
+        monkeypatch.setenv('HPC_ACCEPTANCE_SYSTEM', variable)
+    else:
+        monkeypatch.delenv('HPC_ACCEPTANCE_SYSTEM', raising=False)
+    assert run.system_named(argv) == system
+
+
+def test_a_fleet_run_takes_idle_nodes_or_a_reservation_s_all():
+    assert run.fleet_state('', None) == 'idle'
+    assert run.fleet_state('', 'maint') == 'avail'
+    assert run.fleet_state('mixed', 'maint') == 'mixed'
