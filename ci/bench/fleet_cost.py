@@ -174,13 +174,24 @@ def process_spans(timeline, programs):
                os.path.basename(record['cwd']), 1)
 
 
-def cpu_of(timeline, name):
+def cpu_of(timeline, name, apart=()):
     '''CPU seconds of the timeline's processes called ``name`` that no
-    such process started (their own and their reaped children's).'''
+    such process started (their own and their reaped children's), less
+    those of the outermost of their descendants called one of ``apart``
+    (counted on their own: ``hpc-acceptance run`` starts ReFrame).'''
     records = suite_cost.Processes(timeline['processes'])
-    return sum(r['cpu'] + r['child_cpu'] for r in records.records
-               if r['name'] == name and
-               (records.parent(r) or {}).get('name') != name)
+    roots = {id(r) for r in records.records if r['name'] == name and
+             (records.parent(r) or {}).get('name') != name}
+    total = sum(r['cpu'] + r['child_cpu'] for r in records.records
+                if id(r) in roots)
+    for record in records.records:
+        ancestors = list(records.lineage(record))[1:]
+        if (record['name'] in apart and
+                any(id(a) in roots for a in ancestors) and
+                not any(a['name'] in apart for a in ancestors)):
+            total -= record['cpu'] + record['child_cpu']
+
+    return total
 
 
 def per_job(jobs, cases):
@@ -238,7 +249,8 @@ def measure(state):
                     if per_class.get(c)},
         'per job': per_job(jobs, cases),
         'cpu': {'reframe': round(cpu_of(timeline, 'reframe'), 1),
-                'tools': round(cpu_of(timeline, 'hpc-acceptance'), 1),
+                'tools': round(cpu_of(timeline, 'hpc-acceptance',
+                                      apart={'reframe'}), 1),
                 'slurmctld': round(cluster['slurmctld_cpu'], 1)},
     }
 

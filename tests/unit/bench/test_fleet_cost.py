@@ -120,6 +120,23 @@ def test_cpu_of_reframe_counts_its_commands_once():
         pytest.approx(8.0)
 
 
+def test_the_tools_cpu_leaves_out_the_reframe_they_start():
+    # hpc-acceptance run (1.5 s of its own) starts ReFrame (20 + 1.5 s)
+    # and reaps it: its children's time holds ReFrame's
+    timeline = {'processes': [
+        proc(1, 0, 0, 100, ['python', '/v/bin/hpc-acceptance', 'run'],
+             cpu=1.5, child_cpu=21.5 + 8.0),
+        proc(3, 1, 5, 80, ['python', '/v/bin/reframe', '-r'], cpu=20.0,
+             child_cpu=1.5),
+        proc(4, 3, 10, 11, ['sbatch', 'rfm_job.sh']),
+        proc(9, 1, 85, 95, ['python', '/v/bin/hpc-acceptance', 'page'],
+             cpu=8.0),
+    ]}
+    assert fleet_cost.cpu_of(timeline, 'reframe') == pytest.approx(21.5)
+    assert fleet_cost.cpu_of(timeline, 'hpc-acceptance',
+                             apart={'reframe'}) == pytest.approx(1.5 + 8.0)
+
+
 def test_per_job_steps():
     _, jobs, cases = night()
     assert fleet_cost.per_job(jobs, cases) == pytest.approx({
