@@ -196,13 +196,15 @@ site_configuration = {
     'logging': [
         {
             # The lowest level a handler below writes. ReFrame's default
-            # (none) builds every record its loop makes, the finer debug2
-            # ones too, only for the handlers to drop them: each record of
-            # a test reads all its loggable variables, and ReFrame's
-            # deprecated alias 'variables' walks the Python stack, 3 ms a
-            # record, several records per running test at every poll
-            # (ci/bench/README.md, "What a fleet night costs").
-            'level': 'debug',
+            # (none) builds every record its loop makes, only for the
+            # handlers to drop most: each record of a test reads all its
+            # loggable variables, and ReFrame's deprecated alias 'variables'
+            # walks the Python stack, 3-7 ms a record. The debug records
+            # (polls, commands) were most of ReFrame's CPU a job, which is
+            # serial in a fleet run: 'verbose' leaves them out
+            # (ci/bench/README.md, "What a fleet night costs"); set this and
+            # the file handler's level to 'debug' to troubleshoot ReFrame.
+            'level': 'verbose',
             'handlers': [
                 {
                     'type': 'stream',
@@ -213,7 +215,7 @@ site_configuration = {
                 {
                     'type': 'file',
                     'name': str(VAR_DIR / 'reframe.log'),
-                    'level': 'debug',
+                    'level': 'verbose',
                     'format': '[%(asctime)s] %(levelname)s: '
                               '%(check_info)s: %(message)s',
                     'append': False

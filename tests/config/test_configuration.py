@@ -220,4 +220,4 @@ def test_reframe_builds_only_the_log_records_its_handlers_write(
                                      done.stdout.rindex('}') + 1])
     levels = [handler['level'] for group in ('handlers', 'handlers_perflog')
               for handler in logging[group]]
-    assert logging['level'] == min(levels, key=LEVELS.index) == 'debug'
+    assert logging['level'] == min(levels, key=LEVELS.index) == 'verbose'
