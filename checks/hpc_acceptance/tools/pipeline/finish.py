@@ -40,6 +40,12 @@ from hpc_acceptance.tools.run import dependency_drift, summary, verdict
 NOT_STORED = 5
 
 
+def written(report):
+    '''Whether ReFrame wrote the run report ``report`` (a run stopped
+    early leaves none, or an empty one).'''
+    return os.path.exists(report) and os.path.getsize(report) > 0
+
+
 def _logs(reports):
     return [arg for path in reports
             if os.path.exists(reframe_call.log_of(path))
@@ -49,25 +55,24 @@ def _logs(reports):
 def show(reports, nodes=None, prefix='acceptance'):
     '''Steps 1 to 4 for the run reports ``reports`` that were written:
     the store, the summary, the binaries' sources, the page.'''
-    written = [path for path in reports
-               if os.path.exists(path) and os.path.getsize(path)]
-    if not written:
+    reports = [path for path in reports if written(path)]
+    if not reports:
         return
 
     node_args = ['--nodes', nodes] if nodes and os.path.exists(nodes) else []
     with contextlib.redirect_stdout(io.StringIO()):
-        export.main(['--run-report', *written])
+        export.main(['--run-report', *reports])
 
-    summary.main([*written, *_logs(written), *node_args])
-    for path in written:
+    summary.main([*reports, *_logs(reports), *node_args])
+    for path in reports:
         dependency_drift.main([path])
 
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out):
-            status = page.main([arg for path in written
+            status = page.main([arg for path in reports
                                 for arg in ('--run-report', path)] +
-                               _logs(written) + node_args)
+                               _logs(reports) + node_args)
     except Exception as err:
         status = f'{type(err).__name__}: {err}'
 
@@ -104,8 +109,7 @@ def main(argv=None):
 
     reports = args.runs[::2]
     show(reports, args.nodes, args.prefix)
-    if not any(os.path.exists(path) and os.path.getsize(path)
-               for path in reports):
+    if not any(written(path) for path in reports):
         with contextlib.suppress(OSError):
             with open(reframe_call.log_of(reports[0])) as fp:
                 sys.stderr.write(''.join(fp.readlines()[-20:]))

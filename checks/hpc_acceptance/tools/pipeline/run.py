@@ -76,6 +76,12 @@ class Launch:
         self.env = env
         self.echo = echo
 
+    def arguments(self, head, reframe_args):
+        '''ReFrame's arguments of a run: ``head`` (its mode and what
+        selects it), the reservation, the options every run gets, then the
+        run's own ``reframe_args``.'''
+        return [*head, *self.job, *self.extra, *reframe_args]
+
     def reframe(self, report, args):
         '''``(report, ReFrame's exit status)`` of ``reframe ARGS``.
 
@@ -111,6 +117,12 @@ def system_named(reframe_args):
             system = arg[len('--system='):]
 
     return system.split(':')[0]
+
+
+def is_max_jobs(text):
+    '''Whether ``text`` is a ``--max-jobs`` value: a whole number, 1 or
+    more.'''
+    return re.fullmatch(r'[1-9][0-9]*', text) is not None
 
 
 def fleet_state(state, reservation):
@@ -158,10 +170,9 @@ def fleet_runs(report, state, launch, reframe_args, nodes_run, multinode_run,
     :raises reframe_call.Interrupted: if a signal stopped a run.
     '''
     nodes = list_nodes(report, state, launch, reframe_args)
-    common = [*launch.job, *launch.extra, *reframe_args]
-    runs = [launch.reframe(report, [*nodes_run, *common])]
+    runs = [launch.reframe(report, launch.arguments(nodes_run, reframe_args))]
     rerun = []
-    if confirm and os.path.exists(report) and os.path.getsize(report):
+    if confirm and finish.written(report):
         try:
             rerun = suspects.rerun_args(report, nodes, state,
                                         [*launch.job, *reframe_args])
@@ -176,7 +187,7 @@ def fleet_runs(report, state, launch, reframe_args, nodes_run, multinode_run,
                                    '-confirm.json', rerun))
 
     runs.append(launch.reframe(report_file.stem(report) + '-multinode.json',
-                               [*multinode_run, *common]))
+                               launch.arguments(multinode_run, reframe_args)))
     return runs
 
 
@@ -206,7 +217,7 @@ def _options(argv):
         argv.pop(0)
 
     max_jobs = options['max_jobs']
-    if max_jobs is not None and not re.fullmatch(r'[1-9][0-9]*', max_jobs):
+    if max_jobs is not None and not is_max_jobs(max_jobs):
         raise UsageError(f'--max-jobs {max_jobs}: a whole number, 1 or more')
 
     return options, argv
@@ -249,8 +260,8 @@ def main(argv=None):
     nodes = None
     try:
         if options['fleet'] is None:
-            runs = [launch.reframe(report, ['--mode', 'nightly', '-r',
-                                            *launch.job, *reframe_args])]
+            runs = [launch.reframe(report, launch.arguments(
+                ['--mode', 'nightly', '-r'], reframe_args))]
         else:
             state = fleet_state(options['fleet'], options['reservation'])
             runs = fleet_runs(

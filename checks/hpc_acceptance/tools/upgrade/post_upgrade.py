@@ -437,8 +437,7 @@ def run_set(args, report, kind):
     is compared with its own ``--before`` figures.'''
     how = launch(args, kind)
     if args.fleet is None:
-        return [how.reframe(report, [*MODE, *how.job, *how.extra,
-                                     *args.reframe_args])]
+        return [how.reframe(report, how.arguments(MODE, args.reframe_args))]
 
     state = run_pipeline.fleet_state(args.fleet, args.reservation)
     try:
@@ -543,7 +542,7 @@ def record_before(args, report):
 
 
 def _max_jobs(text):
-    if not re.fullmatch(r'[1-9][0-9]*', text):
+    if not run_pipeline.is_max_jobs(text):
         raise argparse.ArgumentTypeError(f'{text}: a whole number, 1 or '
                                          f'more')
     return text
@@ -683,8 +682,7 @@ def _post_upgrade(args, parser, floors):
         rerun = report_file.stem(report) + '-confirm.json'
         how = launch(args, 'confirm')
         try:
-            how.reframe(rerun, [*MODE, *how.job, *how.extra,
-                                *args.reframe_args] +
+            how.reframe(rerun, how.arguments(MODE, args.reframe_args) +
                         [arg for h in hashes for arg in ('-n', f'/{h}')])
             confirm_cases = report_testcases(rerun)
         except Interrupted:
