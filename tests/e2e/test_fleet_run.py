@@ -34,9 +34,14 @@ NODES = slurm_cluster.node_names(4)
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),
            '--system', 'slurm-nodes']
 #: Nightly memory and STREAM checks that take seconds a node here, each
-#: figure the best of runs spanning 0.2 s.
-CHECKS = ['-n', 'StreamCheck.*all_cores', '-n', 'MemoryDaxpyCheck.*single',
-          '-n', 'MemoryReadBandwidthCheck.*all_cores', '-S', 'span_ms=200']
+#: figure the best of runs spanning 0.2 s. One thread each: what two
+#: threads read from this VM's memory depends on where its host runs its
+#: two vCPUs (51 or 83 GB/s, minutes apart: ci/bench/README.md, "The
+#: memory level of a virtual machine"), which moves every test node at once
+#: from one night to the next, and the fleet-wide rule rightly calls that a
+#: loss. One thread's figures stay put; a slowed node's still fall by 70 %.
+CHECKS = ['-n', 'StreamCheck.*single', '-n', 'MemoryDaxpyCheck.*single',
+          '-n', 'MemoryReadBandwidthCheck.*single', '-S', 'span_ms=200']
 ONE_CHECK = ['-n', 'MemoryDaxpyCheck.*single', '-S', 'span_ms=200']
 #: The verdict on figures of a fleet too small to compare (under four nodes)
 #: on a cluster without a reference file.

@@ -23,8 +23,13 @@ def test_levels_are_innermost_first_with_instances():
 
 
 def test_memory_is_four_times_all_last_level_caches():
-    assert topology.memory_working_set(TWO_SOCKETS) == 4 * 2 * 56623104
     assert topology.memory_working_set(KVM) == 4 * 503316480
+
+
+def test_memory_is_never_less_than_a_host_may_hide():
+    # 4 x 2 x 54 MiB is 432 MiB: under the floor
+    assert topology.memory_working_set(TWO_SOCKETS) == \
+        topology.MIN_MEMORY_WORKING_SET == 1 << 30
 
 
 def test_single_thread_sizes_sit_inside_each_level():
