@@ -33,13 +33,9 @@ build_privately "$here/../../src/memory" mem_readbw
 
 # bandwidth THREADS SIZE: MB/s of one validated run
 bandwidth() {
-    local out
-    out=$(OMP_NUM_THREADS=$1 OMP_PROC_BIND=spread OMP_PLACES=cores \
-          "$tmp/mem_readbw" --sizes="memory:$2" --span-ms="$span_ms") \
-        || die "mem_readbw --sizes=memory:$2 with $1 thread(s) failed (status $?)"
-    [ "$(tail -n 1 <<<"$out")" = "# validation: passed" ] \
-        || die "mem_readbw --sizes=memory:$2 did not validate: $(tail -n 1 <<<"$out")"
-    awk '$1 == "bandwidth.memory" { print $2 }' <<<"$out"
+    validated_figure bandwidth.memory env OMP_NUM_THREADS="$1" \
+        OMP_PROC_BIND=spread OMP_PLACES=cores \
+        "$tmp/mem_readbw" --sizes="memory:$2" --span-ms="$span_ms"
 }
 
 echo "last-level cache this node is told of: $(lscpu | awk -F: '/^L3 cache|^L2 cache/ { l = $2 } END { print l }' | xargs)"

@@ -13,6 +13,17 @@ read_node_sizes() {
         die "this node's topology gives no sizes"
 }
 
+# validated_figure NAME COMMAND...: the value of figure NAME from one run
+# of COMMAND (an in-tree program, `env` first to set its threads), which
+# must end with "# validation: passed"
+validated_figure() {
+    local name=$1 out; shift
+    out=$("$@") || die "$* failed (status $?)"
+    [ "$(tail -n 1 <<<"$out")" = "# validation: passed" ] \
+        || die "$* did not validate: $(tail -n 1 <<<"$out")"
+    awk -v n="$name" '$1 == n { print $2 }' <<<"$out"
+}
+
 # node_figure NAME: its value in `node`
 node_figure() { awk -v n="$1" '$1 == n { print $2 }' <<<"$node"; }
 

@@ -2,7 +2,7 @@
 # Read bandwidth of src/memory's mem_readbw versus likwid-bench's read-only
 # kernels (ddot_avx and load_avx, their AVX-512 forms where the CPU has
 # AVX-512) on the memory working set the memory checks use: 4 x the
-# last-level caches of the node (hpc-acceptance topology).
+# last-level caches of the node, at least 1 GiB (hpc-acceptance topology).
 #
 # likwid-bench is Debian's likwid package, installed by the bench's own
 # setup (ci/bench/setup.sh likwid: apt-get, as root) when it is missing.
@@ -25,7 +25,7 @@
 #              installable, no cache information, no .venv, build or run
 #              failure).
 # Environment: TOLERANCE, HALF_WIDTH, MIN_PAIRS, MAX_PAIRS, MAX_MINUTES
-#              (ci/bench/pairs.sh), WORKING_SET_BYTES (overrides 4 x LLC),
+#              (ci/bench/pairs.sh), WORKING_SET_BYTES (overrides the checks' working set),
 #              PAGES (peer: the pages likwid gets, default; checks),
 #              CC, CFLAGS (passed to make when set), HPC_ACCEPTANCE
 #              (default: the project's .venv made by ci/setup.sh).

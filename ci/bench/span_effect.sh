@@ -36,14 +36,11 @@ llc_bytes=$(awk '{ print $2 }' <<<"$llc_line")
 
 build_privately "$src" mem_latency mem_daxpy
 
-# figure NAME PROGRAM ARGS...: the value of NAME from one validated run
+# figure NAME PROGRAM ARGS...: NAME from one validated run on core 0
 figure() {
-    local name=$1 out; shift
-    out=$(OMP_NUM_THREADS=1 OMP_PROC_BIND=true OMP_PLACES='{0}' "$@") \
-        || die "$* failed (status $?)"
-    [ "$(tail -n 1 <<<"$out")" = "# validation: passed" ] \
-        || die "$* did not validate: $(tail -n 1 <<<"$out")"
-    awk -v n="$name" '$1 == n { print $2 }' <<<"$out"
+    local name=$1; shift
+    validated_figure "$name" env OMP_NUM_THREADS=1 OMP_PROC_BIND=true \
+        OMP_PLACES='{0}' "$@"
 }
 
 echo "core 0, one thread; $llc working set $llc_bytes B, l1 $l1 B; $runs interleaved runs per side"

@@ -18,7 +18,7 @@
 #              +-3 %), 1 a kernel below or above it (its interval wholly
 #              outside), 2 inconclusive (the interval straddles the
 #              tolerance) or cannot compare (McCalpin's STREAM not
-#              installed, arrays below 4 x LLC, build or run failure,
+#              installed, arrays below the memory working set, build or run failure,
 #              failed validation).
 # Environment: TOLERANCE, HALF_WIDTH, MIN_PAIRS, MAX_PAIRS, MAX_MINUTES
 #              (ci/bench/pairs.sh), OMP_NUM_THREADS (default: all cores),
@@ -39,7 +39,8 @@ mccalpin=$("$here/mccalpin_stream.sh") || exit 2
 # ---- this node's sizes (hpc-acceptance topology) ----
 source "$here/prepare.sh"
 read_node_sizes
-# STREAM's rule: each array at least 4 x the last-level caches
+# Each array out of every cache: at least the memory working set the
+# checks use (STREAM's 4 x the last-level caches, at least 1 GiB)
 min_bytes=$(node_figure memory_working_set)
 min_elements=$(( min_bytes / 8 ))
 cores=$(node_figure cores)
@@ -65,10 +66,10 @@ counted=$(awk -F= '/^Number of Threads counted/ { gsub(/ /, "", $2); print $2; e
 [ "${counted:-1}" = "$OMP_NUM_THREADS" ] \
     || die "$mccalpin ran ${counted:-1} thread(s), OMP_NUM_THREADS=$OMP_NUM_THREADS (built without +openmp?)"
 (( elements >= min_elements )) \
-    || die "$mccalpin has arrays of $elements elements, below 4 x the last-level caches ($min_bytes bytes: $min_elements elements); install stream with stream_array_size=$min_elements or more in the Spack environment"
+    || die "$mccalpin has arrays of $elements elements, below the checks' memory working set ($min_bytes bytes: $min_elements elements); install stream with stream_array_size=$min_elements or more in the Spack environment"
 
 echo "McCalpin's STREAM: $mccalpin"
-echo "4 x last-level caches: $min_bytes bytes; arrays: $elements elements ($(( elements * 8 / 1048576 )) MiB each), ntimes $ntimes"
+echo "the checks' memory working set: $min_bytes bytes; arrays: $elements elements ($(( elements * 8 / 1048576 )) MiB each), ntimes $ntimes"
 echo "threads: $OMP_NUM_THREADS, OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES"
 
 run_intree() {
