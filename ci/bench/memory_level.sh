@@ -44,7 +44,9 @@ echo "the checks' memory working set: $(node_figure memory_working_set) B"
 for ((i = 1; i <= runs; i++)); do
     for size in $sizes; do
         for threads in 1 "$cores"; do
-            echo "$size $threads $(bandwidth "$threads" "$size")" >>"$tmp/values"
+            # assigned first: set -e stops at a failed run, an echo would not
+            value=$(bandwidth "$threads" "$size")
+            echo "$size $threads $value" >>"$tmp/values"
         done
     done
 done

@@ -49,11 +49,13 @@ for ((i = 1; i <= runs; i++)); do
     for side in back-to-back spanned; do
         span=$span_ms
         [ "$side" = back-to-back ] && span=1
-        echo "latency.$llc ns $side $(figure "latency.$llc" "$tmp/mem_latency" \
-            --max=4K --sizes="$llc:$llc_bytes" --repeats=5 --span-ms="$span")" \
-            >>"$tmp/values"
-        echo "flops.l1 MFLOP/s $side $(figure flops.l1 "$tmp/mem_daxpy" \
-            --sizes="l1:$l1" --repeats=5 --span-ms="$span")" >>"$tmp/values"
+        # assigned first: set -e stops at a failed run, an echo would not
+        latency=$(figure "latency.$llc" "$tmp/mem_latency" --max=4K \
+            --sizes="$llc:$llc_bytes" --repeats=5 --span-ms="$span")
+        flops=$(figure flops.l1 "$tmp/mem_daxpy" --sizes="l1:$l1" \
+            --repeats=5 --span-ms="$span")
+        echo "latency.$llc ns $side $latency" >>"$tmp/values"
+        echo "flops.l1 MFLOP/s $side $flops" >>"$tmp/values"
     done
 done
 
