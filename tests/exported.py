@@ -135,10 +135,20 @@ def _variables():
     return values
 
 
-def queries(panel):
+def queries(panel, interval='60s', **chosen):
     '''``[(expression, instant)]`` of a panel's targets, the variables
-    replaced.'''
-    values = _variables()
+    replaced (at their defaults, or the values ``chosen``), and Grafana's
+    ``$__interval`` by ``interval`` (Grafana's step for the panel's width
+    and time range).'''
+    values = dict(_variables(), __interval=interval, **chosen)
     return [(re.sub(r'\$(\w+)', lambda m: values[m[1]], target['expr']),
              target.get('instant', False))
             for target in panel['targets']]
+
+
+def legend(target, labels):
+    '''The name Grafana gives the series of ``labels`` that ``target``
+    returned: its legendFormat with each ``{{label}}`` replaced (an absent
+    label by nothing).'''
+    return re.sub(r'\{\{\s*(\w+)\s*\}\}',
+                  lambda m: labels.get(m[1], ''), target['legendFormat'])

@@ -1,8 +1,9 @@
 '''Stand-ins for a time-series store in trouble, for the error paths a real
 one cannot be made to take on demand: a store that accepts connections and
-never answers, and one that answers every request with one HTTP error
-(429 Too Many Requests, 500). Each runs in a thread on 127.0.0.1 and
-counts the connections it was given.'''
+never answers, and one that answers every request with one HTTP answer:
+an error (429 Too Many Requests, 500), or what a server at the store's URL
+that is not the store answers (a login page's 200, a redirect). Each runs
+in a thread on 127.0.0.1 and counts the connections it was given.'''
 
 import contextlib
 import http.server
@@ -42,10 +43,10 @@ def stalled():
 
 
 @contextlib.contextmanager
-def answering(status, body=''):
-    '''A server answering every POST with ``status`` and ``body``; yields
-    it, with ``url``, ``requests`` (how many it answered) and ``samples``
-    (the JSON lines posted).'''
+def answering(status, body='', headers=None):
+    '''A server answering every POST with ``status``, ``headers`` and
+    ``body``; yields it, with ``url``, ``requests`` (how many it answered)
+    and ``samples`` (the JSON lines posted).'''
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
             posted = self.rfile.read(
@@ -56,6 +57,8 @@ def answering(status, body=''):
             self.send_response(status)
             if status == 429:
                 self.send_header('Retry-After', '60')
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header('Content-Length', str(len(body.encode())))
             self.end_headers()
             self.wfile.write(body.encode())

@@ -77,6 +77,17 @@ class Store:
         with urllib.request.urlopen(request, timeout=30) as answer:
             return answer.read().decode()
 
+    def delete(self, match):
+        '''Delete the series ``match`` selects, every sample of them (its
+        admin API: a store restored from an older backup, or a series
+        deleted by hand, as a store loses what it took).'''
+        request = urllib.request.Request(
+            f'{self.url}/api/v1/admin/tsdb/delete_series',
+            data=urllib.parse.urlencode({'match[]': match}).encode(),
+            headers=self.headers, method='POST')
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert answer.status == 204, answer.status
+
     def flush(self):
         '''What was imported, searchable now.'''
         self._get('/internal/force_flush')

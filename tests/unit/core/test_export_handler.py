@@ -16,6 +16,9 @@ import store_stand_ins
 from conftest import CONFIG
 from hpc_acceptance.core.export import handler, series, settings, spool
 
+#: The store the spools of these tests record deliveries for.
+STORE = 'http://127.0.0.1:8428'
+
 
 @pytest.fixture(scope='module')
 def modes():
@@ -59,7 +62,7 @@ def record(node, when, result='pass'):
 
 
 def test_a_refusing_store_is_asked_once_and_the_rest_waits(tmp_path):
-    waiting = spool.Spool(tmp_path / 'results-export.db')
+    waiting = spool.Spool(tmp_path / 'results-export.db', STORE)
     with store_stand_ins.answering(500, 'disk full') as broken:
         export = handler.ExportHandler(
             settings.ExportSettings(broken.url, timeout_s=2), waiting,
@@ -77,7 +80,7 @@ def test_a_refusing_store_is_asked_once_and_the_rest_waits(tmp_path):
 
 
 def test_a_stalled_store_does_not_make_reframe_wait(tmp_path):
-    waiting = spool.Spool(tmp_path / 'results-export.db')
+    waiting = spool.Spool(tmp_path / 'results-export.db', STORE)
     with store_stand_ins.stalled() as stalled:
         export = handler.ExportHandler(
             settings.ExportSettings(stalled.url, timeout_s=3), waiting, {})
@@ -98,7 +101,7 @@ def test_a_stalled_store_does_not_make_reframe_wait(tmp_path):
 
 
 def test_earlier_runs_samples_and_this_run_s_reach_the_store(tmp_path):
-    waiting = spool.Spool(tmp_path / 'results-export.db')
+    waiting = spool.Spool(tmp_path / 'results-export.db', STORE)
     early = handler.case_of(record('n1', 1795624054.5))
     waiting.hold(series.case_lines(early, {}), 'earlier night')
     with store_stand_ins.answering(204) as store:
@@ -120,7 +123,8 @@ def test_a_handler_that_cannot_keep_anything_warns_once_and_never_raises(
     warnings = []
     monkeypatch.setattr(handler, 'getlogger', lambda: types.SimpleNamespace(
         warning=warnings.append))
-    unwritable = spool.Spool(tmp_path / 'no-such-dir' / 'results-export.db')
+    unwritable = spool.Spool(tmp_path / 'no-such-dir' / 'results-export.db',
+                             STORE)
     export = handler.ExportHandler(
         settings.ExportSettings('http://127.0.0.1:9', timeout_s=1),
         unwritable, {})

@@ -5,9 +5,11 @@ suspects, and the command's answers when the export is off or misused.'''
 import copy
 import json
 
+import pytest
+
 import fleet_cases
 from conftest import DATA_DIR
-from hpc_acceptance.core.export import series
+from hpc_acceptance.core.export import series, spool
 from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.run import summary
 
@@ -120,3 +122,76 @@ def test_the_summary_ends_with_what_waits_for_the_store_within_40_lines():
     lines = summary.render(cases + failed, skipped, footer=[footer])
     assert len(lines) <= summary.MAX_LINES
     assert ' '.join(' '.join(lines[-2:]).split()) == footer
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    '''A site directory whose export setting names a store nobody
+    answers at (nothing here reaches it).'''
+    (tmp_path / 'site').mkdir()
+    (tmp_path / 'site' / 'export.yaml').write_text(
+        'url: http://127.0.0.1:9\ntimeout_s: 1\n')
+    monkeypatch.setenv('HPC_ACCEPTANCE_SITE_DIR', str(tmp_path / 'site'))
+    monkeypatch.delenv('RFM_SQLITE_DB_FILE', raising=False)
+    return tmp_path / 'site'
+
+
+@pytest.mark.parametrize('mode', [['--since', '2026-01-01'], ['--verify'],
+                                  ['--replay']])
+def test_a_database_named_that_does_not_exist_is_an_error_naming_it(
+        site, tmp_path, capsys, mode):
+    missing = tmp_path / 'no-such' / 'results.db'
+    assert export.main([*mode, '--db', str(missing)]) == 2
+    assert capsys.readouterr().err == (
+        f'export: the results database {missing} (--db) does not exist: '
+        f'no run was stored there\n')
+
+
+def test_the_default_database_missing_is_named_with_its_source(
+        site, tmp_path, capsys, monkeypatch):
+    missing = tmp_path / 'var' / 'results.db'
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(missing))
+    assert export.main(['--since', '2026-01-01']) == 2
+    assert f'{missing} (RFM_SQLITE_DB_FILE) does not exist' in \
+        capsys.readouterr().err
+    # nothing waits where no run stored anything: a replay has nothing to do
+    assert export.main(['--replay']) == 0
+    assert 'export: 0 value(s) waiting in the spool: 0 sent' in \
+        capsys.readouterr().out
+
+
+@pytest.mark.parametrize('argv, said', [
+    ([], 'one of --replay, --since, --run-report, --verify is needed'),
+    (['--replay', '--since', '2026-01-01'], '--replay and --since: one at '
+                                            'a time'),
+    (['--verify', '--replay'], '--replay and --verify: one at a time'),
+])
+def test_one_thing_at_a_time(site, capsys, argv, said):
+    with pytest.raises(SystemExit) as stop:
+        export.main(argv)
+
+    assert stop.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_this_run_s_values_are_counted_as_the_store_took_them(
+        site, tmp_path, monkeypatch):
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
+    ours = export.report_samples(json.loads(NIGHTLY.read_text()))
+    waiting = spool.Spool(tmp_path / 'results-export.db',
+                          'http://127.0.0.1:9')
+    assert export.status_lines([str(NIGHTLY)]) == [
+        f"export: this run's {len(ours)} value(s): 0 taken by the store "
+        f"http://127.0.0.1:9, {len(ours)} not sent (the export was not on "
+        f'for them: "hpc-acceptance export --since" sends them)']
+
+    waiting.delivered(ours[2:])
+    waiting.hold(ours[:2], 'HTTP 429 Too Many Requests')
+    first, second = export.status_lines([str(NIGHTLY)])
+    assert first == (f"export: this run's {len(ours)} value(s): "
+                     f'{len(ours) - 2} taken by the store '
+                     f'http://127.0.0.1:9, 2 waiting')
+    assert second.startswith('export: ')
+    assert '(2 values) wait for the store since ' in second
+    assert '(HTTP 429 Too Many Requests); "hpc-acceptance export --replay" ' \
+        'sends them' in second

@@ -197,7 +197,8 @@ def _create_handler(site_config, config_prefix):
     # ReFrame's own default where no configuration names one
     database = osext.expandvars(site_config.get('storage/0/sqlite_db_file'))
     return ExportHandler(
-        export, spool.Spool(spool.path_beside(os.path.abspath(database))),
+        export, spool.Spool(spool.path_beside(os.path.abspath(database)),
+                            export.url),
         session_extras(sys.argv[1:],
                        lambda mode: site_config.get(f'modes/@{mode}/options'))
     )

@@ -4,10 +4,14 @@
     url: http://monitor.example.org:8428      # the store (VictoriaMetrics)
     credentials_file: /etc/hpc-acceptance/store-credentials   # optional
     timeout_s: 5                              # optional, the default
+    read_url: http://vmselect:8481/select/0/prometheus   # optional
 
 ``url`` is the base URL of the store's import API: the series go to
 ``<url>/api/v1/import`` (VictoriaMetrics' JSON lines; behind vmauth or a
-cluster's vminsert, the prefix before ``/api/v1/import``). Credentials
+cluster's vminsert, the prefix before ``/api/v1/import``). ``read_url``
+is the base URL ``export --verify`` reads the store back from
+(``<read_url>/api/v1/export``): by default ``url``, which serves both on
+a single VictoriaMetrics; a cluster's vmselect for a vminsert. Credentials
 never go into the file, which lives in the site's repository: it names a
 file (``credentials_file``) or an environment variable
 (``credentials_variable``) holding ``USER:PASSWORD`` (HTTP basic
@@ -36,7 +40,11 @@ DEFAULT_TIMEOUT_S = 5.0
 #: Where the store takes JSON lines, below its base URL.
 IMPORT_PATH = '/api/v1/import'
 
-_KEYS = ('url', 'credentials_file', 'credentials_variable', 'timeout_s')
+#: Where it gives its raw samples back, below its base URL for reading.
+EXPORT_PATH = '/api/v1/export'
+
+_KEYS = ('url', 'credentials_file', 'credentials_variable', 'timeout_s',
+         'read_url')
 
 
 class ExportSettingsError(site.SiteError):
@@ -54,10 +62,15 @@ class ExportSettings:
     credentials_file: Optional[str] = None
     credentials_variable: Optional[str] = None
     timeout_s: float = DEFAULT_TIMEOUT_S
+    read_url: Optional[str] = None
 
     @property
     def import_url(self):
         return self.url.rstrip('/') + IMPORT_PATH
+
+    @property
+    def read_export_url(self):
+        return (self.read_url or self.url).rstrip('/') + EXPORT_PATH
 
     def _credentials(self):
         if self.credentials_file:
@@ -99,18 +112,18 @@ def _fail(source, key, message):
     raise ExportSettingsError(f'{source}: {key}: {message}')
 
 
-def _url(source, value):
+def _url(source, value, key='url', path=IMPORT_PATH):
     if not isinstance(value, str):
-        _fail(source, 'url', f'{value!r} is not a URL')
+        _fail(source, key, f'{value!r} is not a URL')
 
     parsed = urllib.parse.urlparse(value)
     if parsed.scheme not in ('http', 'https') or not parsed.hostname:
-        _fail(source, 'url', f'{value!r}: an http:// or https:// URL with '
-                             f'a host is needed')
+        _fail(source, key, f'{value!r}: an http:// or https:// URL with '
+                           f'a host is needed')
 
     if parsed.query or parsed.fragment:
-        _fail(source, 'url', f'{value!r}: the base URL, without query or '
-                             f'fragment ({IMPORT_PATH} is added to it)')
+        _fail(source, key, f'{value!r}: the base URL, without query or '
+                           f'fragment ({path} is added to it)')
 
     return value
 
@@ -143,9 +156,14 @@ def parse(data, source):
         _fail(source, 'timeout_s', f'{timeout!r}: seconds, more than 0 and '
                                    f'at most 300')
 
+    read_url = data.get('read_url')
+    if read_url is not None:
+        read_url = _url(source, read_url, 'read_url', EXPORT_PATH)
+
     return ExportSettings(_url(source, data['url']),
                           data.get('credentials_file'),
-                          data.get('credentials_variable'), float(timeout))
+                          data.get('credentials_variable'), float(timeout),
+                          read_url)
 
 
 def read(root):

@@ -1,8 +1,9 @@
 '''Figures to the site's time-series store outside a run: the spool
-replayed, stored sessions backfilled, a finished run completed.
+replayed, stored sessions backfilled or read back, a finished run completed.
 
     hpc-acceptance export --replay [--db FILE] [--site-dir DIR]
     hpc-acceptance export --since DATE [--db FILE] [--site-dir DIR]
+    hpc-acceptance export --verify [--since DATE] [--db FILE] [--site-dir DIR]
     hpc-acceptance export --run-report REPORT.json [...]
 
 Every run sends its figures as ReFrame logs them
@@ -13,20 +14,30 @@ waits in the spool beside the results database:
   figure);
 - ``--since DATE`` (``YYYY-MM-DD``, or with a time, ``THH:MM``) sends the
   sessions stored in the results database that started since then: a site
-  that turns the export on later gets its history;
+  that turns the export on later, or points it at a new store, gets its
+  history;
+- ``--verify`` reads back what the store holds of the sessions stored
+  since DATE (default: the last 30 days) and sends what it lacks: values
+  it took and lost or dropped since, and values it never took; what it
+  still does not hold 30 s later it answered for and did not keep (older
+  than its retention);
 - ``--run-report`` (``ci/acceptance.sh`` after each run) sends what no
   log record carries: the outcome of test cases that failed before their
   job ran, and a fleet run's suspects (:mod:`..fleet.compare`).
 
-A sample the store took already (same series, same time) is not sent
-again, whichever way it went first. Exit status: 0 when nothing waits, 1
-when something does (the reason is printed) or the results cannot be
-read, 2 when the export is off (``--run-report``: 0, nothing to do) or the
-arguments are wrong.
+A sample the store took already (same series, same time, the same store's
+URL) is not sent to it again, whichever way it went first; one sender at a
+time per spool, the others wait. Exit status: 0 when nothing waits (and,
+for ``--verify``, the store holds every value), 1 when something does (the
+reason is printed), the store cannot be read back or keeps what it took,
+or the results cannot be read, 2 when the export is off (``--run-report``:
+0, nothing to do), the arguments are wrong or the results database they
+name does not exist.
 '''
 
 import argparse
 import datetime
+import os
 import sqlite3
 import sys
 import time
@@ -102,24 +113,50 @@ def _with_reruns(sessions):
             if session['session_info'].get('fleet') == 'yes']
 
 
-def status_line(db=None):
-    '''The line a run's summary ends with: how many figures wait for the
-    store, or that every figure reached it; ``None`` when the export is off
-    and nothing waits.'''
+def _report_values(reports):
+    '''The samples of the run reports at ``reports`` (paths) that exist.'''
+    parsed = [database.run_report(path) for path in reports]
+    return [s for report in parsed if report for s in report_samples(report)]
+
+
+def status_lines(reports=(), db=None):
+    '''The lines a run's summary ends with: what the store took of this
+    run's values (``reports``: its JSON reports), and what waits for it
+    since when and why; none when the export is off and nothing waits.'''
     try:
         export = settings.of_site()
-        left = spool.Spool(spool.path_beside(
-            database.database_path(db))).waiting()
+        waiting = spool.Spool(
+            spool.path_beside(database.database_path(db)),
+            export.url if export else None)
+        left = waiting.waiting()
+        ours = _report_values(reports)
+        taken = waiting.taken(ours) if export else 0
+        ours_waiting = waiting.waiting_count(ours)
     except (settings.ExportSettingsError, sqlite3.Error, OSError) as err:
-        return f'export: {err}'
+        return [f'export: {err}']
+
+    lines = []
+    if export and ours:
+        line = (f'export: this run\'s {len(ours)} value(s): {taken} taken '
+                f'by the store {export.url}')
+        if ours_waiting:
+            line += f', {ours_waiting} waiting'
+        missing = len(ours) - taken - ours_waiting
+        if missing:
+            line += (f', {missing} not sent (the export was not on for '
+                     f'them: "hpc-acceptance export --since" sends them)')
+        lines.append(line)
 
     if left.samples:
         since = time.strftime('%Y-%m-%d %H:%M', time.localtime(left.since))
-        return (f'export: {left.figures} figure(s) ({left.samples} values) '
-                f'wait for the store since {since} ({left.reason}); '
-                f'"hpc-acceptance export --replay" sends them')
+        again = ('' if export else
+                 f' once {settings.FILE_NAME} names the store again')
+        lines.append(f'export: {left.figures} figure(s) ({left.samples} '
+                     f'values) wait for the store since {since} '
+                     f'({left.reason}); "hpc-acceptance export --replay" '
+                     f'sends them{again}')
 
-    return f'export: every figure sent to {export.url}' if export else None
+    return lines
 
 
 def _since(text):
@@ -130,18 +167,33 @@ def _since(text):
             f'{text!r}: a date, YYYY-MM-DD or YYYY-MM-DDTHH:MM') from None
 
 
+#: Days ``--verify`` reads back without ``--since``: VictoriaMetrics'
+#: default ``-retentionPeriod`` is one month.
+VERIFY_DAYS = 30
+
+#: Seconds ``--verify`` waits for what it sent to show in the store's
+#: answers: a series VictoriaMetrics has just registered was seen missing
+#: from them for 7 s.
+VISIBLE_WITHIN_S = 30
+
+
 def _parser():
     parser = argparse.ArgumentParser(prog='hpc-acceptance export',
                                      description=__doc__.split('\n\n')[0])
-    what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument('--replay', action='store_true',
-                      help='send what waits in the spool')
-    what.add_argument('--since', type=_since, metavar='DATE',
-                      help='send the stored sessions started since DATE '
-                           '(YYYY-MM-DD[THH:MM], local time)')
-    what.add_argument('--run-report', nargs='+', metavar='REPORT.json',
-                      help='after a run: its test-case outcomes and '
-                           'suspects')
+    parser.add_argument('--replay', action='store_true',
+                        help='send what waits in the spool')
+    parser.add_argument('--since', type=_since, metavar='DATE',
+                        help='send the stored sessions started since DATE '
+                             '(YYYY-MM-DD[THH:MM], local time); with '
+                             '--verify, read those back')
+    parser.add_argument('--run-report', nargs='+', metavar='REPORT.json',
+                        help='after a run: its test-case outcomes and '
+                             'suspects')
+    parser.add_argument('--verify', action='store_true',
+                        help='read back what the store holds of the '
+                             'sessions stored since DATE (default: the '
+                             f'last {VERIFY_DAYS} days) and send what it '
+                             'lacks')
     parser.add_argument('--db', help='the results database (default: '
                                      '$RFM_SQLITE_DB_FILE, else '
                                      f'{database.DEFAULT_DB})')
@@ -151,23 +203,50 @@ def _parser():
     return parser
 
 
-def _samples(args, waiting):
+def _what(parser, args):
+    '''The one thing the arguments ask for; exit 2 when none or two.'''
+    asked = [name for name, given in (
+        ('--replay', args.replay), ('--run-report', args.run_report),
+        ('--verify', args.verify),
+        ('--since', args.since is not None and not args.verify)) if given]
+    if len(asked) != 1:
+        parser.error('one of --replay, --since, --run-report, --verify is '
+                     'needed' if not asked else
+                     f'{" and ".join(asked)}: one at a time')
+
+    return asked[0]
+
+
+def _database(args, what):
+    '''The results database's path; an error naming it when it is missing
+    where it is read (``--since``, ``--verify``) or named by ``--db``.'''
+    path = database.database_path(args.db)
+    if os.path.exists(path) or (what in ('--replay', '--run-report') and
+                                not args.db):
+        return path
+
+    source = ('--db' if args.db else 'RFM_SQLITE_DB_FILE'
+              if os.environ.get('RFM_SQLITE_DB_FILE') else 'the default')
+    raise ResultsError(f'the results database {path} ({source}) does not '
+                       f'exist: no run was stored there')
+
+
+def _samples(args, waiting, path):
     '''``(what, samples)`` the arguments ask to send.'''
     if args.replay:
         return 'waiting in the spool', waiting.waiting_samples()
 
     if args.run_report:
-        reports = [database.run_report(path) for path in args.run_report]
-        for path, report in zip(args.run_report, reports):
+        reports = [database.run_report(name) for name in args.run_report]
+        for name, report in zip(args.run_report, reports):
             if report is None:
-                raise ResultsError(f'{path}: not a ReFrame run report')
+                raise ResultsError(f'{name}: not a ReFrame run report')
 
         return ('of this run', [s for report in reports
                                 for s in report_samples(report)] +
                 suspect_samples(reports))
 
-    sessions = database.stored_sessions(database.database_path(args.db),
-                                        args.since, time.time())
+    sessions = database.stored_sessions(path, args.since, time.time())
     return (f'of {len(sessions)} session(s) stored since '
             f'{time.strftime("%Y-%m-%d %H:%M", time.localtime(args.since))}',
             [s for report in sessions for s in report_samples(report)] +
@@ -175,8 +254,85 @@ def _samples(args, waiting):
              for s in suspect_samples(run)])
 
 
+def _wait_note(pid):
+    print(f'export: waiting for another sender (pid {pid}) to finish',
+          file=sys.stderr)
+
+
+def _send(export, waiting, what, samples):
+    done = store.deliver(export, waiting, samples, _wait_note)
+    print(f'export: {len(samples)} value(s) {what}: {done.sent} sent to '
+          f'{export.url}, {done.already} sent before'
+          + (f', {done.held} waiting in {waiting.path}' if done.held
+             else ''))
+    if done.held:
+        print(f'export: the store did not take them: {done.reason}',
+              file=sys.stderr)
+
+    return 1 if waiting.waiting().samples else 0
+
+
+def _still_missing(export, samples):
+    '''Those of ``samples`` the store does not show within
+    :data:`VISIBLE_WITHIN_S`.'''
+    deadline = time.monotonic() + VISIBLE_WITHIN_S
+    missing = samples
+    while missing:
+        held = {series.key(s) for s in store.held(export, missing)}
+        missing = [s for s in missing if series.key(s) not in held]
+        if not missing or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+
+    return missing
+
+
+def _verify(export, waiting, args, path):
+    '''``--verify``: the store's holdings of the sessions since DATE
+    against what the spool says it took; what it lacks sent.'''
+    since = (args.since if args.since is not None else
+             time.time() - VERIFY_DAYS * 86400)
+    sessions = database.stored_sessions(path, since, time.time())
+    expected = list({series.key(s): s for s in
+                     [s for report in sessions for s in report_samples(report)]
+                     + [s for run in _with_reruns(sessions)
+                        for s in suspect_samples(run)]}.values())
+    held = {series.key(s) for s in store.held(export, expected)}
+    missing = [s for s in expected if series.key(s) not in held]
+    lost = [s for s in missing if not waiting.unsent([s])]
+    stamp = time.strftime('%Y-%m-%d %H:%M', time.localtime(since))
+    print(f'export: --verify: {len(expected)} value(s) of {len(sessions)} '
+          f'session(s) stored since {stamp}: {len(expected) - len(missing)} '
+          f'held by the store {export.url}, {len(missing)} missing '
+          f'({len(lost)} it had taken: lost or dropped since; '
+          f'{len(missing) - len(lost)} never taken)')
+    if not missing:
+        return 0
+
+    waiting.forget(lost)
+    status = _send(export, waiting, 'missing from the store', missing)
+    if status:
+        return status
+
+    gone = _still_missing(export, missing)
+    if gone:
+        oldest = min(t for s in gone for t in s['timestamps']) / 1000
+        print(f'export: the store answered that it stored {len(gone)} of '
+              f'them and does not hold them {VISIBLE_WITHIN_S} s later '
+              f'(the oldest from '
+              f'{time.strftime("%Y-%m-%d %H:%M", time.localtime(oldest))}'
+              f'): older than its retention (VictoriaMetrics\' '
+              f'-retentionPeriod)?', file=sys.stderr)
+        return 1
+
+    print(f'export: read back: the store holds all {len(missing)}')
+    return 0
+
+
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    what = _what(parser, args)
     try:
         export = settings.of_site(args.site_dir)
     except settings.ExportSettingsError as err:
@@ -191,21 +347,19 @@ def main(argv=None):
               f'(--site-dir, or HPC_ACCEPTANCE_SITE_DIR)', file=sys.stderr)
         return 2
 
-    waiting = spool.Spool(spool.path_beside(
-        database.database_path(args.db)))
     try:
-        what, samples = _samples(args, waiting)
-        done = store.deliver(export, waiting, samples)
-    except (ResultsError, database.DatabaseError, sqlite3.Error,
-            OSError) as err:
+        path = _database(args, what)
+    except ResultsError as err:
+        print(f'export: {err}', file=sys.stderr)
+        return 2
+
+    waiting = spool.Spool(spool.path_beside(path), export.url)
+    try:
+        if what == '--verify':
+            return _verify(export, waiting, args, path)
+
+        return _send(export, waiting, *_samples(args, waiting, path))
+    except (ResultsError, database.DatabaseError, store.StoreError,
+            sqlite3.Error, OSError) as err:
         print(f'export: {err}', file=sys.stderr)
         return 1
-
-    print(f'export: {len(samples)} value(s) {what}: {done.sent} sent to '
-          f'{export.url}, {done.already} sent before'
-          + (f', {done.held} waiting in {waiting.path}' if done.held else ''))
-    if done.held:
-        print(f'export: the store did not take them: {done.reason}',
-              file=sys.stderr)
-
-    return 1 if waiting.waiting().samples else 0

@@ -258,11 +258,10 @@ def main(argv=None):
         return 1
 
     console = ''.join(skips.read(log) or '' for log in args.log)
-    # the site's time-series store: figures waiting for it in the spool
-    stored = export.status_line()
+    # the site's time-series store: what it took of this run, what waits
     print('\n'.join(render(testcases, skips.reasons(testcases, console),
                            args.width, fleets, nodes,
-                           [stored] if stored else [])))
+                           export.status_lines(args.reports))))
     if note:
         print(f'summary: {note}', file=sys.stderr)
 
