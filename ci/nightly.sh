@@ -2,47 +2,44 @@
 # The nightly acceptance run that the recipes in ci/systemd/, ci/cron/ and
 # ci/gitlab/ start: ci/acceptance.sh --system "$HPC_ACCEPTANCE_SYSTEM".
 #
-# The system is named, not guessed: ReFrame picks a system by host name,
-# and the embedded default `local` matches every host, so on a cluster
-# whose host-name pattern is wrong an unattended run would validate the
-# node as `local`, against no references, and pass. An unset, empty or
-# unknown HPC_ACCEPTANCE_SYSTEM therefore stops here (exit 2) naming the
-# systems of config/systems/ and of the site directory. Extra arguments go
-# to ci/acceptance.sh (its own options first: --fleet for a fleet run).
+#   ci/nightly.sh [--log FILE] [ci/acceptance.sh OPTIONS] [REFRAME ARGS...]
+#
+# Before anything runs, the setup included, also on a checkout that never
+# ran (ci/named-system.sh): an unset, empty or unknown HPC_ACCEPTANCE_SYSTEM
+# stops here (exit 2) naming the systems of config/systems/ and of the site
+# directory, and so does an HPC_ACCEPTANCE_SITE_DIR that names no
+# directory; the site directory used, and whether its export.yaml sends
+# the figures to the site's store, is said first.
+#
+# --log FILE: everything the run says goes to FILE (its folder made first,
+# as var/ on a fresh checkout): a cron line's redirect into var/ fails on
+# a checkout that never ran, before the run starts. Only a FILE that
+# cannot be written is said where the caller sees it (cron's mail).
+#
+# The other arguments go to ci/acceptance.sh (its own options first:
+# --fleet for a fleet run), after the words of ACCEPTANCE_ARGS, where a
+# recipe sets them (split at blanks: e.g. "--fleet -n Stream").
 set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
 
-say() { echo "nightly: $*" >&2; }
+if [[ ${1:-} == --log ]]; then
+    log=${2:?nightly: --log needs a file}
+    shift 2
+    mkdir -p "$(dirname "$log")"
+    exec >"$log" 2>&1
+fi
 
-# The names in config/systems/*.py and the site directory's systems/, read
-# with the standard library alone: an unknown system is refused before the
-# setup, also on a fresh checkout. "?" is a system file whose name is
-# computed: then any name is let through to ReFrame, which refuses an
-# unknown --system before any check.
-known_systems() {
-    PYTHONPATH=checks python3 -m hpc_acceptance.core.system_names \
-        config/systems \
-        ${HPC_ACCEPTANCE_SITE_DIR:+"$HPC_ACCEPTANCE_SITE_DIR/systems"} |
-        tr '\n' ' '
-}
+# shellcheck source=ci/named-system.sh
+. ci/named-system.sh
 
 system=${HPC_ACCEPTANCE_SYSTEM:-}
-known=$(known_systems)
-known=${known% }
-if [[ -z $system ]]; then
-    say "HPC_ACCEPTANCE_SYSTEM is not set: set it in the recipe that" \
-        "started this run to the system this node validates" \
-        "(${known:-see config/systems/}; ci/README.md, \"Running it" \
-        "every night\"). Nothing was run."
-    exit 2
-fi
-if [[ " $known " != *" ? "* && " $known " != *" $system "* ]]; then
-    say "HPC_ACCEPTANCE_SYSTEM=$system is no system of" \
-        "config/systems/${HPC_ACCEPTANCE_SITE_DIR:+ or $HPC_ACCEPTANCE_SITE_DIR/systems/}" \
-        "(known: $known). Nothing was run."
-    exit 2
-fi
+missing="HPC_ACCEPTANCE_SYSTEM is not set: set it in the recipe that"
+missing+=" started this run to the system this node validates"
+require_system nightly "$system" "HPC_ACCEPTANCE_SYSTEM=$system" "$missing" \
+    'ci/README.md, "Running it every night"'
+require_site_dir nightly
 
-exec ci/acceptance.sh "$@" --system "$system"
+read -ra recipe_args <<< "${ACCEPTANCE_ARGS:-}"
+exec ci/acceptance.sh "${recipe_args[@]}" "$@" --system "$system"

@@ -15,22 +15,31 @@
 # baseline (kernel, BIOS, MPI, compiler, binaries) and its JSON copy next
 # to the run report, then the verdict in one line.
 #
+# The system is named, not guessed, as in ci/nightly.sh: --system NAME
+# among the reframe arguments, else HPC_ACCEPTANCE_SYSTEM; neither, or a
+# name no system file has, stops it before anything runs (exit 2), as does
+# an HPC_ACCEPTANCE_SITE_DIR that names no directory (ci/named-system.sh).
+#
 # Options (before the reframe arguments): --fleet[=STATE] every node,
 # each compared with its own --before figures; --reservation NAME;
-# --max-jobs N (as ci/acceptance.sh).
+# --max-jobs N (as ci/acceptance.sh); --baseline QUERY the nightly
+# sessions compared with where a figure has no --before run, as ReFrame's
+# --describe-stored-testcases takes them (default: the nightly sessions
+# of the last 30 days); --min-runs N the baseline runs a figure needs for the band
+# its own runs show (default 3; fewer: the family's minimum band);
+# --floor "FAMILY=F ..." the system's own minimum bands learnt from its
+# quiet repeats (e.g. "Memory=0.5"); --no-confirm no rerun of a check
+# whose figure fell outside its band. POST_UPGRADE_BASELINE and
+# NOISE_FLOORS set --baseline and --floor too (the option wins).
 #
 # Exit status: 1 a figure regressed or is missing after the upgrade, or a
 # check failed; 2 not validated: a figure had no baseline (only partly
-# validated) or none had one; 0 every figure compared and none regressed
-# (3: ReFrame or the results could not be read, 4: another run holds this
-# checkout, 5: the results database is unusable before the run, which
-# backs it up as an acceptance run does, or does not hold the run after
-# it); --before: 0 stored whole, 1 not, 5 not in the results database.
-#
-# Set POST_UPGRADE_BASELINE to compare with other nightly sessions where a
-# figure has no --before run (default: the last 30 days), and NOISE_FLOORS
-# to the system's own minimum bands learnt from its quiet repeats (e.g.
-# "Memory=0.5").
+# validated) or none had one, or no system named; 0 every figure compared
+# and none regressed (3: ReFrame or the results could not be read, 4:
+# another run holds this checkout, 5: the results database is unusable
+# before the run, which backs it up as an acceptance run does, or does
+# not hold the run after it); --before: 0 stored whole, 1 not, 5 not in
+# the results database.
 set -euo pipefail
 
 usage() {
@@ -41,9 +50,10 @@ usage() {
 own_options=()
 while (( $# )); do
     case $1 in
-        --before|--fleet|--fleet=?*|--reservation=?*|--max-jobs=?*)
+        --before|--fleet|--fleet=?*|--reservation=?*|--max-jobs=?*| \
+        --baseline=?*|--min-runs=?*|--floor=?*|--no-confirm)
             own_options+=("$1") ;;
-        --reservation|--max-jobs)
+        --reservation|--max-jobs|--baseline|--min-runs|--floor)
             (( $# > 1 )) || usage
             own_options+=("$1=$2"); shift ;;
         *) break ;;
@@ -54,12 +64,36 @@ done
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
 
+# The system the reframe arguments name, else HPC_ACCEPTANCE_SYSTEM's,
+# which is then passed on.
+system=
+shown=
+args=("$@")
+for (( i = 0; i < ${#args[@]}; i++ )); do
+    case ${args[i]} in
+        --system=*) system=${args[i]#--system=} shown="--system $system" ;;
+        --system) system=${args[i + 1]:-} shown="--system $system" ;;
+        --) break ;;
+    esac
+done
+if [[ -z $shown && -n ${HPC_ACCEPTANCE_SYSTEM:-} ]]; then
+    system=$HPC_ACCEPTANCE_SYSTEM shown="HPC_ACCEPTANCE_SYSTEM=$system"
+    set -- "$@" --system "$system"
+fi
+# shellcheck source=ci/named-system.sh
+. ci/named-system.sh
+require_system post-upgrade "$system" "$shown" \
+    "no system named: give --system NAME (or set HPC_ACCEPTANCE_SYSTEM)" \
+    'reference/README.md, "Post-upgrade verdict"'
+require_site_dir post-upgrade
+
 if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
     exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.launch.lock \
         ${HPC_ACCEPTANCE_WAIT:+--wait} -- "$0" "${own_options[@]}" "$@"
 fi
 
 ci/setup.sh
-exec .venv/bin/hpc-acceptance post-upgrade "${own_options[@]}" \
+# the environment's settings first: an option given wins
+exec .venv/bin/hpc-acceptance post-upgrade \
     ${POST_UPGRADE_BASELINE:+--baseline "$POST_UPGRADE_BASELINE"} \
-    ${NOISE_FLOORS:+--floor "$NOISE_FLOORS"} -- "$@"
+    ${NOISE_FLOORS:+--floor "$NOISE_FLOORS"} "${own_options[@]}" -- "$@"

@@ -54,9 +54,15 @@ site_slurm() {
 # and with iproute2's `ip netns` a cluster of nodes in network namespaces;
 # headless chromium opens the report page as a person would;
 # victoria-metrics is the real time-series store the export is tested
-# against (started by the tests on 127.0.0.1, its service left disabled).
+# against (started by the tests on 127.0.0.1, its service left disabled);
+# the nightly recipes run as a site runs them: cron's daemon (started by
+# the tests in a private mount namespace, its service left disabled),
+# systemd's systemd-analyze, and gitlab-ci-local (npm, below), which
+# copies with rsync. npm comes with Node.js where Node.js is not Debian's
+# (NodeSource's nodejs provides npm and conflicts with Debian's).
 if $with_tests; then
-    packages+=(gdb iproute2 chromium victoria-metrics)
+    packages+=(gdb iproute2 chromium victoria-metrics cron systemd rsync)
+    command -v npm >/dev/null || packages+=(npm)
     if site_slurm; then
         say "this host has a Slurm that is not Debian's ($(command -v sinfo)):" \
             "not installing slurm-wlm and munge; the Slurm tests skip"
@@ -118,7 +124,26 @@ install_python_env() {
     touch "$stamp"
 }
 
+# The npm packages the tests use, pinned with all they depend on in
+# ci/npm/package-lock.json, into ci/npm/node_modules/; again when the lock
+# changed.
+install_test_tools() {
+    local stamp
+    stamp="ci/npm/node_modules/.installed-$(sha256sum ci/npm/package-lock.json | cut -c1-16)"
+    [[ -f $stamp ]] && return
+    if ! command -v npm >/dev/null; then
+        say "no npm: the GitLab recipe's test skips (ci/install-packages.sh npm)"
+        return
+    fi
+    echo "setup: installing the tests' npm packages (ci/npm/)"
+    npm ci --prefix ci/npm --no-audit --no-fund --loglevel=error
+    touch "$stamp"
+}
+
 install_system_packages
 install_python_env
+if $with_tests; then
+    install_test_tools
+fi
 ci/setup-spack.sh
 echo "setup: done ($(.venv/bin/reframe --version | head -1), $(.venv/bin/python --version))"

@@ -12,6 +12,10 @@ from conftest import PROJECT_DIR
 
 CI = PROJECT_DIR / 'ci'
 INSTALL_DIR = '/opt/hpc-acceptance'
+#: The site directory every recipe names (ci/named-system.sh).
+SITE_DIR_VARIABLE = 'HPC_ACCEPTANCE_SITE_DIR'
+SITE_DIR = '/etc/hpc-acceptance'
+SITE_DIR_ENTRY = f'{SITE_DIR_VARIABLE}={SITE_DIR}'
 UNITS = ['hpc-acceptance-nightly.service', 'hpc-acceptance-nightly.timer']
 
 # The GitLab CI keywords the pipeline uses, with GitLab's types and value
@@ -85,12 +89,14 @@ def test_the_timer_fires_nightly_and_starts_the_service():
     assert f'ExecStart={INSTALL_DIR}/ci/nightly.sh\n' in service
     # the site names its system; left empty, the run refuses
     assert 'Environment=HPC_ACCEPTANCE_SYSTEM=\n' in service
-    # and where a system new-system brought in lives
-    assert 'Environment=HPC_ACCEPTANCE_SITE_DIR=\n' in service
-    # every exit status of ci/acceptance.sh is named
+    # the one place the site's settings live, for every system
+    assert f'Environment={SITE_DIR_ENTRY}\n' in service
+    # every exit status of ci/acceptance.sh is named, the signals' too
     codes = re.search(r'ci/nightly.sh exits (.*?): the unit', service,
                       re.DOTALL)[1]
-    assert re.findall(r'\b(\d) \(', codes) == ['1', '2', '3', '4', '5']
+    assert re.findall(r'\b(\d+)(?:/\d+)? \(', codes) == [
+        '1', '2', '3', '4', '5', '130']
+    assert '130/143' in codes
 
 
 def _cron_field(field, low, high):
@@ -107,13 +113,16 @@ def test_the_cron_line_is_a_valid_cron_d_entry():
              if line.strip() and not line.startswith('#')]
     entries = [line for line in lines if not re.match(r'^\w+=', line)]
     assert 'HPC_ACCEPTANCE_SYSTEM=""' in lines
-    assert 'HPC_ACCEPTANCE_SITE_DIR=""' in lines
+    assert f'{SITE_DIR_VARIABLE}="{SITE_DIR}"' in lines
     assert len(entries) == 1
     fields = entries[0].split(None, 6)
     ranges = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
     assert all(_cron_field(f, *r) for f, r in zip(fields, ranges)), fields
     assert fields[5] == 'root'
-    assert fields[6].startswith(f'cd {INSTALL_DIR} && ci/nightly.sh')
+    # the nightly makes var/ and its log itself: no redirect into a folder
+    # a fresh checkout lacks (tests/e2e/test_recipes_run.py runs it)
+    assert fields[6] == (f'cd {INSTALL_DIR} && ci/nightly.sh --log '
+                         f'var/nightly.log')
 
 
 def test_the_gitlab_pipeline_matches_the_schema_and_the_project():
@@ -127,7 +136,11 @@ def test_the_gitlab_pipeline_matches_the_schema_and_the_project():
     assert job['stage'] in pipeline['stages']
     assert any('ci/nightly.sh' in line for line in job['script'])
     assert pipeline['variables']['HPC_ACCEPTANCE_SYSTEM'] == ''
-    assert pipeline['variables']['HPC_ACCEPTANCE_SITE_DIR'] == ''
+    assert pipeline['variables'][SITE_DIR_VARIABLE] == SITE_DIR
+    # the runner's clean keeps the setup's expensive parts
+    assert pipeline['variables']['GIT_STRATEGY'] == 'fetch'
+    assert set(pipeline['variables']['GIT_CLEAN_FLAGS'].split()) >= {
+        '/.venv/', '/.spack/'}
     artifacts = job['artifacts']
     assert artifacts['when'] == 'always'
     # where config/settings.py writes them

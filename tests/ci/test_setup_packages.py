@@ -14,9 +14,12 @@ CI = PROJECT_DIR / 'ci'
 SETUP = CI / 'setup.sh'
 INSTALL = CI / 'install-packages.sh'
 #: What only the tests use (ci/setup.sh --test): a debugger, a Slurm
-#: cluster, network namespaces, a browser, a time-series store.
+#: cluster, network namespaces, a browser, a time-series store, the nightly
+#: recipes' tools (cron, systemd's systemd-analyze, rsync for
+#: gitlab-ci-local), and npm where no Node.js brings it.
 TEST_ONLY = {'gdb', 'slurm-wlm', 'munge', 'iproute2', 'chromium',
-             'victoria-metrics'}
+             'victoria-metrics', 'cron', 'systemd', 'rsync'} | (
+    set() if shutil.which('npm') else {'npm'})
 #: What the checks run with.
 RUNTIME = {'gcc', 'g++', 'gfortran', 'make', 'libopenmpi-dev',
            'openmpi-bin', 'hpcc', 'libopenblas-dev', 'python3',

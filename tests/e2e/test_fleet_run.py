@@ -403,7 +403,10 @@ def test_a_fleet_run_s_figures_reach_the_store_one_series_per_node(
                                  HPC_ACCEPTANCE_SITE_DIR=str(site),
                                  PATH=f'{bindir}:{os.environ["PATH"]}')
         assert done.returncode == 1, done.stdout[-5000:]
-        assert f'export: every figure sent to {store.url}' in done.stdout
+        # every value of the run's reports taken by the store
+        assert re.search(rf"export: this run's (\d+) value\(s\): \1 taken "
+                         rf'by the store {re.escape(store.url)}',
+                         ' '.join(done.stdout.split())), done.stdout[-3000:]
         ran = json.loads(report.read_text())
         exported.assert_stored_as_reported(store, ran)
         flops = [(labels['node'], value) for labels, value, _ in

@@ -35,7 +35,8 @@ def environment(tmp_path, **extra):
                 RFM_REPORT_FILE=str(tmp_path / 'reports' / 'report.json'),
                 RFM_COLORIZE='n', NOISE_FLOORS='Memory=0.5',
                 HPC_ACCEPTANCE_LOCK_FILE=str(tmp_path / 'run.lock'),
-                HPC_ACCEPTANCE_SPACK='off', **extra)
+                HPC_ACCEPTANCE_SPACK='off', HPC_ACCEPTANCE_SYSTEM='local',
+                **extra)
 
 
 def script(tmp_path, *args, env=None, preexec_fn=None):
