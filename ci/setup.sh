@@ -9,6 +9,12 @@
 #     message saying why there is none.
 # Safe to run again: it installs only what is missing.
 #
+# Exit status: 0 ready; 2 a wrong option; 6 a step of its own failed, the
+# step and its tool's own status said (apt-get's 100, pip's 1, ...), so
+# that the scripts that start with it (ci/acceptance.sh, ci/nightly.sh,
+# ci/post-upgrade.sh, ci/test.sh) never end with a status that reads as a
+# check's. No Spack is no failure: the checks fall back (ci/setup-spack.sh).
+#
 # Usage: ci/setup.sh [--test] [--list-packages]
 #   --test           also the packages only the project's tests use
 #                    (ci/test.sh); ci/acceptance.sh and ci/post-upgrade.sh
@@ -21,6 +27,15 @@ project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
 
 say() { echo "setup: $*" >&2; }
+
+#: The status of a setup that could not finish (see the top).
+SETUP_FAILED=6
+
+# failed WHAT STATUS: say which step failed with which status, and stop.
+failed() {
+    say "$1 failed (exit $2): the machine is not set up; nothing was run"
+    exit "$SETUP_FAILED"
+}
 
 with_tests=false
 list_only=false
@@ -106,7 +121,8 @@ install_system_packages() {
     fi
 
     echo "setup: installing ${missing[*]}"
-    ci/install-packages.sh "${missing[@]}"
+    ci/install-packages.sh "${missing[@]}" ||
+        failed "installing Debian packages (ci/install-packages.sh ${missing[*]})" $?
 }
 
 install_python_env() {
@@ -117,9 +133,11 @@ install_python_env() {
     fi
 
     echo "setup: creating .venv with the pinned ReFrame"
-    python3 -m venv .venv
-    .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e '.[test]'
+    python3 -m venv .venv || failed "creating .venv (python3 -m venv)" $?
+    .venv/bin/python -m pip install -q --upgrade pip ||
+        failed "upgrading pip in .venv" $?
+    .venv/bin/python -m pip install -q -e '.[test]' ||
+        failed "installing ReFrame and this checkout into .venv (pip)" $?
     rm -f .venv/.installed-*
     touch "$stamp"
 }
@@ -136,7 +154,8 @@ install_test_tools() {
         return
     fi
     echo "setup: installing the tests' npm packages (ci/npm/)"
-    npm ci --prefix ci/npm --no-audit --no-fund --loglevel=error
+    npm ci --prefix ci/npm --no-audit --no-fund --loglevel=error ||
+        failed "installing the tests' npm packages (npm ci --prefix ci/npm)" $?
     touch "$stamp"
 }
 

@@ -18,7 +18,8 @@ from report_cases import DEFAULT_VARIANTS, case_of, results
 from spack_ci import MISSING_KIT, prefix_of, setup_spack, spack
 
 NPB_BENCHMARKS = ('bt', 'cg', 'ep', 'ft', 'is', 'lu', 'mg', 'sp')
-NPB_CLASSES = ('S', 'W')
+#: The classes of the CI subset (tests/e2e/spack_ci_environment.yaml).
+NPB_CLASSES = ('S',)
 #: One check of each family: memory latency, STREAM on one core, HPCC and
 #: the eight NPB benchmarks on one rank.
 CHECKS = ['MemoryLatencyCheck', 'StreamCheck', 'HpccCheck',
@@ -109,7 +110,7 @@ spack:
   - hpc-acceptance-kernels
   - stream+openmp stream_array_size=268435456 cflags="-O3 -mcmodel=medium"
   - hpcc
-  - npb implementation=mpi names=bt,cg,ep,ft,is,lu,mg,sp classes=S,W
+  - npb implementation=mpi names=bt,cg,ep,ft,is,lu,mg,sp classes=S
   packages:
     openblas:
       buildable: true

@@ -54,7 +54,7 @@ SUBCOMMANDS = {
                  'one'),
     'export': ('export.export',
                'send figures to the site\'s time-series store (--replay, '
-               '--since)'),
+               '--since), read it back (--verify)'),
 }
 
 
