@@ -1,5 +1,6 @@
 '''Shared helpers of the test suite.'''
 
+import contextlib
 import json
 import os
 import subprocess
@@ -49,14 +50,53 @@ def no_prepared_spack(tmp_path_factory):
     os.environ['HPC_ACCEPTANCE_SPACK_DIR'] = str(empty)
 
 
+#: The tests that may run beside the CI subset's install (tests/spack_ci.py,
+#: ``Ahead``): those whose figures' values no assertion reads (a verdict
+#: without references, a store's contents, the configuration). Every other
+#: test waits for the install to end.
+BESIDE_THE_INSTALL = ('ci/', 'config/', 'docs/',
+                      'e2e/test_acceptance_script.py',
+                      'e2e/test_bounded_variants.py',
+                      'e2e/test_export_to_store.py')
+
+
+@pytest.fixture(scope='session', autouse=True)
+def spack_ci_ahead(request, no_prepared_spack):
+    '''The CI subset's install, started at the session's start when a test
+    of the session needs it (tests/spack_ci.py), ended with the session.'''
+    needed = any('spack_ci' in item.fixturenames
+                 for item in request.session.items)
+    if spack_ci_kit.MISSING_KIT or not needed:
+        yield None
+        return
+
+    ahead = spack_ci_kit.Ahead()
+    yield ahead
+    ahead.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_build_beside(request, spack_ci_ahead):
+    '''A test not in :data:`BESIDE_THE_INSTALL` starts once the install
+    ahead has ended, whatever became of it.'''
+    if spack_ci_ahead is None or not spack_ci_ahead.running():
+        return
+
+    where = request.node.path.relative_to(TESTS_DIR).as_posix()
+    if not where.startswith(BESIDE_THE_INSTALL):
+        # its failure is the failure of the tests that need it
+        with contextlib.suppress(Exception):
+            spack_ci_ahead.wait()
+
+
 @pytest.fixture(scope='session')
-def spack_ci():
+def spack_ci(spack_ci_ahead):
     '''The CI subset of spack-envs/local installed by the real Spack from
-    the offline kit, once per session (tests/spack_ci.py); skips where
-    there is no kit.'''
+    the offline kit, once per session (tests/spack_ci.py), started ahead;
+    skips where there is no kit.'''
     if spack_ci_kit.MISSING_KIT:
         pytest.skip(spack_ci_kit.MISSING_KIT)
-    return spack_ci_kit.install()
+    return spack_ci_ahead.wait() if spack_ci_ahead else spack_ci_kit.install()
 
 
 @pytest.fixture(scope='session')

@@ -7,6 +7,14 @@ under ~/.cache/hpc-acceptance/, keyed by the kit's archives and the
 environments' files, so a second install in the same or a later test run
 installs nothing. The session fixture ``spack_ci`` (tests/conftest.py)
 installs once for every test that needs a real Spack-built package.
+
+A cold install takes minutes of one core, mostly compiling NPB one
+benchmark after the other, while the tests use about one core of CI's
+two: a session that will need it starts it ahead (:class:`Ahead`), at a
+lower priority, beside the first tests, those whose figures' values no
+assertion reads (tests/conftest.py, ``BESIDE_THE_INSTALL``); every other
+test waits for it to end first, so no figure a test judges is measured
+beside a build.
 '''
 
 import hashlib
@@ -14,6 +22,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -111,28 +120,42 @@ def setup_environment(spack_dir, env_dir, kit=True):
     return env
 
 
-def setup_spack(cache, env_dir):
+def setup_spack(cache, env_dir, niceness=0, started=None):
     '''ci/setup-spack.sh on ``env_dir`` with its Spack directory in
-    ``cache``: the finished process and the seconds it took.'''
-    started = time.monotonic()
-    done = subprocess.run(
-        [str(SETUP_SPACK)], env=setup_environment(cache / 'spack', env_dir),
-        text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        timeout=2400
-    )
-    return done, time.monotonic() - started
+    ``cache``, ``niceness`` added to its priority; ``started(process)`` is
+    called with it running. The finished process and the seconds it
+    took.'''
+    began = time.monotonic()
+    with subprocess.Popen(
+            [str(SETUP_SPACK)],
+            env=setup_environment(cache / 'spack', env_dir), text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            preexec_fn=(lambda: os.nice(niceness)) if niceness else None
+    ) as process:
+        if started:
+            started(process)
+        try:
+            output, _ = process.communicate(timeout=2400)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+
+    done = subprocess.CompletedProcess(process.args, process.returncode,
+                                       output)
+    return done, time.monotonic() - began
 
 
-def install():
+def install(niceness=0, started=None):
     '''Installs the CI subset: ``{cache, env, record, output}``, where
     ``record`` is setup-spack's setup.json. AssertionError, with the end
-    of setup's output, when the setup failed.'''
+    of setup's output, when the setup failed. ``niceness`` and
+    ``started``: as :func:`setup_spack`'s.'''
     cache = cache_dir()
     (cache / 'spack').mkdir(parents=True, exist_ok=True)
     # another checkout's test run may be installing into the same cache
     with machine_lock.held('spack-ci'):
         env_dir = ci_environment(cache)
-        done, seconds = setup_spack(cache, env_dir)
+        done, seconds = setup_spack(cache, env_dir, niceness, started)
 
     print(f'setup-spack: {seconds:.0f} s')
     assert done.returncode == 0, done.stdout[-3000:]
@@ -140,6 +163,44 @@ def install():
     assert record.is_file(), done.stdout[-3000:]
     return {'cache': cache, 'env': env_dir,
             'record': json.loads(record.read_text()), 'output': done.stdout}
+
+
+class Ahead:
+    ''':func:`install` started in a thread of its own, at a lower
+    priority (nice 10), for the tests to go on beside it.'''
+
+    def __init__(self):
+        self.result = None
+        self.error = None
+        self.process = None
+        self._thread = threading.Thread(target=self._install, daemon=True,
+                                        name='spack-ci install')
+        self._thread.start()
+
+    def _install(self):
+        try:
+            self.result = install(niceness=10, started=self._started)
+        except BaseException as err:  # re-raised in the test that waits
+            self.error = err
+
+    def _started(self, process):
+        self.process = process
+
+    def running(self):
+        return self._thread.is_alive()
+
+    def wait(self):
+        '''The install's result, once it ended; its error raised.'''
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+    def stop(self):
+        '''End the install if it still runs (the session was cut short).'''
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+        self._thread.join(timeout=60)
 
 
 def spack(record, *args):
