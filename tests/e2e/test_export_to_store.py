@@ -30,7 +30,7 @@ from conftest import CONFIG, HPC_ACCEPTANCE, ONE_TIMED_RUN, PROJECT_DIR, \
 from hpc_acceptance.core.export import series, settings
 from hpc_acceptance.core.export import spool as export_spool
 from hpc_acceptance.core.export import store as export_store
-from hpc_acceptance.tools.export import export
+from hpc_acceptance.tools.export import export, verify
 
 SELECT = ['-n', 'MemoryDaxpyCheck.*single', *ONE_TIMED_RUN]
 #: The series each target of the dashboard's trend panel draws.
@@ -314,7 +314,7 @@ def test_verify_names_what_the_store_answered_for_and_did_not_keep(
     assert f': {values} sent to {store.url}' in sent.stdout, sent.stdout
 
     monkeypatch.setenv('HPC_ACCEPTANCE_SITE_DIR', str(site))
-    monkeypatch.setattr(export, 'VISIBLE_WITHIN_S', 3)
+    monkeypatch.setattr(verify, 'VISIBLE_WITHIN_S', 3)
     assert export.main(['--verify', '--since', since, '--db',
                         str(database)]) == 1
     said = capsys.readouterr()

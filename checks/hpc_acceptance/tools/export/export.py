@@ -42,75 +42,13 @@ import sqlite3
 import sys
 import time
 
-from hpc_acceptance.core.export import series, settings, spool, store
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import confirm as fleet_confirm
-from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.core.export import settings, spool, store
+from hpc_acceptance.tools.export import verify
+from hpc_acceptance.tools.export.samples import (
+    report_samples, suspect_samples, with_reruns)
+from hpc_acceptance.tools.export.sending import send
 from hpc_acceptance.tools.results import db as database
-from hpc_acceptance.tools.results.runs import ResultsError, final_testcases
-
-
-def suspect_samples(reports):
-    ''':data:`~hpc_acceptance.core.export.series.SUSPECT` of every node
-    of a fleet run that was compared with its siblings (none for another
-    run, or a partition of too few nodes): the run read as its verdict
-    reads it (:func:`..fleet.history.of_run`), ``reports`` its reports or
-    stored sessions in order (the nodes' run, its confirmation rerun, the
-    multi-node run).'''
-    info = reports[0]['session_info']
-    if info.get('fleet') not in (None, 'yes'):
-        # a confirmation rerun or a resume: part of another run
-        return []
-
-    cases = final_testcases({'runs': [run for report in reports
-                                      for run in report.get('runs') or []]})
-    try:
-        fleets, _ = fleet_history.of_run(cases, info)
-    except fleet.FleetError as err:
-        print(f'export: session {info.get("uuid")}: no suspects sent: {err}',
-              file=sys.stderr)
-        return []
-
-    samples = []
-    for partition in fleets or []:
-        if partition.not_compared:
-            continue
-
-        suspects = {s.node for s in partition.suspects}
-        samples += [series.suspect_line(partition.name, node,
-                                        node in suspects, info,
-                                        info['time_end_unix'])
-                    for node in partition.nodes]
-
-    return samples
-
-
-def report_samples(report):
-    '''Every figure sample of a session (a JSON report, or as the
-    database keeps it): each attempt's figures and outcome, as the run
-    sent them.'''
-    info = report['session_info']
-    samples = [sample for run in report.get('runs') or []
-               for case in run['testcases']
-               for sample in series.case_lines(case, info,
-                                               info.get('time_end_unix'))]
-    # an attempt of no time of its own is at the run's end: the last one
-    # of the same test case stands
-    return list({series.key(s): s for s in samples}.values())
-
-
-def _with_reruns(sessions):
-    '''``[[fleet run, its confirmation reruns...]]`` of the stored fleet
-    runs among ``sessions``.'''
-    reruns = {}
-    for session in sessions:
-        confirms = session['session_info'].get(fleet_confirm.CONFIRMS)
-        if confirms:
-            reruns.setdefault(confirms, []).append(session)
-
-    return [[session] + reruns.get(session['session_info']['uuid'], [])
-            for session in sessions
-            if session['session_info'].get('fleet') == 'yes']
+from hpc_acceptance.tools.results.runs import ResultsError
 
 
 def _report_values(reports):
@@ -167,16 +105,6 @@ def _since(text):
             f'{text!r}: a date, YYYY-MM-DD or YYYY-MM-DDTHH:MM') from None
 
 
-#: Days ``--verify`` reads back without ``--since``: VictoriaMetrics'
-#: default ``-retentionPeriod`` is one month.
-VERIFY_DAYS = 30
-
-#: Seconds ``--verify`` waits for what it sent to show in the store's
-#: answers: a series VictoriaMetrics has just registered was seen missing
-#: from them for 7 s.
-VISIBLE_WITHIN_S = 30
-
-
 def _parser():
     parser = argparse.ArgumentParser(prog='hpc-acceptance export',
                                      description=__doc__.split('\n\n')[0])
@@ -192,8 +120,8 @@ def _parser():
     parser.add_argument('--verify', action='store_true',
                         help='read back what the store holds of the '
                              'sessions stored since DATE (default: the '
-                             f'last {VERIFY_DAYS} days) and send what it '
-                             'lacks')
+                             f'last {verify.VERIFY_DAYS} days) and send what '
+                             'it lacks')
     parser.add_argument('--db', help='the results database (default: '
                                      '$RFM_SQLITE_DB_FILE, else '
                                      f'{database.DEFAULT_DB})')
@@ -250,83 +178,8 @@ def _samples(args, waiting, path):
     return (f'of {len(sessions)} session(s) stored since '
             f'{time.strftime("%Y-%m-%d %H:%M", time.localtime(args.since))}',
             [s for report in sessions for s in report_samples(report)] +
-            [s for run in _with_reruns(sessions)
+            [s for run in with_reruns(sessions)
              for s in suspect_samples(run)])
-
-
-def _wait_note(pid):
-    print(f'export: waiting for another sender (pid {pid}) to finish',
-          file=sys.stderr)
-
-
-def _send(export, waiting, what, samples):
-    done = store.deliver(export, waiting, samples, _wait_note)
-    print(f'export: {len(samples)} value(s) {what}: {done.sent} sent to '
-          f'{export.url}, {done.already} sent before'
-          + (f', {done.held} waiting in {waiting.path}' if done.held
-             else ''))
-    if done.held:
-        print(f'export: the store did not take them: {done.reason}',
-              file=sys.stderr)
-
-    return 1 if waiting.waiting().samples else 0
-
-
-def _still_missing(export, samples):
-    '''Those of ``samples`` the store does not show within
-    :data:`VISIBLE_WITHIN_S`.'''
-    deadline = time.monotonic() + VISIBLE_WITHIN_S
-    missing = samples
-    while missing:
-        held = {series.key(s) for s in store.held(export, missing)}
-        missing = [s for s in missing if series.key(s) not in held]
-        if not missing or time.monotonic() > deadline:
-            break
-        time.sleep(1)
-
-    return missing
-
-
-def _verify(export, waiting, args, path):
-    '''``--verify``: the store's holdings of the sessions since DATE
-    against what the spool says it took; what it lacks sent.'''
-    since = (args.since if args.since is not None else
-             time.time() - VERIFY_DAYS * 86400)
-    sessions = database.stored_sessions(path, since, time.time())
-    expected = list({series.key(s): s for s in
-                     [s for report in sessions for s in report_samples(report)]
-                     + [s for run in _with_reruns(sessions)
-                        for s in suspect_samples(run)]}.values())
-    held = {series.key(s) for s in store.held(export, expected)}
-    missing = [s for s in expected if series.key(s) not in held]
-    lost = [s for s in missing if not waiting.unsent([s])]
-    stamp = time.strftime('%Y-%m-%d %H:%M', time.localtime(since))
-    print(f'export: --verify: {len(expected)} value(s) of {len(sessions)} '
-          f'session(s) stored since {stamp}: {len(expected) - len(missing)} '
-          f'held by the store {export.url}, {len(missing)} missing '
-          f'({len(lost)} it had taken: lost or dropped since; '
-          f'{len(missing) - len(lost)} never taken)')
-    if not missing:
-        return 0
-
-    waiting.forget(lost)
-    status = _send(export, waiting, 'missing from the store', missing)
-    if status:
-        return status
-
-    gone = _still_missing(export, missing)
-    if gone:
-        oldest = min(t for s in gone for t in s['timestamps']) / 1000
-        print(f'export: the store answered that it stored {len(gone)} of '
-              f'them and does not hold them {VISIBLE_WITHIN_S} s later '
-              f'(the oldest from '
-              f'{time.strftime("%Y-%m-%d %H:%M", time.localtime(oldest))}'
-              f'): older than its retention (VictoriaMetrics\' '
-              f'-retentionPeriod)?', file=sys.stderr)
-        return 1
-
-    print(f'export: read back: the store holds all {len(missing)}')
-    return 0
 
 
 def main(argv=None):
@@ -356,9 +209,9 @@ def main(argv=None):
     waiting = spool.Spool(spool.path_beside(path), export.url)
     try:
         if what == '--verify':
-            return _verify(export, waiting, args, path)
+            return verify.verify(export, waiting, args.since, path)
 
-        return _send(export, waiting, *_samples(args, waiting, path))
+        return send(export, waiting, *_samples(args, waiting, path))
     except (ResultsError, database.DatabaseError, store.StoreError,
             sqlite3.Error, OSError) as err:
         print(f'export: {err}', file=sys.stderr)
