@@ -118,6 +118,8 @@ def assert_a_night(ran, store):
     assert (f"export: this run's {values} value(s): {values} taken by the "
             f'store {store.url}') in text, log[-3000:]
     exported.assert_stored_as_reported(store, ran['report'])
+    # the night's last lines, for the record of the run (pytest -rP)
+    print('\n'.join(log.rstrip().splitlines()[-8:]))
 
 
 @pytest.fixture(scope='module')
