@@ -16,7 +16,8 @@ waits in the spool beside the results database:
   that turns the export on later gets its history;
 - ``--run-report`` (``ci/acceptance.sh`` after each run) sends what no
   log record carries: the outcome of test cases that failed before their
-  job ran, and a fleet run's suspects (:mod:`..fleet.compare`).
+  job ran, a fleet run's suspects (:mod:`..fleet.compare`), and its
+  figures' shifts across nights (:mod:`..shifts.samples`).
 
 A sample the store took already (same series, same time) is not sent
 again, whichever way it went first. Exit status: 0 when nothing waits, 1
@@ -37,6 +38,7 @@ from hpc_acceptance.tools.fleet import confirm as fleet_confirm
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.results import db as database
 from hpc_acceptance.tools.results.runs import ResultsError, final_testcases
+from hpc_acceptance.tools.shifts import samples as shift_samples
 
 
 def suspect_samples(reports):
@@ -164,7 +166,7 @@ def _samples(args, waiting):
 
         return ('of this run', [s for report in reports
                                 for s in report_samples(report)] +
-                suspect_samples(reports))
+                suspect_samples(reports) + shift_samples.of_reports(reports))
 
     sessions = database.stored_sessions(database.database_path(args.db),
                                         args.since, time.time())

@@ -9,9 +9,10 @@ to Hunt for Performance Regressions", ICPE 2023). On top of it, a shift
 is reported only when it is what a sysadmin would act on:
 
 - *persistent*: the series' last change point, with at least
-  :data:`MIN_NIGHTS` nights after it, tonight included (one odd night is
-  the nightly's band and retry's business); a last change point of fewer
-  nights is set aside and the one before it judged;
+  :data:`MIN_NIGHTS` nights after it, and the last :data:`MIN_NIGHTS`
+  nights, tonight included, all nearer the new level than the old one
+  (one odd night is the nightly's band and retry's business, and a night
+  back at the old level ends a dip, not a shift);
 - *on a history*: at least :data:`MIN_BEFORE` nights before it;
 - *larger than the figure's own scatter*: at least :data:`MIN_SHIFT`, and
   at least :data:`SCATTER_FACTOR` robust standard deviations of the nights
@@ -87,10 +88,7 @@ def latest_shift(values, max_pvalue=MAX_PVALUE, window=WINDOW):
         return None
 
     points = change_points(values, max_pvalue, window)
-    while points and len(values) - points[-1][0] < MIN_NIGHTS:
-        points.pop()
-
-    if not points:
+    if not points or len(values) - points[-1][0] < MIN_NIGHTS:
         return None
 
     index, pvalue = points[-1]
@@ -100,8 +98,13 @@ def latest_shift(values, max_pvalue=MAX_PVALUE, window=WINDOW):
         return None
 
     size = statistics.median(after) / statistics.median(before) - 1
-    step = abs(math.log1p(size))
-    if abs(size) < MIN_SHIFT or step < SCATTER_FACTOR * _scatter(before):
+    step = math.log1p(size)
+    if abs(size) < MIN_SHIFT or abs(step) < SCATTER_FACTOR * _scatter(before):
+        return None
+
+    # past the middle of the two levels, on the new side
+    middle = math.log(statistics.median(before)) + step / 2
+    if any((math.log(v) - middle) * step <= 0 for v in after[-MIN_NIGHTS:]):
         return None
 
     return ChangePoint(index=index, size=size, confidence=1 - pvalue,

@@ -43,6 +43,8 @@ class Shift:
     #: the performance loss that fails the run, and what it is
     limit: Optional[float] = None
     limit_source: Optional[str] = None
+    #: tonight's test case of the series
+    case: dict = None
 
     @property
     def since(self):
@@ -179,6 +181,7 @@ def find(current, history, limits=None):
                                               points[first][2]))
             shift.limit, shift.limit_source = limit.limit_of(key[0], perf,
                                                              limits)
+            shift.case = runs[-1]
             shifts.append(shift)
 
     return sorted(shifts, key=lambda s: (not s.failing, not s.worse,
