@@ -61,8 +61,11 @@ class CalibrationError(ValueError):
 
 def path_of(system, prefix=None):
     '''Where ``system``'s floors are: the first of the reference
-    directories that has them, else where they would be written.'''
-    dirs = references.search_dirs(prefix)
+    directories (``prefix``, else ``RFM_REFERENCE_PREFIX``, else the site
+    directory's and the checkout's) that has them, else where they would
+    be written.'''
+    dirs = references.search_dirs(prefix or
+                                  os.environ.get('RFM_REFERENCE_PREFIX'))
     for directory in dirs:
         found = os.path.join(directory, system, FILE_NAME)
         if os.path.isfile(found):
