@@ -63,7 +63,8 @@ def test_the_floors_are_written_with_provenance_and_read_back(tmp_path):
     assert calibration.load('local', str(tmp_path))[0] == floors
     found, line = calibration.floors_of('local', str(tmp_path))
     assert found == floors
-    assert f"system local's own (Memory {100 * floors['Memory']:.1f} %)" in line
+    own = f"system local's own (Memory {100 * floors['Memory']:.1f} %)"
+    assert own in line
     assert 'built-in for Hpcc, Network, Npb, Stream' in line
 
 

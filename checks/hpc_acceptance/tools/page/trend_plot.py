@@ -4,8 +4,8 @@ The band is shaded (blue: the reference; grey: the noise of earlier runs),
 earlier runs are a thin line of dots and this run a large marker coloured by
 its verdict. A persistent shift across nights is a purple dashed line at its
 first night, the nights after it at their new level (a purple line) and
-its size and date in the title. The x axis counts runs, labelled with the first and last dates,
-so 1 run and 100 runs read the same way.
+its size and date in the title. The x axis counts runs, labelled with
+the first and last dates, so 1 run and 100 runs read the same way.
 '''
 
 import datetime

@@ -8,10 +8,11 @@ cases passed, failed and skipped; for a fleet run, the suspect nodes
 (:mod:`..fleet.compare`) with their worst figures; each failure with its
 reason; each figure whose nightly series ended on a persistent shift
 (:mod:`..shifts.nightly`), with its size, first night, confidence and
-what changed that night; the noise floors the bands were drawn with; skip reasons grouped, one line each with a count; the variants not
-generated because no partition could hold them (stated once); the nodes a
-fleet run left out. At most :data:`MAX_LINES` lines. Long lines wrap
-rather than lose their end, which is where a reason says what to do; what
+what changed that night; skip reasons grouped, one line each with a
+count; the variants not generated because no partition could hold them
+(stated once); the nodes a fleet run left out; the noise floors the bands
+were drawn with. At most :data:`MAX_LINES` lines. Long lines wrap rather
+than lose their end, which is where a reason says what to do; what
 does not fit is counted and left to the report page and the log. ReFrame's
 full output, its performance table included, stays in the log file.
 '''
