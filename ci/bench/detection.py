@@ -4,7 +4,7 @@ quiet figure raises an alarm: the nightly's detection
 command line, on the same series in the same run.
 
     .venv/bin/python ci/bench/detection.py [--db RESULTS.db ...]
-        [--model-series 50] [--nights 40] [--horizon 10] [--seed 39]
+        [--model-series 200] [--nights 40] [--horizon 10] [--seed 39]
 
 Two sets of series:
 
@@ -250,7 +250,7 @@ def main(argv=None):
     parser.add_argument('--db', action='append', default=[],
                         help='a results database of this machine\'s '
                              'nightly runs (repeatable)')
-    parser.add_argument('--model-series', type=int, default=50)
+    parser.add_argument('--model-series', type=int, default=200)
     parser.add_argument('--nights', type=int, default=40,
                         help='nights of each 1 %% noise series')
     parser.add_argument('--horizon', type=int, default=10,

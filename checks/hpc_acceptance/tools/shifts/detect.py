@@ -16,8 +16,9 @@ is reported only when it is what a sysadmin would act on:
 - *on a history*: at least :data:`MIN_BEFORE` nights before it;
 - *larger than the figure's own scatter*: at least :data:`MIN_SHIFT`, and
   at least :data:`SCATTER_FACTOR` robust standard deviations of the nights
-  before it (a figure that wanders, as memory bandwidth does in a busy
-  virtual machine, is not said to have shifted each time it wanders).
+  before and after it, each about its own level (a figure that wanders, as
+  memory bandwidth does in a busy virtual machine, is not said to have
+  shifted each time it wanders).
 
 Sizes are relative changes of the medians of the nights after and before
 (``-0.07``: 7 % less); the confidence is ``1 - p``.
@@ -63,12 +64,18 @@ class ChangePoint:
     after: int
 
 
-def _scatter(values):
-    '''Robust relative standard deviation: 1.4826 x the median absolute
-    deviation of the logarithms.'''
-    logs = [math.log(v) for v in values]
-    middle = statistics.median(logs)
-    return 1.4826 * statistics.median(abs(x - middle) for x in logs)
+def _scatter(*segments):
+    '''Robust relative standard deviation of the nights of ``segments``
+    about their own levels: 1.4826 x the median absolute deviation of the
+    logarithms, each from its segment's median. A few quiet nights before
+    a change alone can understate a figure's scatter.'''
+    deviations = []
+    for values in segments:
+        logs = [math.log(v) for v in values]
+        middle = statistics.median(logs)
+        deviations += [abs(x - middle) for x in logs]
+
+    return 1.4826 * statistics.median(deviations)
 
 
 def change_points(values, max_pvalue=MAX_PVALUE, window=WINDOW):
@@ -100,7 +107,8 @@ def latest_shift(values, max_pvalue=MAX_PVALUE, window=WINDOW):
 
     size = statistics.median(after) / statistics.median(before) - 1
     step = math.log1p(size)
-    if abs(size) < MIN_SHIFT or abs(step) < SCATTER_FACTOR * _scatter(before):
+    if abs(size) < MIN_SHIFT or \
+            abs(step) < SCATTER_FACTOR * _scatter(before, after):
         return None
 
     # past the middle of the two levels, on the new side
