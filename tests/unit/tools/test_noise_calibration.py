@@ -124,3 +124,17 @@ def test_calibrate_noise_writes_only_with_write(tmp_path, monkeypatch,
     assert pr.main(['--system', 'none', '--calibrate-noise',
                     '--reference-dir', str(tmp_path)]) == 1
     assert 'has enough passed runs' in capsys.readouterr().err
+
+
+def test_floors_of_runs_that_were_not_quiet_are_refused(
+        tmp_path, monkeypatch, capsys):
+    rng = random.Random(3)
+    # a busy guest: memory bandwidth halves on some nights
+    busy = [case(s, 12000 * rng.choice((1, 0.1)) * (1 + 0.01 * rng.random()))
+            for s in range(12)]
+    monkeypatch.setattr(pr, 'stored_testcases', lambda query: busy)
+    assert pr.main(['--system', 'local', '--calibrate-noise', '--write',
+                    '--reference-dir', str(tmp_path)]) == 1
+    assert 'REFUSED: the floor of Memory bounds nothing' in \
+        capsys.readouterr().err
+    assert not (tmp_path / 'local' / 'noise.yaml').exists()

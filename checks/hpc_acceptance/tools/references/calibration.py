@@ -17,6 +17,9 @@ its own (:func:`measure`), at bring-up and again later:
   (of fewer than 10 figures: the widest), at least :data:`LEAST_FLOOR`,
   rounded up to half a per cent.
 
+A floor of :data:`NO_BOUND` or more bounds nothing (a rate could fall
+to a tenth): the runs were not quiet, and the floors are not written.
+
 The file holds the floors and how they were measured (when, the command,
 the sessions, runs per figure, figures per family, the method). Where it
 exists, ``post-upgrade``, ``propose-references`` and the report page's
@@ -50,8 +53,12 @@ MIN_RUNS = 5
 METHOD = ('each figure\'s band from its own runs (4 robust standard '
           'deviations, or 1.5 x the largest deviation more than a tenth '
           'of its runs reach); a family\'s floor the band more than a '
-          f'tenth of its figures need, at least {LEAST_FLOOR:.0%}, rounded '
-          'up to 0.5 %')
+          f'tenth of its figures need, at least {100 * LEAST_FLOOR:.0f} %, '
+          'rounded up to 0.5 %')
+
+#: A floor from which a band bounds nothing worth the name (as
+#: ``propose-references`` refuses such a tolerance): not written.
+NO_BOUND = 0.9
 
 
 class CalibrationError(ValueError):
@@ -157,6 +164,12 @@ def floors_line(testcases):
 
 def _round_up(width):
     return math.ceil(width * 200 - 1e-9) / 200
+
+
+def unbounded(floors):
+    '''The families of ``floors`` that bound nothing (:data:`NO_BOUND`).'''
+    return sorted(family for family, value in floors.items()
+                  if value >= NO_BOUND)
 
 
 def measure(testcases, system, min_runs=MIN_RUNS):

@@ -227,6 +227,16 @@ def _calibrate(args, testcases, argv):
     content = calibration.document(floors, details, command)
     print(yaml.safe_dump(content, sort_keys=False, width=79), end='')
     path = calibration.path_of(args.system, args.reference_dir)
+    refused = calibration.unbounded(floors)
+    if refused:
+        print(f'propose_references: REFUSED: the floor of '
+              f'{", ".join(refused)} bounds nothing (a figure could lose '
+              f'{100 * calibration.NO_BOUND:.0f} % or more): these runs were '
+              f'not quiet; {path} not written. Run the suite again on a '
+              f'quiet system (a node of its own, nothing else running)',
+              file=sys.stderr)
+        return 1
+
     if args.write:
         calibration.write(path, content)
         print(f'wrote {path}', file=sys.stderr)
