@@ -97,6 +97,9 @@ def _contents(page):
     skipped = sum(sum(c.values()) for c in page.skips.values())
     links = [('problems', f'failures and regressions '
                           f'({len(page.failures)})')]
+    if page.shifts:
+        links.append(('problems', f'shifts across nights '
+                                  f'({len(page.shifts)})'))
     if page.fleets is not None:
         suspects = sum(len(f.suspects) for f in page.fleets)
         links.append(('fleet', f'suspect nodes ({suspects})'))
