@@ -7,6 +7,7 @@ reports broken images and the section headings, and takes a screenshot.
 '''
 
 import copy
+import random
 import json
 import re
 import shutil
@@ -149,3 +150,52 @@ def test_a_fleet_of_1000_nodes_is_one_readable_page(tmp_path):
                for p in pixels.reshape(-1, pixels.shape[-1])[::3]}
     # the FAILED banner and the suspects' red on screen
     assert (0xc6, 0x28, 0x28) in colours
+
+
+def _shifted_page(tmp_path, monkeypatch):
+    '''A real nightly's figures over 20 nights of 1 % noise, the first
+    figure 10 % worse from night 16 on, the night the kernel changed; the
+    site's shift limit 5 %.'''
+    monkeypatch.setenv('HPC_ACCEPTANCE_SHIFT_LIMIT', '0.05')
+    report_data = json.loads((RUN / 'nightly-report.json').read_text())
+    cases = report_data['runs'][-1]['testcases']
+    measured = [c for c in cases if c.get('perfvalues')]
+    rng = random.Random(39)
+    history, tonight = [], []
+    for night in range(20):
+        kernel = '6.1.0-25-amd64' if night < 16 else '6.1.0-26-amd64'
+        for number, case in enumerate(measured):
+            old = copy.deepcopy(case)
+            old.update(session_uuid=f'night-{night}',
+                       node_software=f'kernel={kernel}',
+                       job_completion_time_unix=1.8e9 + night * 86400.0)
+            for perf in old['perfvalues'].values():
+                perf[0] *= 1 + 0.01 * rng.gauss(0, 1)
+                if number == 0 and night >= 16:
+                    perf[0] *= 0.9 if perf[4] != 'us' else 1 / 0.9
+
+            (tonight if night == 19 else history).append(old)
+
+    tonight += [c for c in cases if not c.get('perfvalues')]
+    page = report.page_for('shift-test', tonight, history, [], runs=30)
+    return page, report.write(page, tmp_path / 'page')
+
+
+def test_a_shift_across_nights_is_marked_on_its_trend(tmp_path, monkeypatch):
+    chromium = _chromium()
+    page, path = _shifted_page(tmp_path, monkeypatch)
+    shifted = [t for t in page.trends if t.shift]
+    assert shifted and all(t.key == shifted[0].key for t in shifted)
+    assert page.status == 1
+    html = open(path).read()
+    assert 'shifted across nights (fails the run)' in html
+    assert 'the kernel went from 6.1.0-25-amd64 to 6.1.0-26-amd64' in html
+
+    shot = tmp_path / 'shift.png'
+    _run_chromium(chromium, tmp_path, '--window-size=1280,1400',
+                  f'--screenshot={shot}', f'file://{path}')
+    pixels = matplotlib.image.imread(shot)
+    colours = {tuple((p[:3] * 255).round().astype(int))
+               for p in pixels.reshape(-1, pixels.shape[-1])[::3]}
+    # the shift's purple: its line on the plot and its row in the table
+    assert (0x6a, 0x1b, 0x9a) in colours

@@ -11,8 +11,8 @@ from conftest import PROJECT_DIR
 LIBRARY = PROJECT_DIR / 'checks' / 'hpc_acceptance'
 FAMILIES = ('memory', 'stream', 'hpcc', 'npb', 'network')
 #: The rooms of ``tools`` in layers: each imports only those before it.
-ROOMS = ('results', 'launch', 'references', 'fleet', 'export', 'run',
-         'page', 'pipeline', 'upgrade')
+ROOMS = ('results', 'launch', 'references', 'fleet', 'shifts', 'export',
+         'run', 'page', 'pipeline', 'upgrade')
 #: Rooms beside the layers, on core and the families alone (and results).
 SIDE_ROOMS = ('new_system', 'topology')
 _BELOW = {'core', *FAMILIES}

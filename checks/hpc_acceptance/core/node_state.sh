@@ -7,7 +7,8 @@
 #   nominal_khz <kHz>|unknown <how it was read, or why not>
 #   topology <CPUs> <cores>|unknown <how it was read, or why not>
 #   hardware cpu|memory_kb <the CPU's model name; MemTotal in kB>
-#   software kernel|bios|mpi|compiler <version, as the tool prints it>
+#   software kernel|microcode|bios|mpi|compiler <version, as the tool
+#            prints it; microcode: the CPU's revision in /proc/cpuinfo>
 # The optional argument names the compiler of the checks' environment
 # (mpicc, say), whose version is reported.
 # Plain POSIX sh, so it runs on compute nodes without Python. The checks run
@@ -109,12 +110,18 @@ if [ -n "$memory" ]; then
     echo "hardware memory_kb $memory"
 fi
 
-# What an upgrade changes: a post-upgrade comparison lists it.
+# What an upgrade changes: a post-upgrade comparison lists it, and a shift
+# across nights is named beside it.
 echo "software kernel $(uname -r)"
 dmi=${NODE_STATE_SYSFS:-/sys}/class/dmi/id
 if [ -r "$dmi/bios_version" ]; then
     echo "software bios $(cat "$dmi/bios_vendor" 2>/dev/null)" \
          "$(cat "$dmi/bios_version") $(cat "$dmi/bios_date" 2>/dev/null)"
+fi
+microcode=$(sed -n 's/^microcode[[:space:]]*:[[:space:]]*//p' \
+                "$proc/cpuinfo" 2>/dev/null | head -n 1)
+if [ -n "$microcode" ]; then
+    echo "software microcode $microcode"
 fi
 if command -v mpirun >/dev/null 2>&1; then
     echo "software mpi $(mpirun --version 2>/dev/null | head -n 1)"

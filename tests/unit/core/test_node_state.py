@@ -80,11 +80,17 @@ def test_the_probe_reports_the_software_an_upgrade_changes(tmp_path):
                        ('bios_date', '03/01/2026')):
         (dmi / name).write_text(text + '\n')
 
+    proc = tmp_path / 'proc'
+    proc.mkdir()
+    (proc / 'cpuinfo').write_text('processor\t: 0\nmicrocode\t: 0xa0011d5\n'
+                                  'processor\t: 1\nmicrocode\t: 0xa0011d5\n')
     done = subprocess.run(['sh', node_state.SCRIPT, 'no-such-compiler'],
-                          capture_output=True, text=True, env=env)
+                          capture_output=True, text=True,
+                          env=dict(env, NODE_STATE_PROC=str(proc)))
     software = node_state.software(done.stdout)
     assert software.startswith(f'kernel={os.uname().release}; '
-                               f'bios=Acme 2.4.1 03/01/2026')
+                               f'bios=Acme 2.4.1 03/01/2026; '
+                               f'microcode=0xa0011d5')
     assert 'compiler=' not in software
     assert node_state.software('software mpi Open MPI 5.0; x\n') == \
         'mpi=Open MPI 5.0, x'

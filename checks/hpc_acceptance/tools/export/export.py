@@ -23,7 +23,8 @@ waits in the spool beside the results database:
   than its retention);
 - ``--run-report`` (``ci/acceptance.sh`` after each run) sends what no
   log record carries: the outcome of test cases that failed before their
-  job ran, and a fleet run's suspects (:mod:`..fleet.compare`).
+  job ran, a fleet run's suspects (:mod:`..fleet.compare`), and its
+  figures' shifts across nights (:mod:`..shifts.samples`).
 
 A sample the store took already (same series, same time, the same store's
 URL) is not sent to it again, whichever way it went first; one sender at a
@@ -49,6 +50,7 @@ from hpc_acceptance.tools.export.samples import (
 from hpc_acceptance.tools.export.sending import send
 from hpc_acceptance.tools.results import db as database
 from hpc_acceptance.tools.results.runs import ResultsError
+from hpc_acceptance.tools.shifts import samples as shift_samples
 
 
 def _report_values(reports):
@@ -172,7 +174,7 @@ def _samples(args, waiting, path):
 
         return ('of this run', [s for report in reports
                                 for s in report_samples(report)] +
-                suspect_samples(reports))
+                suspect_samples(reports) + shift_samples.of_reports(reports))
 
     sessions = database.stored_sessions(path, args.since, time.time())
     return (f'of {len(sessions)} session(s) stored since '

@@ -245,8 +245,11 @@ Review the files: each value says where it was read. Then:
   export {site.VARIABLE}={site_dir}
   # install the environment, on a node of the cluster
   spack -e {site_dir}/spack-envs/{name} install
-  # the nightly: 3 nights or more, then propose its references
+  # the nightly: 5 quiet nights or more, then measure the system's own
+  # noise floors, then propose its references
   ci/acceptance.sh --system {name}
+  .venv/bin/hpc-acceptance propose-references --calibrate-noise \\
+      --system {name} --write
   .venv/bin/hpc-acceptance propose-references --system {name} --write
   # the fleet run: every node of the partitions
   ci/acceptance.sh --system {name} --fleet

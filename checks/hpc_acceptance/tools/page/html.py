@@ -1,7 +1,8 @@
 '''The static HTML of the report page: plain HTML and CSS, no JavaScript.
 
-Sections, in the order a sysadmin reads them: the verdict, failures and
-regressions with their reasons, for a fleet run the suspect nodes and the
+Sections, in the order a sysadmin reads them: the verdict (and the noise
+floors its bands were drawn with), failures, regressions and shifts
+across nights with their reasons, for a fleet run the suspect nodes and the
 node x figure heat map of each partition, the trends (checks with a failed
 or drifted figure first), skips grouped by reason, and where the binaries
 came from.
@@ -31,6 +32,7 @@ th { background: #eceff1; }
 td.num { text-align: right; }
 .fail { color: #c62828; font-weight: bold; }
 .drift { color: #ef6c00; font-weight: bold; }
+.shift { color: #6a1b9a; font-weight: bold; }
 .pass { color: #2e7d32; }
 .grid { display: flex; flex-wrap: wrap; gap: 6px; }
 .grid img { border: 1px solid #cfd8dc; width: 300px; height: 158px; }
@@ -68,6 +70,7 @@ def _verdict(page):
               for c in ('pass', 'fail', 'skip')}
     drifted = sum(t.verdict == 'drift' for t in page.trends)
     regressed = sum(t.verdict == 'fail' for t in page.trends)
+    shifted = len(page.shifts)
     suspects = sum(len(f.suspects) for f in page.fleets or [])
     fleet = (f'; {suspects} suspect node(s) of '
              f'{sum(len(f.nodes) for f in page.fleets)}'
@@ -83,7 +86,9 @@ def _verdict(page):
             f'{totals["pass"]} passed, {totals["fail"]} failed, '
             f'{totals["skip"]} skipped; {regressed} figure(s) out of '
             f'their reference band, {drifted} drifted out of their '
-            f'noise band{fleet}</div>' + _contents(page) + families)
+            f'noise band, {shifted} shifted across nights{fleet}</div>'
+            f'<p class="note">{_e(page.floors_note)}</p>' +
+            _contents(page) + families)
 
 
 def _contents(page):
@@ -92,6 +97,9 @@ def _contents(page):
     skipped = sum(sum(c.values()) for c in page.skips.values())
     links = [('problems', f'failures and regressions '
                           f'({len(page.failures)})')]
+    if page.shifts:
+        links.append(('problems', f'shifts across nights '
+                                  f'({len(page.shifts)})'))
     if page.fleets is not None:
         suspects = sum(len(f.suspects) for f in page.fleets)
         links.append(('fleet', f'suspect nodes ({suspects})'))
@@ -115,6 +123,11 @@ def _problems(page):
         if trend.verdict == 'drift':
             drifted.setdefault(trend.key, []).append(trend)
 
+    rows += [[describe_key(shift.key) + (f' on {shift.node}'
+                                         if shift.node else ''),
+              f'{shift.variable} shifted across nights' +
+              (' (fails the run)' if shift.failing else ''),
+              shift.describe()] for shift in page.shifts]
     for key, trends in drifted.items():
         first = trends[0]
         low, high = first.band     # a time's band can have no upper end
@@ -125,7 +138,8 @@ def _problems(page):
                      f'{first.current:.4g} {first.unit} against '
                      f'{low:.4g}..{"" if high is None else f"{high:.4g}"}'])
     body = (_table(['test case', 'what', 'reason'], rows) if rows
-            else '<p class="pass">No failure, no regression, no drift.</p>')
+            else '<p class="pass">No failure, no regression, no drift, no '
+                 'shift across nights.</p>')
     return '<h2 id="problems">Failures and regressions</h2>' + body
 
 
@@ -229,21 +243,23 @@ def _trends(page, images):
 
     def worst(item):
         verdicts = {t.verdict for t in item[1]}
-        return (0 if 'fail' in verdicts else 1 if 'drift' in verdicts
-                else 2, describe_key(item[0]))
+        shifted = any(t.shift for t in item[1])
+        return (0 if 'fail' in verdicts else 1 if shifted else
+                2 if 'drift' in verdicts else 3, describe_key(item[0]))
 
     out = ['<h2 id="trends">Trends (last runs of each figure; shaded: '
            'reference band, or the noise band without a reference '
-           'file)</h2>']
+           'file; a purple line: the first night of a shift)</h2>']
     if not by_check:
         out.append('<p class="note">No figures in this run.</p>')
 
     for key, trends in sorted(by_check.items(), key=worst):
         out.append(f'<h3>{_e(describe_key(key))}</h3><div class="grid">')
         for trend in trends:
+            shift = (f'; {trend.shift.describe()}' if trend.shift else '')
             out.append(f'<img src="{_e(images[id(trend)])}" alt="'
-                       f'{_e(trend.title)}: {trend.verdict}" '
-                       f'title="{_e(trend.title)}">')
+                       f'{_e(trend.title)}: {trend.verdict}{_e(shift)}" '
+                       f'title="{_e(trend.title)}{_e(shift)}">')
 
         out.append('</div>')
 

@@ -33,12 +33,15 @@ from hpc_acceptance.tools.page import heat_map
 from hpc_acceptance.tools.page import html as report_page
 from hpc_acceptance.tools.page import trend_plot
 from hpc_acceptance.tools.page import trends as trends_mod
+from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import (ResultsError, report_session,
                                                report_testcases,
                                                stored_testcases)
 from hpc_acceptance.tools.run import summary
 from hpc_acceptance.tools.run.verdict import judge
+from hpc_acceptance.tools.shifts import limit as shift_limit
+from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
 LOG_NAME = 'reframe-output.log'
 
@@ -63,6 +66,10 @@ class ReportPage:
     nodes: dict = None
     #: why the previous fleet run could not be read, or ``None``
     fleet_note: str = None
+    #: the persistent shifts across nights (:mod:`..shifts.nightly`)
+    shifts: list = ()
+    #: which noise floors the bands are drawn with
+    floors_note: str = ''
 
 
 def _when(testcases):
@@ -74,20 +81,32 @@ def _when(testcases):
         max(times), datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
 
 
+def _shifts(testcases, history):
+    '''``(shifts, why none could be judged)``.'''
+    try:
+        return nightly_shifts.find(testcases, history), None
+    except shift_limit.LimitError as err:
+        return [], str(err)
+
+
 def page_for(session, testcases, history, skipped, *, runs, fleets=None,
              fleet_note=None):
+    shifts, shift_note = _shifts(testcases, history)
+    floors, floors_note = calibration.floors_of(
+        calibration.system_of(testcases) or '')
     status, message = judge({'runs': [{'testcases': testcases}]},
-                            fleets or [], fleet_note)
+                            fleets or [], fleet_note, shifts)
     systems = sorted({c.get('system', '?') for c in testcases})
     return ReportPage(
         session=session, system=', '.join(systems) or '?',
         when=_when(testcases), status=status,
         message=message.splitlines()[-1], families=summary.tally(testcases),
         failures=summary.failures(testcases),
-        trends=trends_mod.build(testcases, history, runs),
+        trends=trends_mod.build(testcases, history, runs, floors, shifts),
         skips=skips.by_reason(skipped),
         left_out=summary.left_out(testcases), testcases=testcases,
-        fleets=fleets, fleet_note=fleet_note,
+        fleets=fleets, fleet_note=fleet_note, shifts=shifts,
+        floors_note='; '.join(filter(None, [floors_note, shift_note])),
     )
 
 

@@ -14,8 +14,14 @@ Its verdict:
   ``ref * (1 + upper)``, and whether the point is in it;
 - without one: the noise band of the earlier runs, their median +- the
   band of :func:`..references.noise.band` with the family's
-  minimum (what ``propose-references`` and ``post-upgrade`` use), and
-  ``drift`` when the value leaves it (from 3 earlier runs on).
+  minimum (the system's own floors where it measured them,
+  :mod:`..references.calibration`; what ``propose-references`` and
+  ``post-upgrade`` use), and ``drift`` when the value leaves it (from 3
+  earlier runs on).
+
+A figure whose nightly series ends on a persistent shift
+(:mod:`..shifts.nightly`) carries it (:attr:`Trend.shift`): the plot marks
+its first night.
 '''
 
 import statistics
@@ -48,6 +54,8 @@ class Trend:
     band_kind: str = 'noise'
     #: ``pass``, ``fail`` or ``drift``
     verdict: str = 'pass'
+    #: the :class:`..shifts.nightly.Shift` the series ends on, or ``None``
+    shift: object = None
 
     @property
     def current(self):
@@ -115,8 +123,8 @@ def _reference_band(value_ref, lower, upper):
             None if upper is None else value_ref * (1 + upper))
 
 
-def _noise_band(check, values):
-    median, width = noise.band(values, noise.family_floor(check))
+def _noise_band(check, values, floors):
+    median, width = noise.band(values, noise.family_floor(check, floors))
     return noise.limits(median, width)
 
 
@@ -126,9 +134,12 @@ def _outside(value, band):
             (high is not None and value > high))
 
 
-def build(current, history, runs=DEFAULT_RUNS):
+def build(current, history, runs=DEFAULT_RUNS, floors=None, shifts=()):
     '''The :class:`Trend` of every figure of the ``current`` test cases
-    (of one run: one session, or the two of a fleet run).'''
+    (of one run: one session, or the two of a fleet run); ``floors`` the
+    system's own noise floors, ``shifts`` the run's shifts across nights
+    (those of a figure's one series are marked on its trend).'''
+    shifted = {(s.key, s.variable): s for s in shifts if s.node is None}
     until = max([_when(c) for c in current] + [0.0]) or float('inf')
     sessions = {c.get('session_uuid') for c in current}
     earlier = history_by_key(history, sessions, until)
@@ -149,11 +160,12 @@ def build(current, history, runs=DEFAULT_RUNS):
                 trend.verdict = 'fail' if _outside(now[1], band) else 'pass'
             else:
                 earlier_values = [v for _, v in past] or [now[1]]
-                trend.band = _noise_band(key[0], earlier_values)
+                trend.band = _noise_band(key[0], earlier_values, floors)
                 trend.verdict = ('drift' if len(past) >= MIN_RUNS_FOR_DRIFT
                                  and _outside(now[1], trend.band)
                                  else 'pass')
 
+            trend.shift = shifted.get((key, variable))
             trends.append(trend)
 
     return trends

@@ -15,12 +15,14 @@ A figure's band around its baseline median is the widest of
   floors learnt from its quiet repeats, :func:`parse_floors`):
   session-to-session drift that a few runs of one evening do not show.
 
-The default floors (:data:`FAMILY_FLOOR`) are bands for quiet machines:
-wide enough for the drift between sessions of quiet repeats, narrow beside
-what a bandwidth hog or a CPU hog on the benchmark's core does to a
-figure. The repeats and faults they were set from, and the quiet-run proof
-of the whole model, are documented with date and machine in
-``ci/bench/README.md`` ("Measurement history");
+The built-in floors (:data:`FAMILY_FLOOR`) were set from the noise of
+2-core cloud guests: wide enough for the drift between their sessions of
+quiet repeats, narrow beside what a bandwidth hog or a CPU hog on the
+benchmark's core does to a figure. They are for a system that has not
+measured its own (:mod:`.calibration`): on a bare-metal node that moves a
+few per cent they hide a 20 % loss. The repeats and faults they were set
+from, and the quiet-run proof of the whole model, are documented with date
+and machine in ``ci/bench/README.md`` ("Measurement history");
 ``ci/bench/quiet_proof.sh`` measures them again on another machine.
 
 Direction comes from the unit (:func:`higher_is_better`): a time or a

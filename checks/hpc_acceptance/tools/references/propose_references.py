@@ -4,6 +4,8 @@ results database.
     hpc-acceptance propose-references --system NAME \\
         [--sessions 'now-30d:now'] [--floor F | --floor FAMILY=F ...]
         [--min-runs 3] [--write]
+    hpc-acceptance propose-references --calibrate-noise --system NAME \\
+        [--sessions 'now-30d:now'] [--min-runs 5] [--write]
 
 For every check, partition, environment, variant and identity (the inputs
 that produced the figures, :mod:`hpc_acceptance.core.identity`) that
@@ -13,8 +15,10 @@ passed in the selected sessions, and for each of its performance variables:
 - tolerance = the band of :mod:`.noise`: 4 robust
   standard deviations (from the median absolute deviation) or 1.5 times
   the largest deviation the runs show, at least the family's minimum band
-  (``--floor F`` for every family, ``--floor Memory=0.5`` for one: a
-  system's floors learnt from its quiet repeats), on the worse side only:
+  (the system's own floors, measured with ``--calibrate-noise`` and kept
+  in ``reference/<system>/noise.yaml`` by :mod:`.calibration`, else the
+  built-in ones; ``--floor F`` for every family, ``--floor Memory=0.5``
+  for one, overrides them), on the worse side only:
   ``[median, -tolerance, null, unit]`` for bandwidths and rates,
   ``[median, null, tolerance / (1 - tolerance), unit]`` for times (the
   same loss of performance: tolerance 0.5 allows twice the time).
@@ -49,7 +53,7 @@ import sys
 import yaml
 
 from hpc_acceptance.core import references
-from hpc_acceptance.tools.references import noise
+from hpc_acceptance.tools.references import calibration, noise
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import (ResultsError, figure_key,
                                                figures_of, stored_testcases)
@@ -204,6 +208,45 @@ def _floors(parser, entries):
     return floor, floors
 
 
+def _calibrate(args, testcases, argv):
+    '''``--calibrate-noise``: the system's own floors from the selected
+    sessions, shown, and written with ``--write``.'''
+    floors, details, notes = calibration.measure(
+        testcases, args.system, args.min_runs or calibration.MIN_RUNS)
+    for note in notes:
+        print(f'note: {note}', file=sys.stderr)
+
+    if not floors:
+        print(f'propose_references: no figure of system {args.system!r} '
+              f'has enough passed runs in sessions {args.sessions!r} to '
+              f'measure its noise', file=sys.stderr)
+        return 1
+
+    command = ' '.join(['hpc-acceptance', 'propose-references',
+                        *(argv if argv is not None else sys.argv[2:])])
+    content = calibration.document(floors, details, command)
+    print(yaml.safe_dump(content, sort_keys=False, width=79), end='')
+    path = calibration.path_of(args.system, args.reference_dir)
+    refused = calibration.unbounded(floors)
+    if refused:
+        print(f'propose_references: REFUSED: the floor of '
+              f'{", ".join(refused)} bounds nothing (a figure could lose '
+              f'{100 * calibration.NO_BOUND:.0f} % or more): these runs were '
+              f'not quiet; {path} not written. Run the suite again on a '
+              f'quiet system (a node of its own, nothing else running)',
+              file=sys.stderr)
+        return 1
+
+    if args.write:
+        calibration.write(path, content)
+        print(f'wrote {path}', file=sys.stderr)
+    else:
+        print(f'propose_references: not written (--write writes {path})',
+              file=sys.stderr)
+
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog='hpc-acceptance propose-references',
@@ -223,9 +266,15 @@ def main(argv=None):
                              'repeatable) for one family (default: the '
                              'family\'s minimum band, see '
                              'hpc_acceptance.tools.references.noise)')
-    parser.add_argument('--min-runs', type=int, default=3,
+    parser.add_argument('--min-runs', type=int,
                         help='runs a figure needs to get a reference '
-                             '(default: %(default)s)')
+                             '(default: 3), or to count in the noise '
+                             f'floors (default: {calibration.MIN_RUNS})')
+    parser.add_argument('--calibrate-noise', action='store_true',
+                        help="measure the system's own noise floors from "
+                             'its quiet repeats in the sessions, as '
+                             '<reference dir>/<system>/noise.yaml (written '
+                             'with --write)')
     parser.add_argument('--reference-dir', default=references.reference_dir(
                             os.environ.get('RFM_REFERENCE_PREFIX')),
                         help='where <system>.yaml lives (default: '
@@ -235,12 +284,22 @@ def main(argv=None):
                              'diff')
     args = parser.parse_args(argv)
     floor, floors = _floors(parser, args.floor)
-
     try:
         testcases = stored_testcases(args.sessions)
     except ResultsError as err:
         print(f'propose_references: {err}', file=sys.stderr)
         return 1
+
+    if args.calibrate_noise:
+        return _calibrate(args, testcases, argv)
+
+    if args.min_runs is None:
+        args.min_runs = 3
+
+    if not args.floor:
+        floors, said = calibration.floors_of(args.system,
+                                             args.reference_dir)
+        print(said, file=sys.stderr)
 
     collected, notes = collect(testcases, args.system)
     proposed, more_notes = propose(collected, floor=floor, floors=floors,

@@ -6,10 +6,13 @@
 Per family (the directory of the check under ``checks/``): how many test
 cases passed, failed and skipped; for a fleet run, the suspect nodes
 (:mod:`..fleet.compare`) with their worst figures; each failure with its
-reason; skip reasons grouped, one line each with a count; the variants not
-generated because no partition could hold them (stated once); the nodes a
-fleet run left out. At most :data:`MAX_LINES` lines. Long lines wrap
-rather than lose their end, which is where a reason says what to do; what
+reason; each figure whose nightly series ended on a persistent shift
+(:mod:`..shifts.nightly`), with its size, first night, confidence and
+what changed that night; skip reasons grouped, one line each with a
+count; the variants not generated because no partition could hold them
+(stated once); the nodes a fleet run left out; the noise floors the bands
+were drawn with. At most :data:`MAX_LINES` lines. Long lines wrap rather
+than lose their end, which is where a reason says what to do; what
 does not fit is counted and left to the report page and the log. ReFrame's
 full output, its performance table included, stays in the log file.
 '''
@@ -25,10 +28,13 @@ from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
                                                report_session,
                                                report_testcases, short_name)
+from hpc_acceptance.tools.shifts import limit as shift_limit
+from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
 MAX_LINES = 40
 _COLUMNS = ('pass', 'fail', 'skip')
@@ -179,11 +185,19 @@ def _fleet_title(fleets):
     return f'suspect nodes: none of {nodes} node(s)'
 
 
+def _shifts_title(shifts):
+    failing = sum(shift.failing for shift in shifts)
+    return (f'shifts across nights ({len(shifts)}; {failing} beyond their '
+            f'tolerance or the site\'s limit):')
+
+
 def render(testcases, skipped, width=100, fleets=None, nodes=None,
-           footer=()):
+           footer=(), shifts=()):
     '''The summary's lines; ``fleets`` is the fleet comparison of a fleet
     run (:func:`..fleet.compare.compare`), ``nodes`` its node list
-    (:mod:`..fleet.nodes`), ``footer`` the lines it ends with.'''
+    (:mod:`..fleet.nodes`), ``footer`` the lines it ends with, ``shifts``
+    the persistent shifts its figures' nightly series ended on
+    (:func:`..shifts.nightly.of_run`).'''
     families = tally(testcases)
     lines = ['== acceptance summary ' + '=' * max(0, width - 22),
              f'{"family":<12}' + ''.join(f'{c:>8}' for c in _HEADERS)]
@@ -197,6 +211,8 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
                         _fleet_items(fleets or []), width,
                         'hpc-acceptance suspects',
                         shown_empty=fleets is not None)
+    shifted = _Section(_shifts_title(shifts),
+                       [shift.describe() for shift in shifts], width)
     failures_section = _Section(
         f'failed ({len(failed)}):',
         [f'{case}: {reason}' for case, reason in failed], width)
@@ -219,13 +235,14 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
     rooms = {}
     for section, cap in ((suspects, max(4, budget // 3)),
                          (failures_section, max(4, budget // 2)),
+                         (shifted, max(4, budget // 4)),
                          (absent, 4), (notes, 6)):
         rooms[id(section)] = min(section.needed, cap,
                                  budget - sum(rooms.values()))
 
     rooms[id(skips_section)] = budget - sum(rooms.values())
-    for section in (suspects, failures_section, skips_section, notes,
-                    absent):
+    for section in (suspects, failures_section, shifted, skips_section,
+                    notes, absent):
         lines += section.lines(rooms[id(section)])
 
     return lines[:MAX_LINES - len(footer)] + footer
@@ -257,11 +274,20 @@ def main(argv=None):
         print(f'summary: {err}', file=sys.stderr)
         return 1
 
+    try:
+        shifts = nightly_shifts.of_run(testcases)
+    except shift_limit.LimitError as err:
+        print(f'summary: {err}', file=sys.stderr)
+        shifts = []
+
     console = ''.join(skips.read(log) or '' for log in args.log)
-    # the site's time-series store: what it took of this run, what waits
+    # the noise floors the bands were drawn with, and the site's
+    # time-series store: what it took of this run, what waits
+    floors = calibration.floors_line(testcases)
     print('\n'.join(render(testcases, skips.reasons(testcases, console),
                            args.width, fleets, nodes,
-                           export.status_lines(args.reports))))
+                           [floors] + export.status_lines(args.reports),
+                           shifts)))
     if note:
         print(f'summary: {note}', file=sys.stderr)
 

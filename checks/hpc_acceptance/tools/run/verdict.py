@@ -11,7 +11,9 @@ sysadmins read green as "validated", so the acceptance run is judged here:
   (slower than its siblings, alone in failing a check, or of another hardware
   or software than its partition's other nodes), a fleet that lost as a whole
   against its references or its earlier fleet runs, or a figure whose nodes
-  split in two clusters (not uniform);
+  split in two clusters (not uniform), or a figure's nightly series
+  ended on a persistent shift beyond its reference tolerance or the
+  site's shift limit (:mod:`..shifts.nightly`);
 - exit 2: nothing was validated (no check selected, or all skipped, or a
   site system without a reference file: :mod:`..references.unreferenced`);
 - exit 3: ReFrame failed before it ran anything, or the report is
@@ -41,6 +43,8 @@ from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.references import unreferenced
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, final_testcases,
                                                passed_on_retry)
+from hpc_acceptance.tools.shifts import limit as shift_limit
+from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
 #: What a passed fleet run says when some figure was compared only across
 #: its nodes: a fleet slow as a whole would not have been seen.
@@ -73,11 +77,13 @@ def tally(report):
     return results, failures
 
 
-def judge(report, fleets=None, fleet_note=None):
+def judge(report, fleets=None, fleet_note=None, shifts=()):
     '''Return ``(exit status, message)`` for a parsed report; the
     message's last line is the verdict. ``fleets`` is the run's fleet
     comparison (:func:`..fleet.history.of_run`), made here from the report
-    where not given.'''
+    where not given; ``shifts`` its figures' shifts across nights
+    (:func:`..shifts.nightly.of_run`), those that fail the run among
+    them.'''
     cases = final_testcases(report)
     results, failures = tally(report)
     if fleets is None:
@@ -91,16 +97,21 @@ def judge(report, fleets=None, fleet_note=None):
     suspects = [f'{s.node} ({s.partition})' for f in fleets
                 for s in f.suspects]
     findings = [line for f in fleets for line in f.findings()]
+    shifted = [f'shift across nights: {shift.describe()}'
+               for shift in shifts if shift.failing]
     summary = ', '.join(f'{n} {result}' for result, n in
                         sorted(results.items())) or 'no checks'
-    if failures or suspects or findings:
+    if failures or suspects or findings or shifted:
         found = ([f'{len(failures)} failure(s)'] if failures else []) + (
             [f'{len(suspects)} suspect node(s): {", ".join(suspects)}; see '
              f'hpc-acceptance suspects'] if suspects else []) + (
             [f'{len(findings)} finding(s) on a whole partition']
-            if findings else [])
+            if findings else []) + (
+            [f'{len(shifted)} figure(s) shifted across nights']
+            if shifted else [])
         return 1, '\n'.join([f'  {failure}' for failure in failures] +
                             [f'  {finding}' for finding in findings] +
+                            [f'  {line}' for line in shifted] +
                             [f'acceptance FAILED ({summary}): ' +
                              '; '.join(found)])
 
@@ -183,7 +194,13 @@ def main(argv=None):
                               'selected (ReFrame ran no test case and wrote '
                               'no report)')
     else:
-        status, message = judge(report)
+        try:
+            shifts = nightly_shifts.of_run(final_testcases(report))
+        except shift_limit.LimitError as err:
+            print(f'acceptance NOT VALIDATED: {err}', file=sys.stderr)
+            return 2
+
+        status, message = judge(report, shifts=shifts)
 
     print(message, file=sys.stderr if status else sys.stdout)
     return status

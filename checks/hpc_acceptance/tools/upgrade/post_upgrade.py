@@ -17,7 +17,9 @@ the same workload (``--baseline`` selects other nightly sessions). With
 the checks that need several nodes once after), and each node is compared
 with its own ``--before`` figures.
 
-Band and direction come from :mod:`..references.noise`. A figure with
+Band and direction come from :mod:`..references.noise`, the floors from
+the system's own (:mod:`..references.calibration`, ``--floor`` overrides
+them) else the built-in ones, as a line says. A figure with
 ``--min-runs`` baseline runs or more gets the band the runs show (at least the
 family's minimum); with fewer, the family's minimum band, and the note "few
 baseline runs": one run before and one after is what a sysadmin has in a
@@ -61,7 +63,7 @@ from hpc_acceptance.tools.launch import lock as run_lock
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.pipeline import finish
 from hpc_acceptance.tools.pipeline import run as run_pipeline
-from hpc_acceptance.tools.references import noise
+from hpc_acceptance.tools.references import calibration, noise
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS,
@@ -584,10 +586,12 @@ def _parser():
                              'runs show; fewer: the family\'s minimum '
                              '(default: %(default)s)')
     parser.add_argument('--floor', default='', metavar='FAMILY=F ...',
-                        help='the system\'s own minimum bands, learnt from '
-                             'its quiet repeats (e.g. "Memory=0.5 '
-                             'Stream=0.3"; default: the families\' bands, '
-                             'see hpc_acceptance.tools.references.noise)')
+                        help='minimum bands (e.g. "Memory=0.5 '
+                             'Stream=0.3"; default: the system\'s own, '
+                             'measured by propose-references '
+                             '--calibrate-noise, else the built-in '
+                             'families\' bands, see '
+                             'hpc_acceptance.tools.references.noise)')
     parser.add_argument('--no-confirm', action='store_true',
                         help='no confirmation rerun of suspect checks')
     parser.add_argument('reframe_args', nargs='*',
@@ -669,6 +673,12 @@ def _post_upgrade(args, parser, floors):
     except ResultsError as err:
         print(f'post-upgrade NOT JUDGED: {err}', file=sys.stderr)
         return 3
+
+    if not args.floor:
+        # the system's own floors where it measured them
+        floors, said = calibration.floors_of(
+            calibration.system_of(new_cases) or '')
+        print(f'post-upgrade: {said}', file=sys.stderr)
 
     console = _console(runs)
     rows = judge(new_cases, baselines, min_runs=args.min_runs,

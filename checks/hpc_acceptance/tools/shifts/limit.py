@@ -1,0 +1,88 @@
+'''When a shift across nights fails the nightly: the figure's reference
+tolerance, or the site's shift limit.
+
+A shift to the worse side fails the run when the performance it lost is
+more than the figure's reference tolerance (what its reference entry lets
+it lose: ``-lower`` of a rate, ``upper / (1 + upper)`` of a time) or more
+than the site's shift limit, whichever is smaller. The site sets its limit
+with :data:`VARIABLE`: a fraction for every family (``0.05``), or one per
+family (``Memory=0.05 Stream=0.08``; the families of
+:mod:`..references.noise`), or both (the family's entry wins). Without a
+limit and without a reference, a shift is reported and fails nothing.
+'''
+
+import os
+
+from hpc_acceptance.tools.references import noise
+
+#: The environment variable of the site's shift limit.
+VARIABLE = 'HPC_ACCEPTANCE_SHIFT_LIMIT'
+
+
+class LimitError(ValueError):
+    '''The site's shift limit cannot be read; the message names the
+    variable and the entry.'''
+
+
+def site_limits(text=None):
+    '''``(limit for every family or None, {family: limit})`` from
+    ``text`` (default: :data:`VARIABLE`).
+
+    :raises LimitError: naming the entry that is neither a fraction nor
+        ``FAMILY=FRACTION``.
+    '''
+    text = os.environ.get(VARIABLE, '') if text is None else text
+    every, families = None, {}
+    for entry in text.replace(',', ' ').split():
+        try:
+            if '=' in entry:
+                families.update(noise.parse_floors(entry))
+                continue
+
+            every = float(entry)
+        except ValueError as err:
+            raise LimitError(f'{VARIABLE}={text!r}: {err}') from None
+
+        if not 0 < every < 1:
+            raise LimitError(f'{VARIABLE}={text!r}: {entry!r} is not a '
+                             f'fraction between 0 and 1')
+
+    return every, families
+
+
+def loss(size, unit):
+    '''The fraction of performance a shift of relative ``size`` lost
+    (negative: it gained): a rate 7 % lower lost 0.07, a time 10 % longer
+    lost 1 - 1/1.1.'''
+    if noise.higher_is_better(unit):
+        return -size
+
+    return 1 - 1 / (1 + size)
+
+
+def reference_tolerance(perf):
+    '''The performance loss the reference entry of a figure allows, from
+    ReFrame's ``[value, ref, lower, upper, unit, result]``; ``None`` where
+    it bounds nothing on the worse side.'''
+    _, ref, lower, upper, unit = perf[:5]
+    if not ref:
+        return None
+
+    if noise.higher_is_better(unit):
+        return None if lower is None else -float(lower)
+
+    return None if upper is None else float(upper) / (1 + float(upper))
+
+
+def limit_of(check, perf, limits):
+    '''``(limit, what it is)`` of a figure of ``check``: the smaller of its
+    reference tolerance and the site's limit (``limits`` as
+    :func:`site_limits` gives); ``(None, None)`` without either.'''
+    every, families = limits
+    site = families.get(noise.family_of(check), every)
+    tolerance = reference_tolerance(perf)
+    found = [(value, what) for value, what in
+             ((tolerance, 'its reference tolerance'),
+              (site, f'the site\'s shift limit ({VARIABLE})'))
+             if value is not None]
+    return min(found, key=lambda item: item[0], default=(None, None))

@@ -1,0 +1,60 @@
+'''A run's shifts across nights as samples of the site's time-series
+store, next to the figures they shifted (:mod:`hpc_acceptance.core.export.
+series`): labelled as the figure, plus ``since`` (the first night at the
+new level, ``YYYY-MM-DD``), at the time tonight's figure completed.
+
+- :data:`SHIFT`: the relative size of the shift (``-0.07``: 7 % less);
+- :data:`SHIFT_CONFIDENCE`: 1 - Otava's p-value;
+- :data:`SHIFT_FAILED`: 1 where it fails the run (beyond the figure's
+  reference tolerance or the site's shift limit), 0 where it does not.
+'''
+
+import sys
+
+from hpc_acceptance.core.export import series
+from hpc_acceptance.tools.results.runs import final_testcases
+from hpc_acceptance.tools.shifts import limit, nightly
+
+SHIFT = 'hpc_acceptance_shift'
+SHIFT_CONFIDENCE = 'hpc_acceptance_shift_confidence'
+SHIFT_FAILED = 'hpc_acceptance_shift_failed'
+
+
+def lines(shifts, extras):
+    '''The samples of ``shifts`` (:func:`.nightly.of_run`) of a run whose
+    session extras are ``extras``.'''
+    samples = []
+    for shift in shifts:
+        when = shift.case.get('job_completion_time_unix')
+        if when is None:
+            continue
+
+        labels = dict(series.case_labels(shift.case, extras),
+                      figure=shift.variable, since=nightly.date(shift.since))
+        if shift.unit:
+            labels['unit'] = str(shift.unit)
+
+        at = series.timestamp_ms(when)
+        samples += [series.line(SHIFT, labels, shift.point.size, at),
+                    series.line(SHIFT_CONFIDENCE, labels,
+                                shift.point.confidence, at),
+                    series.line(SHIFT_FAILED, labels, int(shift.failing),
+                                at)]
+
+    return samples
+
+
+def of_reports(reports):
+    '''The samples of the shifts of a run, from its parsed ReFrame reports
+    in order (a fleet run: the nodes' run, its rerun, the multi-node run);
+    none where the site's shift limit cannot be read (the verdict says
+    why).'''
+    cases = final_testcases({'runs': [run for report in reports
+                                      for run in report.get('runs') or []]})
+    try:
+        shifts = nightly.of_run(cases)
+    except limit.LimitError as err:
+        print(f'export: no shifts sent: {err}', file=sys.stderr)
+        return []
+
+    return lines(shifts, reports[0]['session_info'])
