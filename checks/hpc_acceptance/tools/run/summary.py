@@ -10,10 +10,11 @@ reason; skip reasons grouped, one line each with a count; the variants not
 generated because no partition could hold them (stated once); what the
 node's shape decided, once per partition (a hybrid CPU's kinds of core and
 which of them the cases ran on; the cache levels not measured and why);
-the nodes a fleet run left out. At most :data:`MAX_LINES` lines. Long lines wrap
-rather than lose their end, which is where a reason says what to do; what
-does not fit is counted and left to the report page and the log. ReFrame's
-full output, its performance table included, stays in the log file.
+the nodes a fleet run left out. At most :data:`MAX_LINES` lines. Long
+lines wrap rather than lose their end, which is where a reason says what
+to do; what does not fit is counted and left to the report page and the
+log. ReFrame's full output, its performance table included, stays in the
+log file.
 '''
 
 import argparse
