@@ -123,25 +123,36 @@ def _instance(node, level, core):
                  if i.cpus is not None and core <= i.cpus), None)
 
 
-def _cache_signature(node, core):
-    l1, l2 = _instance(node, 'l1', core), _instance(node, 'l2', core)
-    sharing = (sum(1 for c in node.cores if c <= l2.cpus) if l2 else None)
-    return (l1.size if l1 else None,
-            l2.size if l2 else None, sharing)
+def _cache_signatures(node):
+    '''``{core: (L1d size, L2 size, cores sharing that L2)}``.'''
+    l2_of = {core: _instance(node, 'l2', core) for core in node.cores}
+    sharing = {}
+    for instance in l2_of.values():
+        if instance is not None:
+            sharing[id(instance)] = sharing.get(id(instance), 0) + 1
+
+    signatures = {}
+    for core, l2 in l2_of.items():
+        l1 = _instance(node, 'l1', core)
+        signatures[core] = (l1.size if l1 else None,
+                            l2.size if l2 else None,
+                            sharing[id(l2)] if l2 else None)
+    return signatures
 
 
-def _kind(node, cores, max_khz):
-    l1, l2, sharing = _cache_signature(node, cores[0])
+def _kind(signature, cores, max_khz):
+    l1, l2, sharing = signature
     return Kind(tuple(cores), max_khz, l1,
                 l2 / sharing if l2 and sharing else None)
 
 
-def _by_caches(node):
+def _by_caches(node, signatures):
     groups = {}
     for core in node.cores:
-        groups.setdefault(_cache_signature(node, core), []).append(core)
+        groups.setdefault(signatures[core], []).append(core)
 
-    kinds = [_kind(node, cores, None) for cores in groups.values()]
+    kinds = [_kind(signature, cores, None)
+             for signature, cores in groups.items()]
     return sorted(kinds, key=lambda k: (-(k.l2_bytes_per_core or 0),
                                         -(k.l1_bytes or 0),
                                         min(min(k.cpus), 1 << 30)))
@@ -167,7 +178,7 @@ def _adjusted(frequencies):
     return highest
 
 
-def _by_frequency(node, frequencies):
+def _by_frequency(node, frequencies, signatures):
     highest = _adjusted(frequencies)
     groups = {}
     for core in node.cores:
@@ -176,7 +187,7 @@ def _by_frequency(node, frequencies):
             return None
         groups.setdefault(clocks.pop(), []).append(core)
 
-    return [_kind(node, cores, clock)
+    return [_kind(signatures[cores[0]], cores, clock)
             for clock, cores in sorted(groups.items(), reverse=True)]
 
 
@@ -185,12 +196,14 @@ def kinds(node, frequencies=None):
     :class:`~hpc_acceptance.core.node_shape.Shape` with cores), from
     ``frequencies`` (``{cpu: (max kHz, base kHz or None)}``) where they
     cover every online CPU, else from its caches.'''
+    if 'caches' in node.unusable or not node.caches:
+        signatures = {core: (None, None, None) for core in node.cores}
+    else:
+        signatures = _cache_signatures(node)
+
     if frequencies and node.cpus <= set(frequencies):
-        found = _by_frequency(node, frequencies)
+        found = _by_frequency(node, frequencies, signatures)
         if found:
             return Kinds(tuple(found), 'cpufreq')
 
-    if 'caches' in node.unusable or not node.caches:
-        return Kinds((Kind(tuple(node.cores), None, None, None),), 'caches')
-
-    return Kinds(tuple(_by_caches(node)), 'caches')
+    return Kinds(tuple(_by_caches(node, signatures)), 'caches')

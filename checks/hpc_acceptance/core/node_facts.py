@@ -11,6 +11,7 @@ the checks decide from the description alone, saying so where it matters.
 host's.
 '''
 
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
@@ -29,8 +30,10 @@ class NodeFacts:
     source: str = ''
 
 
+@functools.lru_cache(maxsize=8)
 def of_probe(text, source):
-    '''The facts of a node whose probe printed ``text``.'''
+    '''The facts of a node whose probe printed ``text`` (read once: every
+    hook of every test case asks).'''
     return NodeFacts(node_state.frequencies(text),
                      node_state.numa_distances(text),
                      node_state.cpu_flags(text), source)
@@ -46,13 +49,27 @@ def of_partition(partition):
     return of_probe(node_state.probe_text_here(), 'the node\'s probe')
 
 
+#: The kinds last told, by the description's ``id`` and the facts' clocks:
+#: every hook of every test case asks of the partition's one description.
+_TOLD = {}
+
+
 def kinds_of(partition):
     '''The kinds of core of ``partition``'s node
     (:func:`hpc_acceptance.core.core_kinds.kinds`): by its CPUs' clocks
     where its probe reads them, else by its description's caches.'''
-    node = node_shape.shape(partition.processor.info)
+    info = partition.processor.info
+    node = node_shape.shape(info)
     node.require('cores')
-    return core_kinds.kinds(node, of_partition(partition).frequencies)
+    frequencies = of_partition(partition).frequencies
+    key = (id(info), tuple(sorted((frequencies or {}).items())))
+    told = _TOLD.get(key)
+    if told is None or told[0] is not info:
+        if len(_TOLD) > 16:
+            _TOLD.clear()
+        told = _TOLD[key] = (info, core_kinds.kinds(node, frequencies))
+
+    return told[1]
 
 
 def core_choice(kinds, cores):
