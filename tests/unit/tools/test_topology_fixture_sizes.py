@@ -11,8 +11,6 @@ Replayed once with test_topology_fixtures.py (the fixture ``replays`` of
 tests/conftest.py).
 '''
 
-import re
-
 import pytest
 
 import sysfs_tree
@@ -144,12 +142,11 @@ def test_the_kinds_of_core_are_those_of_the_clocks(name, reports,
     expected = kinds_by_clock(machines[name])
     if name in HYBRID:
         assert kinds['evidence'] == 'cpufreq' and kinds['hybrid']
-        assert [set(map(int, re.findall(r'\d+', k['cpus'].replace(
-            '-', ' - ')))) <= cpus for k, cpus in zip(kinds['kinds'],
-                                                      expected)]
+        assert [sysfs_tree.parse_list(k['cpus']) for k in kinds['kinds']] \
+            == expected
         assert kinds['described'].startswith(
             'a hybrid CPU, 2 kinds of core by their highest clocks')
-    elif name != CONFLICTS:
+    else:
         assert not kinds['hybrid'], name
         assert len(expected) <= 1, name
 
@@ -164,25 +161,26 @@ def test_a_hybrid_cpu_s_performance_cores_run_as_a_variant(
     assert not any('threads=performance_cores' in n for n in nightly)
     found = [d for d in report['modes']['post-upgrade']
              if 'threads=performance_cores' in d['name']]
-    # STREAM and the five memory programs of more than one thread
+    # STREAM and the memory programs of more than one thread
     assert {d['check'] for d in found} == {
         'StreamCheck', 'MemoryDaxpyCheck', 'MemoryGatherDotCheck',
         'MemoryReadBandwidthCheck', 'MemoryDotStreamsCheck'}
     for d in found:
         assert set().union(*places(d)) == performance, d['name']
-        assert d['decided']['core_choice'].startswith(
-            f'the {len(performance) // max(len(p) for p in places(d))} '
-            f'performance cores') or d['decided']['core_choice'].startswith(
-            'the '), d['name']
-    # the all-cores and multi-rank cases run on every kind, and say so
+        assert d['decided']['core_choice'] == \
+            f'the {len(places(d))} performance cores', d['name']
+
+    cores = reports[name]['node']['cores']
     for d in report['modes']['nightly']:
-        if d['skip'] or 'openmp' not in d['decided'] and \
-                'num_tasks' not in d['decided']:
+        layout = parameters(d['name']).get('threads')
+        if d['skip']:
             continue
-        used = set().union(*places(d)) if 'openmp' in d['decided'] and \
-            'OMP_PLACES' in d['decided']['openmp'] else None
-        if used == everyone:
-            assert d['decided']['core_choice'].startswith('all '), d['name']
-        if parameters(d['name']).get('threads') == 'single':
+        if layout == 'single':
             # one thread measures the fastest kind of core
-            assert used <= performance, d['name']
+            assert set().union(*places(d)) <= performance, d['name']
+        elif layout == 'all_cores' or d['check'] == 'HpccCheck':
+            # every kind of core, and said so
+            if 'openmp' in d['decided'] and layout:
+                assert set().union(*places(d)) == everyone, d['name']
+            assert d['decided']['core_choice'].startswith(
+                f'all {cores} cores ('), d['name']
