@@ -212,7 +212,8 @@ def test_the_cpus_clocks_numa_distances_and_flags_are_read(tmp_path):
         (directory / 'distance').write_text(row + '\n')
     proc = tmp_path / 'proc'
     proc.mkdir()
-    (proc / 'cpuinfo').write_text('processor\t: 0\nflags\t\t: fpu pni sse4_2\n')
+    (proc / 'cpuinfo').write_text(
+        'processor\t: 0\nflags\t\t: fpu pni sse4_2\n')
     text = node_state.probe_text_here(dict(env, NODE_STATE_PROC=str(proc)))
     assert node_state.frequencies(text) == {
         0: (5000000, 1900000), 1: (5000000, 1900000), 2: (3900000, None)}
