@@ -152,3 +152,24 @@ def run_reframe(tmp_path):
         )
 
     return run
+
+
+@pytest.fixture(scope='session')
+def replays(tmp_path_factory):
+    '''``{snapshot or shape: report}`` of ``hpc-acceptance topology`` on
+    every real machine's snapshot (tests/fixtures/data/sysfs) and every odd
+    shape made from them (tests/odd_shapes.py), replayed once for every
+    test that reads them, side by side: each replay loads ReFrame and the
+    checks. Skipped where no private mount namespace can be made.'''
+    import odd_shapes
+    import sysfs_tree
+    from replay import namespace_refused, replay_all
+
+    refused = namespace_refused()
+    if refused is not None:
+        pytest.skip(refused)
+
+    snapshots = {name: sysfs_tree.SYSFS_DIR / f'{name}.tar.bz2'
+                 for name in sysfs_tree.fixtures()}
+    snapshots.update(odd_shapes.made(tmp_path_factory))
+    return replay_all(snapshots)

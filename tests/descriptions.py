@@ -8,13 +8,16 @@ def mask(cpus):
     return hex(sum(1 << cpu for cpu in cpus))
 
 
-def described(cores, sockets, nodes=None, caches=(), num_cpus=None):
+def described(cores, sockets, nodes=None, caches=(), num_cpus=None,
+              vendor='GenuineIntel', arch='x86_64_v3'):
     '''A description: ``cores``, ``sockets`` and ``nodes`` (default: one
     per socket) lists of CPU sets, ``caches`` (level, size, [CPU sets]),
     ``num_cpus`` the CPU directories ReFrame counts (default: those of
-    the cores).'''
+    the cores), the processor's ``vendor`` and archspec name ``arch``.'''
     cpus = num_cpus or sum(len(core) for core in cores)
     return {
+        'vendor': vendor,
+        'arch': arch,
         'num_cpus': cpus,
         'num_cpus_per_core': cpus // len(cores),
         'num_sockets': len(sockets),

@@ -79,14 +79,33 @@ def places(decision):
             for place in re.findall(r'\{([\d,]+)\}', text)]
 
 
+def _cpus(mask):
+    bits = int(re.sub(r'[\s,\x00]', '', mask) or '0', 16)
+    return frozenset(cpu for cpu in range(bits.bit_length())
+                     if bits >> cpu & 1)
+
+
+_UNITS = {'K': 2**10, 'M': 2**20, 'G': 2**30}
+
+
 class Machine:
     '''What a test reads of a snapshot's own files, not through ReFrame or
-    the suite: the package and NUMA node of each CPU, the CPU flags, the
+    the suite: the package and NUMA node of each CPU, the data caches each
+    CPU reaches, the CPU clocks, the NUMA distances, the CPU flags, the
     memory. ``files`` maps paths below the snapshot's root
     (``sys/devices/system/...``, ``proc/cpuinfo``) to their text.'''
 
     def __init__(self, files):
         self.package, self.node = {}, {}
+        #: ``{level: {CPU set: bytes}}``: the data and unified caches
+        self.caches = {}
+        #: ``{cpu: (max kHz, base kHz or None)}``
+        self.clocks = {}
+        #: ``{node: {node: distance}}``
+        self.distances = {}
+        cache_index = {}
+        policies = {}
+        rows = {}
         for path, text in files.items():
             found = re.fullmatch(r'sys/devices/system/cpu/cpu(\d+)/topology/'
                                  r'physical_package_id', path)
@@ -95,10 +114,39 @@ class Machine:
             found = re.fullmatch(r'sys/devices/system/node/node(\d+)/cpumap',
                                  path)
             if found:
-                bits = int(re.sub(r'[\s,\x00]', '', text) or '0', 16)
-                self.node.update({cpu: int(found[1])
-                                  for cpu in range(bits.bit_length())
-                                  if bits >> cpu & 1})
+                self.node.update({cpu: int(found[1]) for cpu in _cpus(text)})
+            found = re.fullmatch(r'sys/devices/system/node/node(\d+)/distance',
+                                 path)
+            if found:
+                rows[int(found[1])] = [int(d) for d in text.split()]
+            found = re.fullmatch(r'sys/devices/system/cpu/cpu(\d+)/cache/'
+                                 r'index(\d+)/(\w+)', path)
+            if found:
+                cache_index.setdefault((found[1], found[2]), {})[
+                    found[3]] = text.strip('\n\x00 ')
+            found = re.fullmatch(r'sys/devices/system/cpu/(cpu\d+|cpufreq/'
+                                 r'policy\d+)/(?:cpufreq/)?(\w+)', path)
+            if found:
+                policies.setdefault(found[1], {})[found[2]] = text.strip()
+        for index in cache_index.values():
+            if not {'level', 'type', 'size', 'shared_cpu_map'} <= set(index) \
+                    or index['type'] == 'Instruction':
+                continue
+            size = int(index['size'][:-1]) * _UNITS[index['size'][-1]]
+            self.caches.setdefault(f'l{index["level"]}', {})[
+                _cpus(index['shared_cpu_map'])] = size
+        for name, policy in policies.items():
+            if 'cpuinfo_max_freq' not in policy:
+                continue
+            cpus = ([int(name[3:])] if name[3:].isdigit() else
+                    [int(c) for c in policy.get('affected_cpus', '').split()])
+            base = policy.get('base_frequency')
+            self.clocks.update({cpu: (int(policy['cpuinfo_max_freq']),
+                                      int(base) if base else None)
+                                for cpu in cpus})
+        ids = sorted(rows)
+        self.distances = {node: dict(zip(ids, row))
+                          for node, row in rows.items()}
         first = files['proc/cpuinfo'].split('\n\n')[0]
         flags = re.search(r'^(?:flags|Features)\s*:(.*)$', first,
                           re.MULTILINE)
@@ -112,6 +160,10 @@ class Machine:
                             if re.fullmatch(r'sys/devices/system/node/'
                                             r'node\d+/meminfo', path)]]
 
+    _READ = ('physical_package_id', '/cpumap', '/meminfo', '/distance',
+             '/level', '/type', '/size', '/shared_cpu_map',
+             '/cpuinfo_max_freq', '/base_frequency', '/affected_cpus')
+
     @classmethod
     def of_tarball(cls, path):
         '''The machine of a snapshot's tarball, read without unpacking.'''
@@ -119,11 +171,10 @@ class Machine:
         with tarfile.open(path) as tar:
             for member in tar:
                 name = member.name.split('/', 1)[-1]
-                if member.isfile() and (
-                        name.startswith('proc/') or
-                        name.endswith(('physical_package_id', '/cpumap',
-                                       '/meminfo'))):
-                    files[name] = tar.extractfile(member).read().decode()
+                if member.isfile() and (name.startswith('proc/') or
+                                        name.endswith(cls._READ)):
+                    files[name] = tar.extractfile(member).read().decode(
+                        errors='replace')
         return cls(files)
 
     @property
@@ -135,6 +186,20 @@ class Machine:
 
     def memory_bytes(self):
         return sum(int(kb) for kb in self._memory) * 1024
+
+    def share(self, level, places):
+        '''Each thread's bytes of ``level`` with one thread on each of
+        ``places`` (CPU sets): its instance's size over the threads in it;
+        of a place over several instances (a guest's threads with an L1
+        each), the least of theirs.'''
+        reached = [[cpus for cpus in self.caches[level] if cpus & place]
+                   for place in places]
+        threads = {}
+        for touched in reached:
+            for cpus in touched:
+                threads[cpus] = threads.get(cpus, 0) + 1
+        return [min(self.caches[level][cpus] / threads[cpus]
+                    for cpus in touched) for touched in reached]
 
 
 def lstopo(path):
@@ -150,10 +215,12 @@ def lstopo(path):
         counts[name] = int(found[1])
 
     caches = {}
-    units = {'KiB': 2**10, 'MiB': 2**20, 'GiB': 2**30}
+    # hwloc 2.9 writes binary units as KB, MB, GB; later ones KiB, MiB, GiB
+    units = {'KiB': 2**10, 'MiB': 2**20, 'GiB': 2**30,
+             'KB': 2**10, 'MB': 2**20, 'GB': 2**30}
     for level, size, unit in re.findall(
-            r'^\s*L(\d)d?Cache L#\d+ \((?:[^)]*? )?size=(\d+)(KiB|MiB|GiB)',
-            text, re.MULTILINE):
+            r'^\s*L(\d)d?Cache L#\d+ \((?:[^)]*? )?size=(\d+)'
+            r'(KiB|MiB|GiB|KB|MB|GB)', text, re.MULTILINE):
         sizes = caches.setdefault(f'l{level}', {})
         size = int(size) * units[unit]
         sizes[size] = sizes.get(size, 0) + 1

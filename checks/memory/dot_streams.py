@@ -20,6 +20,7 @@ class MemoryDotStreamsCheck(MemoryKernelCheck):
     '''Dot-product bandwidth from memory for a number of prefetch streams.'''
 
     program = 'mem_dotstreams'
+    measures_levels = False
 
     #: Concurrent read streams exposed to the prefetcher.
     #:

@@ -8,15 +8,22 @@ verifies that each is on another NUMA node where it ran. On a node with
 one NUMA domain with CPUs there is no remote memory: the check is skipped
 and says so.
 
+Where the node's NUMA distances (the SLIT) are known before the job (a
+partition with the local scheduler: :mod:`hpc_acceptance.core.node_facts`)
+and its nodes are more than one distance apart, one more remote pass per
+distance measures each class of link (``bandwidth.remote.d22``,
+``remote_penalty.d22``): a 4-socket machine's two-hop links, a sub-NUMA
+cluster's neighbour beside the other socket.
+
 The logic is in :mod:`hpc_acceptance.memory` (base check, build, the
 partners in :mod:`~hpc_acceptance.memory.layout`) and
 :mod:`hpc_acceptance.core.topology` (sizes).
 '''
 
 import reframe as rfm
-from reframe.core.builtins import parameter
+from reframe.core.builtins import parameter, variable
 
-from hpc_acceptance.core import topology
+from hpc_acceptance.core import node_facts, topology
 from hpc_acceptance.core.node_shape import Inapplicable
 from hpc_acceptance.memory import layout
 from hpc_acceptance.memory.check import MemoryKernelCheck
@@ -27,9 +34,17 @@ class MemoryNumaCheck(MemoryKernelCheck):
     '''Local and remote streaming bandwidth and the remote penalty.'''
 
     program = 'mem_numa'
+    measures_levels = False
 
     # Every NUMA node needs threads to own and to fetch memory.
     threads = parameter(['all_cores'], loggable=True)
+
+    #: The NUMA distances measured apart, and those that could not be
+    #: (:func:`hpc_acceptance.memory.layout.distance_classes`); empty where
+    #: the SLIT is not known before the job or has one remote distance.
+    #:
+    #: :type: :class:`str`
+    distance_classes = variable(str, value='', loggable=True)
 
     @property
     def partners(self):
@@ -42,14 +57,38 @@ class MemoryNumaCheck(MemoryKernelCheck):
         except (Inapplicable, topology.TopologyError) as err:
             self.skip(f'{self.current_partition.fullname}: {err}')
 
+    @property
+    def partners_by_distance(self):
+        '''``{distance: partners}`` of the extra remote passes.'''
+        facts = node_facts.of_partition(self.current_partition)
+        found, missing = layout.distance_classes(self.layout_plan.places,
+                                                 facts.distances)
+        measured = (f'measured apart: distance '
+                    f'{", ".join(map(str, found))}' if found else '')
+        self.distance_classes = '; '.join(
+            [measured] * bool(measured) + list(missing.values()))
+        return found
+
     def program_options(self):
         memory = self.working_sets()['memory']
-        return [f'--size={topology.format_size(memory)}',
-                '--partners=' + ','.join(map(str, self.partners))]
+        options = [f'--size={topology.format_size(memory)}',
+                   '--partners=' + ','.join(map(str, self.partners))]
+        classes = self.partners_by_distance
+        if classes:
+            # a thread without a partner at that distance rests: '-'
+            options.append('--distances=' + '/'.join(
+                f'{distance}:' + ','.join('-' if p is None else str(p)
+                                          for p in partners)
+                for distance, partners in classes.items()))
+        return options
 
     def expected_figures(self):
-        return {'bandwidth.local': 'MB/s', 'bandwidth.remote': 'MB/s',
-                'remote_penalty': 'ns'}
+        expected = {'bandwidth.local': 'MB/s', 'bandwidth.remote': 'MB/s',
+                    'remote_penalty': 'ns'}
+        for distance in self.partners_by_distance:
+            expected[f'bandwidth.remote.d{distance}'] = 'MB/s'
+            expected[f'remote_penalty.d{distance}'] = 'ns'
+        return expected
 
     def refusal(self, text):
         # mem_numa refuses on a "# numa: <why>" line, without figures

@@ -23,6 +23,12 @@
  * another NUMA node.  The scale factor alternates between 2 and 1/2, so the
  * values stay exact.
  *
+ * --distances adds a remote pass per distance class of the firmware's SLIT
+ * (nodeN/distance): each thread rescales the block of a partner whose node
+ * is at that distance from its own, so that every class is measured (a
+ * 4-socket Opteron's one-hop and two-hop links; a sub-NUMA cluster's
+ * neighbour and the other socket).  The program verifies each distance.
+ *
  * With fewer than two NUMA nodes online, or a partner on the thread's own
  * node, there is nothing to compare: the program says why on a "# numa:"
  * line and exits with status 0 without figures.
@@ -42,20 +48,29 @@
 #endif
 
 static const char usage[] =
-    "usage: mem_numa --size=SIZE --partners=LIST [--repeats=N] [--span-ms=N]\n"
+    "usage: mem_numa --size=SIZE --partners=LIST [--distances=D:LIST/...]\n"
+    "                [--repeats=N] [--span-ms=N]\n"
     "  --size=SIZE    bytes of A, all threads together (required; choose it\n"
     "                 larger than the caches)\n"
     "  --partners=LIST  the block each thread rescales in the remote pass,\n"
     "                 one thread number per thread: '2,3,0,1' pairs threads\n"
     "                 0 and 2, 1 and 3 (required; a permutation, each partner\n"
     "                 on another NUMA node than its thread)\n"
+    "  --distances=D:LIST/D:LIST  a further remote pass for each SLIT\n"
+    "                 distance D, with partners LIST (each partner's node at\n"
+    "                 distance D from its thread's node, as\n"
+    "                 /sys/devices/system/node/nodeN/distance says; '-': the\n"
+    "                 thread rests in that pass, where its node has no node\n"
+    "                 at that distance to pair with)\n"
     "  --repeats=N    timed repetitions, best is reported (default 5)\n"
     SPAN_USAGE
     "Sizes take binary suffixes K, M, G.  Threads: OMP_NUM_THREADS; bind them\n"
     "across NUMA nodes, e.g. OMP_PROC_BIND=spread OMP_PLACES=cores.\n"
     "Output: bandwidth.local <MB/s> MB/s, bandwidth.remote <MB/s> MB/s\n"
     "        (16 bytes per element: read and write), remote_penalty <ns> ns\n"
-    "        (extra time per element and thread).  Exits 0 without figures\n"
+    "        (extra time per element and thread); with --distances also\n"
+    "        bandwidth.remote.dD and remote_penalty.dD for each distance D.\n"
+    "        Exits 0 without figures\n"
     "        after a '# numa: <why>' line when there is no remote memory\n"
     "        (a partner on its thread's own NUMA node).\n"
     "MEMBENCH_SYSFS=<dir> reads <dir>/devices/system/... instead of /sys\n"
@@ -120,6 +135,69 @@ static long count_list(const char *path, long *first)
     return count;
 }
 
+/* The ids of a sysfs list such as "0-3,8" into ids[0..max-1]; the count,
+ * or -1 if unreadable or longer than max. */
+static long read_list(const char *path, long *ids, long max)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char buf[4096];
+    if (!fgets(buf, sizeof buf, f)) {
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    long count = 0;
+    char *p = buf;
+    while (*p && *p != '\n') {
+        char *end;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p)
+            return -1;
+        p = end;
+        if (*p == '-') {
+            hi = strtol(p + 1, &end, 10);
+            if (end == p + 1 || hi < lo)
+                return -1;
+            p = end;
+        }
+        for (long v = lo; v <= hi; v++) {
+            if (count == max)
+                return -1;
+            ids[count++] = v;
+        }
+        if (*p == ',')
+            p++;
+    }
+    return count;
+}
+
+/* The SLIT distance from node a to node b (nodeA/distance lists one per
+ * online node, in ascending order), -1 if unknown. */
+static long node_distance(int a, int b, const long *online, long nodes)
+{
+    long column = -1;
+    for (long k = 0; k < nodes; k++)
+        if (online[k] == b)
+            column = k;
+    if (column < 0)
+        return -1;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/devices/system/node/node%d/distance", sysfs_root(), a);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    long value = -1;
+    for (long k = 0; k <= column; k++)
+        if (fscanf(f, "%ld", &value) != 1) {
+            value = -1;
+            break;
+        }
+    fclose(f);
+    return value;
+}
+
 /* NUMA node of a cpu from the cpuN/nodeM link, -1 if unknown */
 static int node_of_cpu(int cpu)
 {
@@ -147,16 +225,23 @@ static int node_of_cpu(int cpu)
 
 struct ctx {
     double **block;     /* block[t]: first-touched by thread t */
-    int *target;        /* block rescaled by thread t */
+    int *target;        /* block rescaled by thread t, -1: none */
     size_t n;           /* elements per block */
     long *passes;       /* per thread, padded by 16 */
+    long *rescaled;     /* per block, padded by 16 */
 };
 
+/* One thread rescales a block in a pass, so the block's own count of
+ * rescales (not the thread's) alternates the factor: a thread that rests
+ * in a pass leaves the blocks' alternation as it was. */
 static void kernel(void *vctx, int tid, long iters)
 {
     struct ctx *c = vctx;
-    double *a = c->block[c->target[tid]];
-    long p = c->passes[16 * tid];
+    int b = c->target[tid];
+    if (b < 0)
+        return;  /* rests in this pass */
+    double *a = c->block[b];
+    long p = c->rescaled[16 * b];
     for (long it = 0; it < iters; it++, p++) {
         const double time = (p % 2 == 0) ? 2.0 : 0.5;
 #pragma omp simd
@@ -164,14 +249,16 @@ static void kernel(void *vctx, int tid, long iters)
             a[i] = time * a[i];
         COMPILER_BARRIER();
     }
-    c->passes[16 * tid] = p;
+    c->rescaled[16 * b] = p;
+    c->passes[16 * tid] += iters;
 }
 
 static double value_a(size_t i) { return (double)(i % 13 + 1); }
 
-/* --partners=LIST into target[0..nt-1]: a permutation of the threads, or a
- * usage error naming what is wrong */
-static void parse_partners(const char *list, int *target, int nt)
+/* A list of partners into target[0..nt-1]: a permutation of the threads,
+ * or a usage error naming the option and what is wrong */
+static void parse_permutation(const char *option, const char *list, int *target, int nt,
+                              int may_rest)
 {
     int *taken = calloc((size_t)nt, sizeof *taken);
     if (!taken) {
@@ -182,32 +269,74 @@ static void parse_partners(const char *list, int *target, int nt)
     int t = 0;
     while (*p) {
         char *end;
+        if (may_rest && *p == '-' && (p[1] == ',' || p[1] == '\0' || p[1] == '/')) {
+            if (t == nt)
+                usage_error(option, "more partners than the %d threads (OMP_NUM_THREADS)", nt);
+            target[t++] = -1;  /* rests in this pass */
+            end = (char *)p + 1;
+            if (*end == '/')
+                break;
+            p = *end ? end + 1 : end;
+            continue;
+        }
         long v = strtol(p, &end, 10);
-        if (end == p || (*end != ',' && *end != '\0'))
-            usage_error("partners", "'%s' is not a comma-separated list of thread numbers", list);
+        if (end == p || (*end != ',' && *end != '\0' && *end != '/'))
+            usage_error(option, "'%.*s' is not a comma-separated list of thread numbers", (int)strcspn(list, "/"), list);
         if (t == nt)
-            usage_error("partners", "more partners than the %d threads (OMP_NUM_THREADS)", nt);
+            usage_error(option, "more partners than the %d threads (OMP_NUM_THREADS)", nt);
         if (v < 0 || v >= nt)
-            usage_error("partners", "thread %ld does not exist (%d threads)", v, nt);
+            usage_error(option, "thread %ld does not exist (%d threads)", v, nt);
         if (taken[v])
-            usage_error("partners", "thread %ld's block is rescaled twice: not a permutation", v);
+            usage_error(option, "thread %ld's block is rescaled twice: not a permutation", v);
         taken[v] = 1;
         target[t++] = (int)v;
+        if (*end == '/')
+            break;
         p = *end ? end + 1 : end;
     }
     if (t != nt)
-        usage_error("partners", "%d partners for %d threads (OMP_NUM_THREADS)", t, nt);
+        usage_error(option, "%d partners for %d threads (OMP_NUM_THREADS)", t, nt);
     free(taken);
+}
+
+#define MAX_CLASSES 16
+
+/* --distances=D:LIST/D:LIST: each class's distance and partners */
+static int parse_classes(const char *text, long *distance, int **target, int nt)
+{
+    int count = 0;
+    const char *p = text;
+    while (p && *p) {
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (end == p || *end != ':' || d <= 0)
+            usage_error("distances", "'%s' is not D:LIST/D:LIST (D a SLIT distance, LIST partners)", text);
+        if (count == MAX_CLASSES)
+            usage_error("distances", "more than %d distances", MAX_CLASSES);
+        distance[count] = d;
+        target[count] = calloc((size_t)nt, sizeof **target);
+        if (!target[count]) {
+            fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
+            exit(EXIT_ALLOC);
+        }
+        parse_permutation("distances", end + 1, target[count], nt, 1);
+        count++;
+        p = strchr(end + 1, '/');
+        if (p)
+            p++;
+    }
+    return count;
 }
 
 int main(int argc, char **argv)
 {
     size_t size = 0;
-    const char *partner_list = NULL;
+    const char *partner_list = NULL, *class_list = NULL;
     long repeats = 5, span_ms = DEFAULT_SPAN_MS;
     struct opt_spec specs[] = {
         {"size", OPT_SIZE, &size, 1, NULL, 0},
         {"partners", OPT_TEXT, &partner_list, 1, NULL, 0},
+        {"distances", OPT_TEXT, &class_list, 0, NULL, 0},
         {"repeats", OPT_LONG, &repeats, 0, NULL, 0},
         {"span-ms", OPT_LONG, &span_ms, 0, NULL, 0},
     };
@@ -222,7 +351,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
         return EXIT_ALLOC;
     }
-    parse_partners(partner_list, target, nt);
+    parse_permutation("partners", partner_list, target, nt, 0);
+    long class_distance[MAX_CLASSES];
+    int *class_target[MAX_CLASSES];
+    int classes = class_list ? parse_classes(class_list, class_distance, class_target, nt) : 0;
 
     print_header("mem_numa: local vs remote streaming, A(i,j)=time*A(i,j)");
     print_threads_info(nt);
@@ -248,8 +380,9 @@ int main(int argc, char **argv)
     int *node = calloc((size_t)nt, sizeof *node);
     double **block = calloc((size_t)nt, sizeof *block);
     long *passes = calloc((size_t)nt * 16, sizeof *passes);
+    long *rescaled = calloc((size_t)nt * 16, sizeof *rescaled);
     int *own = calloc((size_t)nt, sizeof *own);
-    if (!node || !block || !passes || !own) {
+    if (!node || !block || !passes || !rescaled || !own) {
         fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %d threads\n", nt);
         return EXIT_ALLOC;
     }
@@ -286,6 +419,36 @@ int main(int argc, char **argv)
     for (int t = 0; t < nt; t++)
         printf("%s%d:%d", t ? "," : " ", t, target[t]);
     fputc('\n', stdout);
+
+    /* --- the distance classes: each pair at its distance ---------------- */
+    long *online = calloc((size_t)nodes, sizeof *online);
+    if (!online) {
+        fprintf(stderr, "mem_numa: cannot allocate bookkeeping for %ld nodes\n", nodes);
+        return EXIT_ALLOC;
+    }
+    if (classes && read_list(path, online, nodes) != nodes)
+        no_figures("cannot read the nodes of %s", path);
+    for (int k = 0; k < classes; k++) {
+        for (int t = 0; t < nt; t++) {
+            if (class_target[k][t] < 0)
+                continue;
+            int other = node[class_target[k][t]];
+            long d = node_distance(node[t], other, online, nodes);
+            if (d != class_distance[k])
+                no_figures("thread %d (NUMA node %d) and its partner %d (node %d) are at "
+                           "distance %ld, not %ld (%s/devices/system/node/node%d/distance): "
+                           "the threads are not where their partners were chosen for",
+                           t, node[t], class_target[k][t], other, d, class_distance[k],
+                           sysfs_root(), node[t]);
+        }
+        printf("# remote pairs at distance %ld (thread:block, -: rests)", class_distance[k]);
+        for (int t = 0; t < nt; t++)
+            if (class_target[k][t] < 0)
+                printf("%s%d:-", t ? "," : " ", t);
+            else
+                printf("%s%d:%d", t ? "," : " ", t, class_target[k][t]);
+        fputc('\n', stdout);
+    }
     comment("size %zu bytes of A, all threads; %zu elements per thread; repeats %ld spanning at least %ld ms",
             size, n, repeats, span_ms);
 
@@ -303,26 +466,42 @@ int main(int argc, char **argv)
     /* --- local, then remote ---------------------------------------------- */
     for (int t = 0; t < nt; t++)
         own[t] = t;
-    struct ctx c = {block, own, n, passes};
-    struct timing local, remote;
+    struct ctx c = {block, own, n, passes, rescaled};
+    struct timing local, remote, at[MAX_CLASSES];
     time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS,
                   (double)span_ms / 1000.0, &local);
     c.target = target;
     time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS,
                   (double)span_ms / 1000.0, &remote);
+    for (int k = 0; k < classes; k++) {
+        c.target = class_target[k];
+        time_parallel(kernel, &c, nt, repeats, MIN_RUN_SECONDS,
+                      (double)span_ms / 1000.0, &at[k]);
+    }
 
-    /* every block was rescaled once per pass, by 2 and 1/2 alternately */
-    long total = local.total_iters + remote.total_iters;
-    for (int t = 0; t < nt; t++)
-        if (passes[16 * t] != total)
-            validation_failed("thread %d made %ld passes, expected %ld", t,
-                              passes[16 * t], total);
-    double factor = (total % 2 == 0) ? 1.0 : 2.0;
-    for (int t = 0; t < nt; t++)
+    /* every block was rescaled once per pass it took part in (each of
+     * the local and remote passes; a distance pass where a thread took
+     * it), by 2 and 1/2 alternately */
+    long base = local.total_iters + remote.total_iters;
+    for (int t = 0; t < nt; t++) {
+        long made = base, got = base;
+        for (int k = 0; k < classes; k++) {
+            if (class_target[k][t] >= 0)
+                made += at[k].total_iters;
+            for (int u = 0; u < nt; u++)
+                if (class_target[k][u] == t)
+                    got += at[k].total_iters;
+        }
+        if (passes[16 * t] != made || rescaled[16 * t] != got)
+            validation_failed("thread %d made %ld passes and its block was rescaled %ld "
+                              "times, expected %ld and %ld", t, passes[16 * t],
+                              rescaled[16 * t], made, got);
+        double factor = (got % 2 == 0) ? 1.0 : 2.0;
         for (size_t i = 0; i < n; i++)
             if (block[t][i] != value_a(i) * factor)
                 validation_failed("block %d element %zu is %.17g, expected %.17g", t,
                                   i, block[t][i], value_a(i) * factor);
+    }
 
     double per_pass_local = local.best / (double)local.iters;
     double per_pass_remote = remote.best / (double)remote.iters;
@@ -334,8 +513,24 @@ int main(int argc, char **argv)
     figure("bandwidth.local", bytes / per_pass_local * 1e-6, "MB/s");
     figure("bandwidth.remote", bytes / per_pass_remote * 1e-6, "MB/s");
     figure("remote_penalty", (per_pass_remote - per_pass_local) / (double)n * 1e9, "ns");
+    for (int k = 0; k < classes; k++) {
+        char label[32];
+        snprintf(label, sizeof label, "d%ld", class_distance[k]);
+        double per_pass = at[k].best / (double)at[k].iters;
+        int active = 0;
+        for (int t = 0; t < nt; t++)
+            active += class_target[k][t] >= 0;
+        comment_timing(label, at[k].runs, at[k].seconds);
+        comment("%s: %d of %d threads", label, active, nt);
+        figure2("bandwidth.remote", label, 16.0 * (double)n * active / per_pass * 1e-6,
+                "MB/s");
+        figure2("remote_penalty", label, (per_pass - per_pass_local) / (double)n * 1e9, "ns");
+        timing_free(&at[k]);
+        free(class_target[k]);
+    }
     timing_free(&local);
     timing_free(&remote);
+    free(online);
     for (int t = 0; t < nt; t++)
         free_pages(block[t]);
     free(block);
@@ -343,6 +538,7 @@ int main(int argc, char **argv)
     free(target);
     free(own);
     free(passes);
+    free(rescaled);
     validation_passed();
     return EXIT_OK;
 }

@@ -103,6 +103,13 @@ def test_each_figure_is_the_best_of_runs_spanning_span_ms(bindir, program,
     ('mem_numa', ['--size=16M', '--partners=0,2'], 'partners'),
     ('mem_numa', ['--size=16M', '--partners=1,0,1'], 'partners'),
     ('mem_numa', ['--size=16M', '--partners=1;0'], 'partners'),
+    ('mem_numa', ['--size=16M', '--partners=1,0', '--distances=20'],
+     'distances'),
+    ('mem_numa', ['--size=16M', '--partners=1,0', '--distances=20:1,1'],
+     'distances'),
+    ('mem_numa', ['--size=16M', '--partners=1,0', '--distances=20:1,0/x'],
+     'distances'),
+    ('mem_numa', ['--size=16M', '--partners=-,0'], 'partners'),
 ])
 def test_bad_arguments_exit_2_naming_the_option(bindir, program, args,
                                                 option):
@@ -143,6 +150,46 @@ def test_numa_measures_the_partners_it_is_given(bindir, tmp_path):
         'remote_penalty': 'ns'}) == []
 
 
+def test_numa_measures_each_distance_class_it_is_given(bindir, tmp_path):
+    sysfs = _fake_sysfs(tmp_path, nodes={0: [0], 1: [1]},
+                        distances={0: [10, 21], 1: [21, 10]})
+    done = run(bindir, 'mem_numa', '--size=16M', '--repeats=2',
+               '--partners=1,0', '--distances=21:1,0',
+               env={'MEMBENCH_SYSFS': str(sysfs)})
+    assert done.returncode == 0, done.stderr
+    assert ('# remote pairs at distance 21 (thread:block, -: rests) 0:1,1:0'
+            in done.stdout)
+    assert output_problems(done.stdout, {
+        'bandwidth.remote': 'MB/s', 'bandwidth.remote.d21': 'MB/s',
+        'remote_penalty.d21': 'ns'}) == []
+
+
+def test_numa_threads_rest_where_their_node_has_no_partner(bindir, tmp_path):
+    # thread 1 rests in the distance pass: thread 0 alone reads block 1,
+    # and every block still validates
+    sysfs = _fake_sysfs(tmp_path, nodes={0: [0], 1: [1]},
+                        distances={0: [10, 21], 1: [21, 10]})
+    done = run(bindir, 'mem_numa', '--size=16M', '--repeats=3',
+               '--partners=1,0', '--distances=21:1,-',
+               env={'MEMBENCH_SYSFS': str(sysfs)})
+    assert done.returncode == 0, done.stderr
+    assert '0:1,1:-' in done.stdout and '# d21: 1 of 2 threads' in done.stdout
+    assert '# validation: passed' in done.stdout
+    assert output_problems(done.stdout, {'bandwidth.remote.d21': 'MB/s'}) \
+        == []
+
+
+def test_numa_refuses_partners_at_another_distance(bindir, tmp_path):
+    sysfs = _fake_sysfs(tmp_path, nodes={0: [0], 1: [1]},
+                        distances={0: [10, 21], 1: [21, 10]})
+    done = run(bindir, 'mem_numa', '--size=16M', '--partners=1,0',
+               '--distances=32:1,0', env={'MEMBENCH_SYSFS': str(sysfs)})
+    assert done.returncode == 0, done.stderr
+    assert ('# numa: thread 0 (NUMA node 0) and its partner 1 (node 1) are '
+            'at distance 21, not 32' in done.stdout)
+    assert parse_figures(done.stdout) == {}
+
+
 def test_numa_refuses_a_partner_on_its_own_node(bindir, tmp_path):
     # two nodes online, both threads on node 0: the partners the caller
     # chose are not remote where the threads ran
@@ -155,13 +202,18 @@ def test_numa_refuses_a_partner_on_its_own_node(bindir, tmp_path):
     assert parse_figures(done.stdout) == {}
 
 
-def _fake_sysfs(root, nodes):
-    '''A /sys tree with the given ``{node: [cpus]}`` layout.'''
+def _fake_sysfs(root, nodes, distances=None):
+    '''A /sys tree with the given ``{node: [cpus]}`` layout and SLIT rows
+    ``{node: [distance to each node]}``.'''
     system = root / 'devices' / 'system'
     (system / 'node').mkdir(parents=True)
     ids = sorted(nodes)
     (system / 'node' / 'online').write_text(
         f'{ids[0]}-{ids[-1]}\n' if len(ids) > 1 else f'{ids[0]}\n')
+    for node, row in (distances or {}).items():
+        (system / 'node' / f'node{node}').mkdir()
+        (system / 'node' / f'node{node}' / 'distance').write_text(
+            ' '.join(map(str, row)) + '\n')
     for node, cpus in nodes.items():
         for cpu in cpus:
             cpudir = system / 'cpu' / f'cpu{cpu}'

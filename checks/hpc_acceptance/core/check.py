@@ -34,8 +34,8 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import (dependency, identity, references, topology,
-                                 topology_change)
+from hpc_acceptance.core import (dependency, identity, node_facts, references,
+                                 topology, topology_change)
 from hpc_acceptance.core.skip_reason import RecordedSkip
 from hpc_acceptance.core.spack import (SpackEnvironmentError,
                                        SpackEnvironmentPlugin)
@@ -104,6 +104,20 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
     #: :type: :class:`str`
     fleet_floors = variable(str, value='', loggable=True)
 
+    #: The kinds of core of the partition's node where it has several (a
+    #: hybrid CPU, :mod:`hpc_acceptance.core.core_kinds`), in one sentence;
+    #: empty on a node of one kind of core.
+    #:
+    #: :type: :class:`str`
+    core_kinds = variable(str, value='', loggable=True)
+
+    #: On a hybrid CPU, which of its cores this run uses: ``all 14 cores
+    #: (6 performance, 8 efficiency)``, ``the 6 performance cores``, ``4
+    #: performance and 2 efficiency cores``; empty elsewhere.
+    #:
+    #: :type: :class:`str`
+    core_choice = variable(str, value='', loggable=True)
+
     #: Attributes of the check whose values change its figures (problem
     #: class, sizes, ranks, threads, binding, ...): the family's part of
     #: :attr:`identity`, declared once per family.
@@ -160,6 +174,27 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
             self.skip(f'{self.current_partition.fullname}: {err}')
 
         return info
+
+    @property
+    def node_kinds(self):
+        '''The kinds of core of the partition's node
+        (:func:`hpc_acceptance.core.node_facts.kinds_of`); ``None`` where the
+        description has no usable cores.'''
+        try:
+            return node_facts.kinds_of(self.current_partition)
+        except topology.TopologyError:
+            return None
+
+    def record_cores_used(self, cores):
+        '''Say, on a hybrid CPU, which of its cores (CPU sets) this run
+        uses (:attr:`core_kinds`, :attr:`core_choice`); call it from a
+        setup hook once the cores are decided.'''
+        kinds = self.node_kinds
+        if kinds is None or not kinds.hybrid:
+            return
+
+        self.core_kinds = kinds.describe()
+        self.core_choice = node_facts.core_choice(kinds, list(cores))
 
     @property
     def node_memory(self):

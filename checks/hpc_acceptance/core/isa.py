@@ -39,12 +39,28 @@ class UnsupportedIsa(Exception):
     '''This ISA variant cannot be built or run here; the message says why.'''
 
 
-def cpu_supports(processor_info, isa):
+#: ``/proc/cpuinfo`` flags under the names archspec gives the features:
+#: the kernel calls SSE3 ``pni`` (Prescott New Instructions).
+_FLAG_NAMES = {'pni': 'sse3'}
+
+
+def node_features(flags):
+    '''The features of a CPU whose ``/proc/cpuinfo`` lists ``flags``,
+    named as archspec names them.'''
+    return {_FLAG_NAMES.get(flag, flag) for flag in flags}
+
+
+def cpu_supports(processor_info, isa, flags=None):
     '''Raise :class:`UnsupportedIsa` unless the processor can run ``isa``.
 
     The processor's archspec name (``processor.arch``, auto-detected or
-    written in the configuration) must have every feature the variant
-    needs (:func:`needed_features`).
+    written in the configuration) must have every feature the variant needs
+    (:func:`needed_features`), and so must the node's own CPU flags where
+    they are known (``flags``, its ``/proc/cpuinfo``:
+    :mod:`hpc_acceptance.core.node_facts`). The message names what the
+    flags lack where they lack something (archspec's generic targets list
+    fewer features than a CPU has: ``x86_64`` none), else what archspec's
+    target lacks.
     '''
     if isa == 'native':
         return
@@ -68,9 +84,13 @@ def cpu_supports(processor_info, isa):
     # the baseline ones, which would be named as missing
     missing = (needed_features(isa) - archspec.cpu.TARGETS[arch].features -
                _BASELINE.get(family, set()))
+    where = f'archspec\'s {arch} lacks'
+    lacking = needed_features(isa) - node_features(flags or ())
+    if flags and lacking:
+        missing, where = lacking, 'its flags in /proc/cpuinfo lack'
     if missing:
         raise UnsupportedIsa(
-            f'the CPU ({arch}) cannot run {isa} code: it lacks '
+            f'the CPU ({arch}) cannot run {isa} code: {where} '
             f'{", ".join(sorted(missing))}'
         )
 

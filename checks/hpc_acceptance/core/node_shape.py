@@ -17,11 +17,16 @@ because the counts are wrong on some nodes:
   give each core its own threads;
 - **Bulldozer modules** (AMD family 15h): the kernel lists the two cores
   of a module, which share an L2 and a front end but each have their own L1
-  data cache and integer units, as thread siblings. Hardware threads share
-  their core's L1 data cache; CPUs listed as siblings that each have their
-  own are cores, as AMD, hwloc, Slurm and Open MPI's mapping count them. So
-  "one thread per core" runs on every core of the module, and the SMT
-  variants, which have no second thread to use or leave idle, are skipped;
+  data cache and integer units, as thread siblings. On that family alone
+  (the processor's vendor ``AuthenticAMD`` and an archspec name of the
+  family: ``bulldozer``, ``piledriver``, ``steamroller``, ``excavator``, as
+  hwloc keeps its rule to AMD families 15h and 16h), CPUs listed as siblings
+  that each have their own L1 data cache are cores, as AMD, hwloc, Slurm
+  and Open MPI's mapping count them. So "one thread per core" runs on
+  every core of the module, and the SMT variants, which have no second
+  thread to use or leave idle, are skipped. Elsewhere siblings are the
+  hardware threads of one core whatever their L1 (a virtual machine may
+  give each thread its own: hwloc and Open MPI still see one core);
 - **inconsistent masks** (sockets or cache instances that overlap, as on a
   node whose sysfs disagrees with itself): the part at fault is unusable,
   and every check that needs it is skipped naming the masks, never sized
@@ -31,9 +36,14 @@ Masks are read whatever the kernel padded them with (commas, whitespace, a
 trailing NUL byte as some kernels write).
 '''
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Optional
+
+import archspec.cpu
+
+from hpc_acceptance.core import core_kinds
 
 
 class TopologyError(ValueError):
@@ -228,29 +238,75 @@ def _cache_levels(topology):
             for name in sorted(levels, key=lambda n: int(n[1:] or 0))}
 
 
-def _split_modules(cores, l1):
-    '''Cores whose CPUs each have their own L1 data cache split into one
-    core per CPU (Bulldozer modules); the number of modules split.'''
-    l1_sets = [i.cpus for i in l1 if i.cpus]
-    if not l1_sets:
-        return cores, 0
+#: archspec's names of AMD family 15h, whose modules the kernel lists as
+#: thread siblings; later ones descend from the first.
+_MODULE_FAMILY = 'bulldozer'
 
-    result, split = [], 0
+
+def amd_family_15h(info):
+    '''Whether the description is of an AMD family 15h processor: vendor
+    ``AuthenticAMD`` and an archspec target of that family (only it has
+    XOP and FMA4).'''
+    arch = info.get('arch')
+    if info.get('vendor') != 'AuthenticAMD' or \
+            arch not in archspec.cpu.TARGETS:
+        return False
+
+    target = archspec.cpu.TARGETS[arch]
+    return _MODULE_FAMILY in [target.name] + [a.name for a in target.ancestors]
+
+
+def _processor(info):
+    '''``zen2 (AuthenticAMD)``, ``x86_64``, ``no target``.'''
+    vendor = info.get('vendor')
+    named = info.get('arch') or 'no target'
+    return (f'{named} ({vendor})' if vendor and vendor != 'generic'
+            else named)
+
+
+def _own_l1(cores, l1):
+    '''The cores whose CPUs each have their own L1 data cache.'''
+    l1_sets = [i.cpus for i in l1 if i.cpus]
+    found = []
     for core in cores:
         own = [next((s for s in l1_sets if cpu in s), None) for cpu in core]
-        separate = (len(core) > 1 and None not in own and
-                    all(len(s & core) == 1 for s in own))
-        if separate:
+        if (len(core) > 1 and None not in own and
+                all(len(s & core) == 1 for s in own)):
+            found.append(core)
+
+    return found
+
+
+def _split_modules(cores, modules):
+    '''``cores`` with each of ``modules`` split into one core per CPU.'''
+    result = []
+    for core in cores:
+        if core in modules:
             result += [frozenset({cpu}) for cpu in sorted(core)]
-            split += 1
         else:
             result.append(core)
 
-    return result, split
+    return result
+
+
+#: Shapes of the descriptions last read, by ``id``: every hook of every
+#: test case reads the partition's one description, the same object.
+_READ = {}
 
 
 def shape(info):
     '''The :class:`Shape` of a processor description.'''
+    read = _READ.get(id(info))
+    if read is None or read[0] is not info:
+        if len(_READ) > 16:
+            _READ.clear()
+        # the description is kept, so its id names it while cached
+        read = _READ[id(info)] = (info, _shape(info))
+
+    return read[1]
+
+
+def _shape(info):
     info = info or {}
     topology = info.get('topology') or {}
     unusable, notes = {}, []
@@ -261,9 +317,13 @@ def shape(info):
         unusable['cores'] = _overlap_message(
             'cores', _overlap(cores), 'cpuN/topology/core_cpus masks')
 
-    modules = 0
+    modules = threads_own_l1 = 0
     if 'cores' not in unusable and 'l1' in caches:
-        cores, modules = _split_modules(cores, caches['l1'])
+        separate = _own_l1(cores, caches['l1'])
+        if separate and amd_family_15h(info):
+            cores, modules = _split_modules(cores, separate), len(separate)
+        else:
+            threads_own_l1 = len(separate)
 
     online = frozenset().union(*cores)
     if online:
@@ -287,6 +347,14 @@ def shape(info):
             f'{len(cores) - modules} cores and num_cpus_per_core='
             f'{info.get("num_cpus_per_core")}'
         )
+    if threads_own_l1:
+        notes.append(
+            f'the hardware threads of {threads_own_l1} cores each have their '
+            f'own L1 data cache in the description (as a virtual machine may '
+            f'describe them): they are threads of one core all the same, as '
+            f'hwloc and Open MPI count them; only an AMD family 15h '
+            f'processor\'s thread siblings are cores (Bulldozer modules), and '
+            f'archspec names this one {_processor(info)}')
 
     sockets = [s & online if cores else s
                for s in _masks(topology, 'sockets')]
@@ -349,23 +417,11 @@ def shape(info):
             f'counts (num_cpus) are offline: the checks use the '
             f'{len(online)} online ones')
 
-    per_core = {len(core) for core in cores}
-    if len(per_core) > 1:
-        notes.append(
-            'the cores have different numbers of hardware threads ('
-            + ', '.join(f'{sum(len(c) == n for c in cores)} with {n}'
-                        for n in sorted(per_core, reverse=True))
-            + f'): a hybrid CPU, or threads offline; the checks count '
-            f'{len(cores)} cores and '
-            f'{len(online)} hardware threads, where ReFrame\'s '
-            f'num_cpus_per_core={info.get("num_cpus_per_core")} says '
-            f'otherwise')
-
     counted_cpus = info.get('num_cpus')
     per_core_described = info.get('num_cpus_per_core')
     counted_cores = (counted_cpus // per_core_described
                      if counted_cpus and per_core_described else None)
-    return Shape(
+    node = Shape(
         cores=tuple(cores), sockets=tuple(sockets),
         numa_nodes=tuple(numa_nodes),
         caches={name: tuple(instances) for name, instances in caches.items()},
@@ -373,6 +429,23 @@ def shape(info):
         counted_sockets=info.get('num_sockets'),
         unusable=unusable, notes=tuple(notes),
     )
+    per_core = {len(core) for core in cores}
+    if len(per_core) > 1:
+        by_caches = core_kinds.kinds(node)
+        why = (f'{len(by_caches.kinds)} kinds of core by their caches: a '
+               f'hybrid CPU' if by_caches.hybrid else
+               'one kind of core by their caches: threads offline')
+        notes.append(
+            'the cores have different numbers of hardware threads ('
+            + ', '.join(f'{sum(len(c) == n for c in cores)} with {n}'
+                        for n in sorted(per_core, reverse=True))
+            + f'), {why}; the checks count {len(cores)} cores and '
+            f'{len(online)} hardware threads, where ReFrame\'s '
+            f'num_cpus_per_core={info.get("num_cpus_per_core")} says '
+            f'otherwise')
+        node = dataclasses.replace(node, notes=tuple(notes))
+
+    return node
 
 
 def places(cores, every_thread):

@@ -1,5 +1,6 @@
-'''The node a job ran on, its Turbo and SMT state, its nominal clock and
-the CPUs and cores it has, as ``node_state.sh`` reports them.
+'''The node a job ran on, its Turbo and SMT state, its nominal clock,
+the CPUs and cores it has, its CPUs' clocks, NUMA distances and CPU flags,
+as ``node_state.sh`` reports them.
 
 The same script answers on the ReFrame host (to decide, for local
 partitions, which variants can run) and in every job (to verify the state a
@@ -127,8 +128,83 @@ def hardware(text):
     return '; '.join(f'{name}={value}' for name, value in fields)
 
 
-def probe_here(env=None):
-    '''Run the probe on this host.'''
+_CPUFREQ = re.compile(
+    r'^cpufreq (?P<max>\d+) (?P<base>\d+|-) (?P<cpus>[\d,]+)$', re.MULTILINE)
+_DISTANCE = re.compile(r'^numa_distance (?P<node>\d+) (?P<cpus>[\d,-]+|-) '
+                       r'(?P<row>[\d ]+?)\s*$', re.MULTILINE)
+_FLAGS = re.compile(r'^cpu_flags (?P<flags>.*\S)', re.MULTILINE)
+
+
+def frequencies(text):
+    '''``{cpu: (max kHz, base kHz or None)}`` of the probe's ``cpufreq``
+    lines; ``None`` where the node has no cpufreq driver.'''
+    found = {}
+    for match in _CPUFREQ.finditer(text):
+        base = None if match['base'] == '-' else int(match['base'])
+        for cpu in match['cpus'].split(','):
+            found[int(cpu)] = (int(match['max']), base)
+
+    return found or None
+
+
+@dataclass(frozen=True)
+class NumaNode:
+    #: its CPUs (none for a node of memory only)
+    cpus: frozenset
+    #: ``{node: distance}`` to every node, itself included
+    distances: dict
+
+
+def _cpu_list(text):
+    cpus = set()
+    for part in text.split(','):
+        if part and part != '-':
+            first, _, last = part.partition('-')
+            cpus.update(range(int(first), int(last or first) + 1))
+    return frozenset(cpus)
+
+
+def numa_distances(text):
+    '''``{node: NumaNode}`` of the probe's ``numa_distance`` lines (each
+    row lists the distances to the nodes in ascending order, as the kernel
+    writes ``nodeN/distance``); ``None`` where the node lists none, or rows
+    that do not fit its nodes.'''
+    rows = {int(m['node']): (m['cpus'], [int(d) for d in m['row'].split()])
+            for m in _DISTANCE.finditer(text)}
+    nodes = sorted(rows)
+    if not rows or any(len(row) != len(nodes) for _, row in rows.values()):
+        return None
+
+    return {node: NumaNode(_cpu_list(cpus), dict(zip(nodes, row)))
+            for node, (cpus, row) in rows.items()}
+
+
+def cpu_flags(text):
+    '''The CPU's flags (x86) or Features (ARM) of ``/proc/cpuinfo``, as
+    the probe read them; ``None`` where it did not.'''
+    match = _FLAGS.search(text)
+    return frozenset(match['flags'].split()) if match else None
+
+
+_probed_here = None
+
+
+def probe_text_here(env=None):
+    '''The probe's output on this host; run once per process (the node a
+    ReFrame run starts on does not change under it), or each time with an
+    ``env`` of its own (tests: fake trees).'''
+    global _probed_here
+    if env is None and _probed_here is not None:
+        return _probed_here
+
     done = subprocess.run(['sh', SCRIPT], capture_output=True, text=True,
                           env=env)
-    return parse(done.stdout, SCRIPT)
+    if env is None:
+        _probed_here = done.stdout
+
+    return done.stdout
+
+
+def probe_here(env=None):
+    '''Run the probe on this host: its Turbo and SMT states.'''
+    return parse(probe_text_here(env), SCRIPT)

@@ -6,6 +6,9 @@
 #   smt on|off|unknown <how it was read>
 #   nominal_khz <kHz>|unknown <how it was read, or why not>
 #   topology <CPUs> <cores>|unknown <how it was read, or why not>
+#   cpufreq <max kHz> <base kHz>|- <CPU list>   (one per distinct pair)
+#   numa_distance <node> <its CPU list>|- <distance to each node, in order>
+#   cpu_flags <the CPU's flags (x86) or Features (ARM) in /proc/cpuinfo>
 #   hardware cpu|memory_kb <the CPU's model name; MemTotal in kB>
 #   software kernel|microcode|bios|mpi|compiler <version, as the tool
 #            prints it; microcode: the CPU's revision in /proc/cpuinfo>
@@ -89,6 +92,34 @@ if [ "$cpus" -gt 0 ] && [ "$cores" -gt 0 ]; then
     echo "topology $cpus $cores cpu*/topology"
 else
     echo "topology unknown no CPU topology in $cpu"
+fi
+
+# The highest clock of each CPU (cpufreq's cpuinfo_max_freq, the hardware's)
+# and its base clock where the driver states it, grouped: the kinds of core
+# of a hybrid CPU, as hwloc tells them (core/core_kinds.py).
+for d in "$cpu"/cpu[0-9]*; do
+    if [ -r "$d/cpufreq/cpuinfo_max_freq" ]; then
+        base=$(cat "$d/cpufreq/base_frequency" 2>/dev/null) || base=-
+        echo "$(cat "$d/cpufreq/cpuinfo_max_freq") ${base:--} ${d##*/cpu}"
+    fi
+done | awk '{ k = $1 " " $2; if (k in l) l[k] = l[k] "," $3; else l[k] = $3 }
+            END { for (k in l) print "cpufreq " k " " l[k] }' | sort
+
+# The NUMA distances (the firmware's SLIT) from each node to every node:
+# which pairs of nodes the NUMA check measures.
+for d in "${NODE_STATE_SYSFS:-/sys}"/devices/system/node/node[0-9]*; do
+    if [ -r "$d/distance" ]; then
+        cpus=$(tr -d '\000' < "$d/cpulist" 2>/dev/null)
+        echo "numa_distance ${d##*/node} ${cpus:--}" \
+             "$(tr -d '\000' < "$d/distance")"
+    fi
+done
+
+# The CPU's own flags: what an ISA variant lacks, named as the node names it.
+flags=$(sed -n 's/^\(flags\|Features\)[[:space:]]*:[[:space:]]*//p' \
+            "$proc/cpuinfo" 2>/dev/null | head -n 1)
+if [ -n "$flags" ]; then
+    echo "cpu_flags $flags"
 fi
 
 # What the node is: a fleet run compares a node only with nodes of the same

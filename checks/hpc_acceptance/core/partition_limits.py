@@ -13,7 +13,10 @@ partitions (``--system`` or the one matching this host) are known:
 - a node holds as many ranks as it has online hardware threads (as
   :mod:`hpc_acceptance.core.node_shape` counts them, else
   ``processor.num_cpus``); a partition without processor information is
-  not bounded.
+  not bounded;
+- a node whose cores are of several kinds by its description's caches (a
+  hybrid CPU, :mod:`hpc_acceptance.core.core_kinds`) adds the layouts that
+  run on its performance cores only.
 
 Outside ReFrame (no runtime, e.g. a unit test importing a check) nothing is
 bounded.
@@ -25,7 +28,7 @@ from typing import Optional
 import reframe.core.runtime as runtime
 from reframe.core.exceptions import ReframeFatalError
 
-from hpc_acceptance.core import node_shape
+from hpc_acceptance.core import core_kinds, node_shape
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,8 @@ class PartitionSize:
     local: bool
     #: cores of one node, ``None`` if unknown
     node_cores: Optional[int] = None
+    #: kinds of core of one node by its caches (2 or more: a hybrid CPU)
+    core_kinds: int = 1
 
     @property
     def max_ranks(self):
@@ -56,8 +61,10 @@ def size_of(partition):
     local = partition.scheduler.registered_name == 'local'
     nodes = 1 if local else partition.extras.get('max_nodes')
     sockets = (None if 'sockets' in node.unusable else node.socket_count)
+    kinds = (len(core_kinds.kinds(node).kinds)
+             if node.cores and 'cores' not in node.unusable else 1)
     return PartitionSize(partition.fullname, node.cpu_count or None, nodes,
-                         sockets, local, node.core_count or None)
+                         sockets, local, node.core_count or None, kinds)
 
 
 def configured(feature='compute'):
@@ -88,6 +95,12 @@ def spans_nodes(partitions, ranks):
     and never spans); ``False`` outside a ReFrame run.'''
     return any(not p.local and p.node_cores and ranks > p.node_cores
                for p in partitions or [])
+
+
+def any_hybrid(partitions):
+    '''Whether a node of ``partitions`` has cores of several kinds;
+    ``False`` outside a ReFrame run.'''
+    return any(p.core_kinds > 1 for p in partitions or [])
 
 
 def describe(partitions):

@@ -7,19 +7,32 @@ follow the topology, never a constant, so the same check is right on a
 laptop and on a two-socket node with a large L3.
 
 Rules (documented in checks/README.md, tested in
-``tests/unit/core/test_topology.py``):
+``tests/unit/core/test_topology.py`` and, on real machines, in
+``tests/unit/tools/test_topology_fixtures.py``):
 
-- a cache level's working set sits in the middle of that level on a log
-  scale: half of L1, and for each further level the geometric mean of the
-  previous level's capacity and its own;
+- the threads run one per place (a core, or with ``smt=on`` a hardware
+  thread); each works on an equal share of the working set, and a thread's
+  share of a cache level is its instance's size divided by the threads in
+  that instance (each its own L1 and L2, one L3 shared by the threads of
+  its socket or CCX). On a hybrid CPU the instances differ by kind of
+  core, and so do the shares;
+- a level's working set lies in that level for every thread: a thread's
+  part is larger than the largest share of the level below any thread has,
+  and no larger than the smallest share of the level itself. It sits in
+  the middle on a log scale: half of L1, and for each further level the
+  geometric mean of those two bounds;
+- a level whose smallest share is less than :data:`MIN_LEVEL_RATIO` times
+  the largest share below it is not measured on those threads: no working
+  set lies clear of the level below and well inside it (all cores of a
+  Skylake-SP or Sapphire Rapids, their large L2 against their share of
+  the L3; an Opteron's exclusive L3 against its L2; a hybrid CPU whose
+  P-cores' L2 is near every core's share of the L3). :class:`Sizes` says
+  why, instead of the level below being measured under its name;
 - "memory" is four times the sum of all last-level cache instances of the
-  node (STREAM's rule), so no level of cache can hold it, and at least
+  node (STREAM's rule), so no level of cache can hold it, at least
   :data:`MIN_MEMORY_WORKING_SET`, for a virtual machine told less cache
-  than its host has;
-- the threads run one per core on the cores given: a level's capacity is
-  the sum of its instances those cores reach (each its own L1 and L2, one
-  L3 per socket they occupy). On a hybrid CPU that is the instances of the
-  kind of core each thread runs on.
+  than its host has, and at least four times the largest share of the
+  last level any thread has.
 
 ``hpc-acceptance topology`` prints the figures the checks size themselves
 from (:mod:`hpc_acceptance.tools.topology.topology`).
@@ -100,28 +113,103 @@ def capacity(instances, cores):
     return size * min(len(instances), max(1, len(cores)))
 
 
-def level_working_sets(info, cores):
-    '''``{level: bytes}`` for every cache level plus ``memory``, for
-    threads on ``cores`` (a list of CPU sets, one thread per core).
+#: A level is measured only where the smallest share of it a thread has is
+#: at least this many times the largest share of the level below: the
+#: working set then lies at least sqrt(2) clear of both.
+MIN_LEVEL_RATIO = 2
 
-    The sizes are totals over the threads; divide by their number for a
-    per-thread share.
-    '''
+
+@dataclass(frozen=True)
+class Sizes:
+    '''The working sets of threads on given places.'''
+    #: ``{level: bytes over all threads}`` of the levels measured, and
+    #: ``memory``
+    sizes: dict
+    #: ``{level: why}`` of the levels not measured
+    skipped: dict
+
+    def note(self):
+        '''The levels not measured and why, as one sentence; ``''``.'''
+        return '; '.join(f'{level} not measured: {why}'
+                         for level, why in self.skipped.items())
+
+
+def shares(instances, places):
+    '''Each thread's bytes of a level whose ``instances`` the threads on
+    ``places`` (one thread each) fill: its instance's size divided by the
+    threads in that instance. A place over several instances (a core whose
+    threads a virtual machine describes with an L1 each) reaches the
+    smallest of their shares: its thread runs on one CPU at a time. In a
+    description without CPU sets, the threads fill the instances in
+    turn.'''
+    if any(i.cpus is None for i in instances):
+        total = max(i.size for i in instances) * min(len(instances),
+                                                     max(1, len(places)))
+        return [total / len(places)] * len(places)
+
+    reached = []
+    for place in places:
+        touched = [i for i in instances if i.cpus & place]
+        if not touched:
+            raise TopologyError(
+                f'CPUs {node_shape.cpu_list(place)} are in no instance of a '
+                f'cache level of the processor description')
+        reached.append(touched)
+
+    threads = {}
+    for touched in reached:
+        for instance in touched:
+            threads[id(instance)] = threads.get(id(instance), 0) + 1
+    return [min(i.size / threads[id(i)] for i in touched)
+            for touched in reached]
+
+
+def _bytes(size):
+    for unit, scale in (('MiB', 2**20), ('KiB', 2**10)):
+        if size >= scale:
+            return f'{size / scale:.3g} {unit}'
+    return f'{size:.0f} B'
+
+
+def sizes(info, places):
+    ''':class:`Sizes` of threads on ``places`` (CPU sets, one thread
+    each): every cache level in which a working set lies for every thread,
+    and ``memory``.'''
     _, caches = _levels(info)
-    sizes = {}
-    previous = None
-    for name, instances in caches.items():
-        level_capacity = capacity(instances, cores)
-        if previous is None:
-            size = level_capacity // 2
+    measured, skipped = {}, {}
+    names = list(caches)
+    below = None
+    threads = len(places)
+    for index, (name, instances) in enumerate(caches.items()):
+        level = shares(instances, places)
+        low, high = (max(below) if below else None), min(level)
+        below = level
+        if low is None:
+            per_thread = high / 2
+        elif high >= MIN_LEVEL_RATIO * low:
+            per_thread = math.sqrt(low * high)
         else:
-            size = int(math.sqrt(previous * level_capacity))
+            inner = names[index - 1].upper()
+            skipped[name] = (
+                f'a thread\'s share of {name.upper()} is {_bytes(high)} '
+                f'with {threads} thread{"s" if threads > 1 else ""} on '
+                f'these cores, less than {MIN_LEVEL_RATIO} x the '
+                f'{_bytes(low)} of {inner} a thread fills first: no working '
+                f'set lies clear of {inner} and inside {name.upper()}')
+            continue
 
-        sizes[name] = _round_to_pages(size)
-        previous = level_capacity
+        measured[name] = _round_to_pages(int(per_thread * threads))
 
-    sizes['memory'] = memory_working_set(info)
-    return sizes
+    memory = max(memory_working_set(info), 4 * threads * max(below))
+    measured['memory'] = _round_to_pages(int(memory))
+    return Sizes(measured, skipped)
+
+
+def level_working_sets(info, places):
+    '''``{level: bytes}`` of every cache level measured on ``places``
+    (:func:`sizes`) and ``memory``: totals over the threads, one per
+    place; divide by their number for a thread's part.'''
+    return sizes(info, places).sizes
 
 
 def _round_to_pages(size, page=4096):

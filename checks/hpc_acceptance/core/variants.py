@@ -36,8 +36,9 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    variable)
 from reframe.core.exceptions import SanityError
 
-from hpc_acceptance.core import (figures, isa, job_status, node_shape,
-                                 node_state, topology_change, turbo)
+from hpc_acceptance.core import (core_kinds, figures, isa, job_status,
+                                 node_facts, node_shape, node_state,
+                                 topology_change, turbo)
 from hpc_acceptance.core.builds import ClockProbeBuild
 
 DEFAULTS = {'isa': 'native', 'turbo': 'as-configured',
@@ -123,6 +124,9 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     def one_variant_at_a_time(self):
         changed = [name for name, default in DEFAULTS.items()
                    if getattr(self, name) != default]
+        # a layout on a hybrid CPU's performance cores only is a variant too
+        if getattr(self, 'threads', None) == core_kinds.PERFORMANCE_CORES:
+            changed.append('threads')
         # Dropped at load time, not reported: combinations are not generated
         self.skip_if(len(changed) > 1, 'one variant at a time')
         if changed:
@@ -130,8 +134,10 @@ class HardwareVariants(rfm.RegressionTestPlugin):
 
     @run_after('setup')
     def require_isa(self):
+        partition = self.current_partition
         try:
-            isa.cpu_supports(self.current_partition.processor.info, self.isa)
+            isa.cpu_supports(partition.processor.info, self.isa,
+                             node_facts.of_partition(partition).flags)
         except isa.UnsupportedIsa as err:
             self.skip(f'isa={self.isa}: {err}')
 

@@ -69,6 +69,14 @@ class HpccBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest):
     #: :type: :class:`str`
     process_grid = variable(str, value='', loggable=True)
 
+    #: The blocks of the matrix each process holds at least, rows by
+    #: columns (``8x4``): at least 4 each way, N raised above
+    #: ``memory_fraction`` where needed
+    #: (:func:`hpc_acceptance.hpcc.input_file.problem_size`).
+    #:
+    #: :type: :class:`str`
+    blocks_per_process = variable(str, value='', loggable=True)
+
     #: The BLAS library hpcc ran with, ``kind:path`` (``reference``,
     #: ``openblas``, ``mkl``, ...), found after the run.
     #:
@@ -117,6 +125,11 @@ class HpccBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest):
 
         self.num_tasks = self.node_count() * self.num_tasks_per_node
         self.num_cpus_per_task = 1
+        # one process per core: on a hybrid CPU every kind of core, so
+        # HPL's evenly dealt matrix waits for the slowest
+        self.record_cores_used(layout.cores_used(
+            partition.processor.info, self.num_tasks_per_node,
+            self.threads_per_core > 1))
         # One process per core: no threaded BLAS under the MPI processes.
         self.env_vars['OMP_NUM_THREADS'] = '1'
 
@@ -124,15 +137,17 @@ class HpccBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest):
     def size_problem(self):
         partition = self.current_partition
         try:
+            p, q = input_file.process_grid(self.num_tasks)
             self.problem_size = input_file.problem_size(
                 self.node_memory * self.node_count(), self.memory_fraction,
-                self.block_size
+                self.block_size, grid=(p, q)
             )
-            p, q = input_file.process_grid(self.num_tasks)
         except input_file.InputError as err:
             raise ReframeError(f'{partition.fullname}: {err}') from None
 
         self.process_grid = f'{p}x{q}'
+        self.blocks_per_process = input_file.blocks_per_process(
+            self.problem_size, self.block_size, (p, q))
 
     @run_after('setup')
     def list_libraries(self):

@@ -6,7 +6,14 @@ memory from HPL's matrix), so the file has one problem size, one block
 size and one grid:
 
 - N: the matrix takes ``memory_fraction`` of the memory of the nodes used,
-  ``N = sqrt(fraction * memory / 8)``, rounded down to a multiple of NB;
+  ``N = sqrt(fraction * memory / 8)``, rounded down to a multiple of NB,
+  but at least :data:`MIN_BLOCKS` blocks in each direction per process of
+  the grid (``N >= MIN_BLOCKS * NB * Q``): HPL deals the matrix out in
+  NB x NB blocks, and a process holding one block or two has no work to
+  overlap with the panel broadcasts, so a small fraction on many processes
+  (the nightly's 0.005 on a 32-core node of 4 GiB) would time the
+  communication. Raising N past :data:`MAX_FRACTION` of the memory is
+  refused instead;
 - NB: the block size, a variable of the check;
 - P x Q: the number of processes, as square as possible with P <= Q.
 
@@ -59,15 +66,27 @@ HPL.out      output file name (if any)
 '''
 
 
+#: Blocks of the matrix each process holds at least, in each direction of
+#: the grid.
+MIN_BLOCKS = 4
+
+#: The most of the memory a matrix raised to :data:`MIN_BLOCKS` may take
+#: (a full HPL run's share).
+MAX_FRACTION = 0.8
+
+
 class InputError(ValueError):
     '''The requested HPL problem cannot be set up; the message says why.'''
 
 
-def problem_size(memory_bytes, fraction, block_size):
+def problem_size(memory_bytes, fraction, block_size, grid=(1, 1)):
     '''HPL's N: a matrix of doubles filling ``fraction`` of
-    ``memory_bytes``, rounded down to a multiple of ``block_size``.
+    ``memory_bytes``, rounded down to a multiple of ``block_size``, and at
+    least :data:`MIN_BLOCKS` blocks per process in each direction of
+    ``grid`` (``(P, Q)``).
 
-    :raises InputError: if that leaves less than one block.
+    :raises InputError: if that leaves less than one block, or needs more
+        than :data:`MAX_FRACTION` of the memory.
     '''
     if not 0 < fraction <= 1:
         raise InputError(f'memory fraction {fraction} is not in (0, 1]')
@@ -82,7 +101,23 @@ def problem_size(memory_bytes, fraction, block_size):
             f'block_size'
         )
 
-    return n
+    least = MIN_BLOCKS * block_size * max(grid)
+    if n < least and 8 * least ** 2 > MAX_FRACTION * memory_bytes:
+        raise InputError(
+            f'{MIN_BLOCKS} blocks of {block_size} per process in each '
+            f'direction of the {grid[0]}x{grid[1]} grid need N={least}, '
+            f'{8 * least ** 2} bytes: more than {MAX_FRACTION:.0%} of '
+            f'{memory_bytes} bytes; lower block_size')
+
+    return max(n, least)
+
+
+def blocks_per_process(n, block_size, grid):
+    '''``'4x8'``: the blocks of an ``n`` matrix each process of ``grid``
+    (``(P, Q)``) holds at least, rows by columns.'''
+    blocks = n // block_size
+    p, q = grid
+    return f'{blocks // p}x{blocks // q}'
 
 
 def process_grid(processes):

@@ -24,6 +24,15 @@ def ranks_per_node(info, every_thread):
     return node_shape.slots(node_shape.shape(info), every_thread)
 
 
+def cores_used(info, ranks, every_thread):
+    '''The cores (CPU sets) that ``ranks`` processes of a node occupy, in
+    block order as :func:`cores_occupied` counts them; none where the
+    description has no cores.'''
+    node = node_shape.shape(info)
+    occupied = cores_occupied(info, ranks, every_thread)
+    return list(node.cores[:occupied or 0])
+
+
 def cores_occupied(info, ranks, every_thread):
     '''Cores that ``ranks`` processes of a node occupy, filling each core's
     hardware threads in turn with ``every_thread``, one per core without;

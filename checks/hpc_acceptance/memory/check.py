@@ -15,6 +15,7 @@ from reframe.core.builtins import (fixture, parameter, run_after,
 from hpc_acceptance.core import figures, job_status, topology
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
+from hpc_acceptance.core.node_shape import Inapplicable
 from hpc_acceptance.core.openmp_process import OpenMPProcess
 from hpc_acceptance.core.types import PositiveInt
 from hpc_acceptance.memory import layout
@@ -35,10 +36,19 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     #: Thread layout: ``single`` (one thread on one core) or ``all_cores``
     #: (every core, socket by socket; with ``smt=on`` every hardware
     #: thread), each thread pinned to its place
-    #: (:mod:`hpc_acceptance.memory.layout`).
+    #: (:mod:`hpc_acceptance.memory.layout`); where a configured partition
+    #: has a hybrid CPU also ``performance_cores`` (its performance cores
+    #: only, a variant).
     #:
     #: :type: :class:`str`
-    threads = parameter(list(layout.LAYOUTS), loggable=True)
+    threads = parameter(list(layout.layouts()), loggable=True)
+
+    #: The cache levels not measured on this run's threads and why (a
+    #: level no working set can lie in, clear of the level below: see
+    #: :mod:`hpc_acceptance.core.topology`); empty when every level is.
+    #:
+    #: :type: :class:`str`
+    levels_not_measured = variable(str, value='', loggable=True)
 
     #: Timed repetitions; each figure is the best of them.
     #:
@@ -70,6 +80,11 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     #: Sized from the processor description: the threads of ``all_cores``.
     topology_fields = ('num_cpus_per_task',)
 
+    #: Whether the program measures each cache level (``--sizes``), so that
+    #: a level not measured is said (:attr:`levels_not_measured`); the
+    #: programs of memory alone do not.
+    measures_levels = True
+
     valid_systems = ['+compute']
     valid_prog_environs = ['+openmp']
     num_tasks = 1
@@ -82,8 +97,8 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         the processor description cannot say.'''
         try:
             return layout.plan(self.processor_info, self.threads,
-                               self.threads_per_core > 1)
-        except topology.TopologyError as err:
+                               self.threads_per_core > 1, self.node_kinds)
+        except (topology.TopologyError, Inapplicable) as err:
             self.skip(f'{self.current_partition.fullname}: {err}')
 
     def in_tree_build(self):
@@ -100,7 +115,13 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
 
     @run_after('setup')
     def place_threads(self):
-        self.place_threads_with(self.layout_plan.places, 'spread')
+        plan = self.layout_plan
+        self.place_threads_with(plan.places, 'spread')
+        self.record_cores_used(plan.cores)
+        if self.measures_levels:
+            self.levels_not_measured = '; '.join(
+                f'{level}: {why}'
+                for level, why in plan.levels_skipped.items())
 
     def working_sets(self):
         '''``{level: bytes}`` in total over all threads of this run.'''

@@ -2,12 +2,17 @@
 and which thread the NUMA check pairs with which, from the processor
 topology (:mod:`hpc_acceptance.core.node_shape`).
 
-- ``single``: one thread on the first core (with ``smt=on``, on its first
-  hardware thread); ``all_cores``: one thread on every core, in block order
-  (socket by socket); with ``smt=on`` one on every hardware thread of
-  them.
+- ``single``: one thread on the first core (on a hybrid CPU, the first
+  performance core; with ``smt=on``, on its first hardware thread);
+  ``all_cores``: one thread on every core, in block order (socket by
+  socket); with ``smt=on`` one on every hardware thread of them;
+  ``performance_cores`` (generated where a partition has a hybrid CPU,
+  :mod:`hpc_acceptance.core.core_kinds`): as ``all_cores`` on the cores
+  of the performance kind only.
 - The working sets are those of :mod:`hpc_acceptance.core.topology` for the
-  cores used.
+  threads' places: each level measured lies in that level for every
+  thread; a level that cannot be told from the one below on those threads
+  is not measured, and the plan says why.
 - NUMA pairs: every thread first touches its own block; in the remote pass
   it rescales the block of a partner on another socket, where the threads
   span several sockets that each hold whole NUMA nodes (the link between
@@ -20,14 +25,32 @@ topology (:mod:`hpc_acceptance.core.node_shape`).
   of the threads.
   A NUMA node without CPUs (memory only) holds no thread's block: the
   check measures the nodes its threads own.
+- Distance classes: where the node's NUMA distances (the SLIT) are known
+  (:mod:`hpc_acceptance.core.node_facts`) and its nodes are more than one
+  distance apart, one more remote pass per distance: every thread takes
+  the block of a thread whose node is at that distance from its own
+  (:func:`distance_classes`), so a 4-socket machine's two-hop links and a
+  sub-NUMA cluster's neighbour are measured, not only the pass above.
 '''
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from hpc_acceptance.core import node_shape, topology
+from hpc_acceptance.core import (core_kinds, node_shape, partition_limits,
+                                 topology)
 from hpc_acceptance.core.node_shape import Inapplicable
 
 LAYOUTS = ('single', 'all_cores')
+
+PERFORMANCE_CORES = core_kinds.PERFORMANCE_CORES
+
+
+def layouts(partitions=None):
+    ''':data:`LAYOUTS`, and :data:`PERFORMANCE_CORES` where a partition of
+    ``partitions`` (default: the configured ones) has a hybrid CPU.'''
+    partitions = (partition_limits.configured() if partitions is None
+                  else partitions)
+    hybrid = partition_limits.any_hybrid(partitions)
+    return LAYOUTS + ((PERFORMANCE_CORES,) if hybrid else ())
 
 
 @dataclass(frozen=True)
@@ -38,6 +61,8 @@ class Plan:
     places: list
     #: ``{level: bytes}`` over all threads (:mod:`.core.topology`)
     working_sets: dict
+    #: ``{level: why}`` of the cache levels not measured on these threads
+    levels_skipped: dict = field(default_factory=dict)
 
     @property
     def threads(self):
@@ -50,24 +75,53 @@ class Plan:
                 for level, size in self.working_sets.items()}
 
 
-def plan(info, layout, every_thread):
+def layout_cores(node, layout, kinds=None):
+    '''The cores of ``layout`` on ``node`` (a :class:`~.core.node_shape.Shape`
+    with cores); ``kinds`` (:class:`~.core.core_kinds.Kinds`) for
+    ``performance_cores``.
+
+    :raises Inapplicable: for ``performance_cores`` on a node of one kind
+        of core.
+    '''
+    if layout == 'single':
+        # on a hybrid CPU, a performance core: one thread's figures are
+        # the fastest core's
+        first = kinds.performance.cores if kinds and kinds.hybrid else \
+            node.cores
+        return list(first[:1])
+
+    if layout == PERFORMANCE_CORES:
+        if kinds is None or not kinds.hybrid:
+            raise Inapplicable(
+                f'{PERFORMANCE_CORES}: every core is of one kind (no hybrid '
+                f'CPU): all_cores runs on them')
+        return list(kinds.performance.cores)
+
+    return list(node.cores)
+
+
+def plan(info, layout, every_thread, kinds=None):
     '''The :class:`Plan` of ``layout``, one thread per core or with
-    ``every_thread`` per hardware thread.
+    ``every_thread`` per hardware thread; ``kinds`` for
+    ``performance_cores``.
 
     :raises hpc_acceptance.core.topology.TopologyError: where the
         description lacks the cores or caches the sizes come from.
+    :raises Inapplicable: for ``performance_cores`` where the cores are of
+        one kind.
     '''
-    if layout not in LAYOUTS:
+    if layout not in LAYOUTS + (PERFORMANCE_CORES,):
         raise ValueError(f'unknown thread layout {layout!r}; expected one of '
-                         f'{", ".join(LAYOUTS)}')
+                         f'{", ".join(LAYOUTS + (PERFORMANCE_CORES,))}')
 
     node = node_shape.shape(info)
     node.require('cores')
-    cores = list(node.cores[:1] if layout == 'single' else node.cores)
+    cores = layout_cores(node, layout, kinds)
     places = node_shape.places(cores, every_thread)
     # one thread measures one core's figures, whatever the SMT variant
     places = places[:1] if layout == 'single' else places
-    return Plan(cores, places, topology.level_working_sets(info, cores))
+    found = topology.sizes(info, places)
+    return Plan(cores, places, found.sizes, found.skipped)
 
 
 def numa_partners(info, places):
@@ -126,3 +180,85 @@ def numa_partners(info, places):
         partners[thread] = order[(i + largest) % len(places)]
 
     return partners
+
+
+def distance_classes(places, numa):
+    '''Partners per NUMA distance of the threads on ``places``:
+    ``({distance: partners}, {distance: why not, or which nodes})``, where
+    ``numa`` is the node's ``{node: NumaNode}``
+    (:func:`~.core.node_state.numa_distances`) and its nodes with threads
+    are more than one distance apart; empty where they are one distance
+    apart (the remote pass measures it) or the distances are unknown.
+
+    For each distance the nodes are matched, one to one, with a node at
+    that distance holding as many threads (as many nodes as can be: a
+    maximum matching), and thread *i* of a node takes the block of thread
+    *i* of its match. A node left without a match at that distance (on a
+    4-socket ARM only one pair of nodes is 25 apart) rests in that pass:
+    its threads' partners are ``None``; every distance is measured on one
+    pair of nodes at least.
+    '''
+    if not numa:
+        return {}, {}
+
+    node_of = [next((n for n, found in numa.items() if place <= found.cpus),
+                    None) for place in places]
+    if None in node_of:
+        return {}, {}
+
+    threads = {}
+    for thread, node in enumerate(node_of):
+        threads.setdefault(node, []).append(thread)
+    nodes = sorted(threads)
+    remote = sorted({numa[a].distances[b] for a in nodes for b in nodes
+                     if a != b})
+    if len(remote) < 2:
+        return {}, {}
+
+    found, said = {}, {}
+    for distance in remote:
+        match = _match(nodes, lambda a, b: (
+            a != b and numa[a].distances[b] == distance and
+            len(threads[a]) == len(threads[b])))
+        if not match:
+            said[distance] = (
+                f'distance {distance}: no two NUMA nodes that far apart hold '
+                f'as many threads')
+            continue
+        if len(match) < len(nodes):
+            said[distance] = (
+                f'distance {distance}: NUMA nodes '
+                f'{", ".join(map(str, sorted(match)))} of {len(nodes)} (the '
+                f'others have no node at that distance to pair with: their '
+                f'threads rest)')
+        partners = [None] * len(places)
+        for node, other in match.items():
+            for mine, theirs in zip(threads[node], threads[other]):
+                partners[mine] = theirs
+        found[distance] = partners
+
+    return found, said
+
+
+def _match(nodes, allowed):
+    '''A one-to-one ``{node: node}`` of as many of ``nodes`` as can be,
+    every pair ``allowed`` (a maximum bipartite matching: Kuhn's augmenting
+    paths, trying pairs that match each other first).'''
+    owner = {}
+
+    def augment(node, seen):
+        candidates = sorted((b for b in nodes if allowed(node, b)),
+                            key=lambda b: (owner.get(node) != b, b))
+        for other in candidates:
+            if other in seen:
+                continue
+            seen.add(other)
+            if other not in owner or augment(owner[other], seen):
+                owner[other] = node
+                return True
+        return False
+
+    for node in nodes:
+        augment(node, set())
+
+    return {node: other for other, node in owner.items()}

@@ -44,7 +44,7 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import figures, job_status, topology
+from hpc_acceptance.core import figures, job_status, node_shape, topology
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
 from hpc_acceptance.core.node_shape import Inapplicable, cpu_list
@@ -168,6 +168,9 @@ class NetworkPairsCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         self.num_tasks_per_node = ranks.num_tasks_per_node
         self.expected_cpus = [cpu_list(cpus) for cpus in ranks.expected]
         self.place_with(ranks.distribution)
+        node = node_shape.shape(partition.processor.info)
+        used = frozenset().union(*ranks.expected)
+        self.record_cores_used([core for core in node.cores if core & used])
 
     @run_after('setup')
     def set_program_options(self):

@@ -120,6 +120,11 @@ class NpbCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         self.num_tasks = ranks.num_tasks
         self.num_tasks_per_node = ranks.num_tasks_per_node
         self.place_with(ranks.distribution)
+        # block placement: the first cores (hardware threads) in order
+        node = node_shape.shape(partition.processor.info)
+        places = node_shape.places(node.cores, every_thread)
+        used = frozenset().union(*places[:ranks.num_tasks_per_node])
+        self.record_cores_used([core for core in node.cores if core & used])
 
     @run_after('setup')
     def require_memory(self):

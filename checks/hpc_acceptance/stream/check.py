@@ -28,6 +28,7 @@ from reframe.core.exceptions import ReframeError
 from hpc_acceptance.core import identity, job_status, topology
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
+from hpc_acceptance.core.node_shape import Inapplicable
 from hpc_acceptance.core.openmp_process import OpenMPProcess
 from hpc_acceptance.core.types import PositiveInt
 from hpc_acceptance.stream import output, sizing
@@ -45,10 +46,12 @@ class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     stream_build = fixture(StreamInTreeBuild, scope='environment')
 
     #: Thread layout, one thread per core: ``single`` (the first core),
-    #: ``socket`` (every core of the first socket) or ``all_cores``.
+    #: ``socket`` (every core of the first socket) or ``all_cores``; where a
+    #: configured partition has a hybrid CPU also ``performance_cores``
+    #: (its performance cores only, a variant).
     #:
     #: :type: :class:`str`
-    threads = parameter(list(sizing.LAYOUTS), loggable=True)
+    threads = parameter(list(sizing.layouts()), loggable=True)
 
     #: OpenMP thread binding (``OMP_PROC_BIND``) over the layout's cores.
     #:
@@ -118,8 +121,8 @@ class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
         the processor description cannot say.'''
         try:
             return sizing.plan(self.processor_info, self.threads,
-                               self.threads_per_core > 1)
-        except topology.TopologyError as err:
+                               self.threads_per_core > 1, self.node_kinds)
+        except (topology.TopologyError, Inapplicable) as err:
             self.skip(f'{self.current_partition.fullname}: {err}')
 
     @run_after('setup')
@@ -190,7 +193,9 @@ class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
     def place_threads(self):
         # one place per core of the layout, or with smt=on per hardware
         # thread of them
-        self.place_threads_with(self.layout_plan.places, self.binding)
+        plan = self.layout_plan
+        self.place_threads_with(plan.places, self.binding)
+        self.record_cores_used(plan.cores)
 
     @run_after('setup')
     def set_perf_variables(self):

@@ -6,8 +6,11 @@ with the ``cores``, ``sockets`` and ``caches`` CPU masks ReFrame detects
 :mod:`hpc_acceptance.core.node_shape` counts it.
 
 - A thread layout is the list of cores the threads run on, one thread per
-  core: ``single`` is the first core, ``socket`` every core of the first
-  socket, ``all_cores`` every core of the node. The threads are pinned with
+  core: ``single`` is the first core (on a hybrid CPU, the first
+  performance core), ``socket`` every core of the first socket,
+  ``all_cores`` every core of the node, and, where a configured partition
+  has a hybrid CPU, ``performance_cores`` its performance cores (a
+  variant; :mod:`hpc_acceptance.core.core_kinds`). The threads are pinned with
   an explicit ``OMP_PLACES`` list of those cores (with ``smt=on``, of their
   hardware threads), so "one socket" means one socket whatever the CPU
   numbering.
@@ -24,9 +27,21 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-from hpc_acceptance.core import node_shape, topology
+from hpc_acceptance.core import (core_kinds, node_shape, partition_limits,
+                                 topology)
 
 LAYOUTS = ('single', 'socket', 'all_cores')
+PERFORMANCE_CORES = core_kinds.PERFORMANCE_CORES
+
+
+def layouts(partitions=None):
+    ''':data:`LAYOUTS`, and :data:`PERFORMANCE_CORES` where a partition of
+    ``partitions`` (default: the configured ones) has a hybrid CPU.'''
+    partitions = (partition_limits.configured() if partitions is None
+                  else partitions)
+    hybrid = partition_limits.any_hybrid(partitions)
+    return LAYOUTS + ((PERFORMANCE_CORES,) if hybrid else ())
+
 
 #: Fraction of a node's memory the three arrays may take; the rest is left
 #: to the operating system (the in-tree program applies the same limit).
@@ -52,20 +67,34 @@ class Plan:
     sockets_problem: Optional[str] = None
 
 
-def layout_cores(info, layout):
-    '''The cores a layout runs on, each a set of CPU numbers, in order.'''
-    if layout not in LAYOUTS:
+def layout_cores(info, layout, kinds=None):
+    '''The cores a layout runs on, each a set of CPU numbers, in order;
+    ``kinds`` (:class:`~hpc_acceptance.core.core_kinds.Kinds`) for
+    ``single`` and ``performance_cores`` on a hybrid CPU.
+
+    :raises hpc_acceptance.core.node_shape.Inapplicable: for
+        ``performance_cores`` on a node of one kind of core.
+    '''
+    if layout not in LAYOUTS + (PERFORMANCE_CORES,):
         raise ValueError(f'unknown thread layout {layout!r}; expected one of '
-                         f'{", ".join(LAYOUTS)}')
+                         f'{", ".join(LAYOUTS + (PERFORMANCE_CORES,))}')
 
     node = node_shape.shape(info)
     node.require('cores')
+    hybrid = kinds is not None and kinds.hybrid
     if layout == 'single':
-        return list(node.cores[:1])
+        return list((kinds.performance.cores if hybrid else node.cores)[:1])
 
     if layout == 'socket':
         node.require('sockets')
         return [core for core in node.cores if core <= node.sockets[0]]
+
+    if layout == PERFORMANCE_CORES:
+        if not hybrid:
+            raise node_shape.Inapplicable(
+                f'{PERFORMANCE_CORES}: every core is of one kind (no hybrid '
+                f'CPU): all_cores runs on them')
+        return list(kinds.performance.cores)
 
     return list(node.cores)
 
@@ -77,14 +106,15 @@ def last_level_cache_bytes(info, cores):
     return topology.capacity(list(node.caches.values())[-1], cores)
 
 
-def plan(info, layout, every_thread):
+def plan(info, layout, every_thread, kinds=None):
     '''The :class:`Plan` of ``layout`` (one thread per core, or with
-    ``every_thread`` one per hardware thread).
+    ``every_thread`` one per hardware thread); ``kinds`` as for
+    :func:`layout_cores`.
 
     :raises hpc_acceptance.core.topology.TopologyError: where the
         description lacks the cores, sockets or caches the layout needs.
     '''
-    cores = layout_cores(info, layout)
+    cores = layout_cores(info, layout, kinds)
     llc = last_level_cache_bytes(info, cores)
     used = sockets = problem = None
     try:

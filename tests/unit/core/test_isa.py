@@ -16,10 +16,38 @@ def test_an_avx512_cpu_runs_every_variant(variant):
 def test_a_cpu_without_avx512_is_refused_with_what_it_lacks():
     with pytest.raises(isa.UnsupportedIsa,
                        match=r'the CPU \(haswell\) cannot run avx512 code: '
-                             r'it lacks avx512bw, avx512cd'):
+                             r"archspec's haswell lacks avx512bw, avx512cd"):
         isa.cpu_supports({'arch': 'haswell'}, 'avx512')
 
     isa.cpu_supports({'arch': 'haswell'}, 'avx2')
+
+
+# a QEMU guest's flags (hwloc's fakecpuid1f snapshot): SSE3 as "pni",
+# LAHF and CMPXCHG16B, none of SSSE3, SSE4 or POPCNT; archspec: x86_64
+GUEST_FLAGS = ('fpu de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov '
+               'pse36 clflush mmx fxsr sse sse2 ht syscall nx lm rep_good '
+               'nopl xtopology cpuid tsc_known_freq pni cx16 x2apic '
+               'hypervisor lahf_lm cpuid_fault pti').split()
+
+
+def test_what_a_cpu_lacks_is_named_from_its_own_flags():
+    with pytest.raises(isa.UnsupportedIsa) as refused:
+        isa.cpu_supports({'arch': 'x86_64'}, 'sse4.2', GUEST_FLAGS)
+    assert str(refused.value) == (
+        'the CPU (x86_64) cannot run sse4.2 code: its flags in /proc/cpuinfo '
+        'lack popcnt, sse4_1, sse4_2, ssse3')
+    # archspec's generic x86_64 lists none of them
+    with pytest.raises(isa.UnsupportedIsa, match='lacks cx16, lahf_lm, '
+                                                 'popcnt, sse3'):
+        isa.cpu_supports({'arch': 'x86_64'}, 'sse4.2')
+
+
+def test_a_cpu_described_as_older_than_its_flags_stays_older():
+    flags = GUEST_FLAGS + ['ssse3', 'sse4_1', 'sse4_2', 'popcnt']
+    isa.cpu_supports({'arch': 'nehalem'}, 'sse4.2', flags)
+    with pytest.raises(isa.UnsupportedIsa,
+                       match="archspec's x86_64 lacks cx16, lahf_lm"):
+        isa.cpu_supports({'arch': 'x86_64'}, 'sse4.2', flags)
 
 
 def test_an_undescribed_processor_cannot_run_variants():

@@ -29,20 +29,40 @@ def test_a_two_socket_smt_node():
     assert node.unusable == {} and node.notes == ()
 
 
-def test_bulldozer_modules_are_two_cores():
-    # the kernel lists each module's two cores as siblings; each has its
-    # own L1d, the module one L2
+def modules_with_own_l1(**processor):
+    # the kernel lists each module's two cores (or each core's two threads)
+    # as siblings; each CPU has its own L1d, the pair one L2
     modules = [{2 * m, 2 * m + 1} for m in range(4)]
-    info = described(modules, [set(range(8))], caches=[
+    return described(modules, [set(range(8))], caches=[
         (1, 16384, [{cpu} for cpu in range(8)]),
-        (2, 2 << 20, modules)])
-    node = node_shape.shape(info)
+        (2, 2 << 20, modules)], **processor)
+
+
+@pytest.mark.parametrize('arch', ['bulldozer', 'piledriver', 'excavator'])
+def test_bulldozer_modules_are_two_cores(arch):
+    node = node_shape.shape(modules_with_own_l1(vendor='AuthenticAMD',
+                                                arch=arch))
     assert (node.core_count, node.threads_per_core) == (8, 1)
     [note] = node.notes
     assert 'Bulldozer' in note and 'count 8 cores' in note
     with pytest.raises(node_shape.Inapplicable,
                        match='Bulldozer module.s two CPUs are cores'):
         node_shape.threads_per_core(node, 'off', 'p')
+
+
+@pytest.mark.parametrize('vendor, arch', [
+    # a QEMU guest describing each hardware thread with its own L1d
+    ('GenuineIntel', 'x86_64'), ('GenuineIntel', 'skylake'),
+    # later AMD families: their siblings are SMT threads
+    ('AuthenticAMD', 'zen2'), ('AuthenticAMD', 'x86_64_v2'),
+    # no vendor or archspec name stated
+    (None, None)])
+def test_siblings_with_their_own_l1_elsewhere_are_threads(vendor, arch):
+    node = node_shape.shape(modules_with_own_l1(vendor=vendor, arch=arch))
+    assert (node.core_count, node.threads_per_core) == (4, 2)
+    [note] = node.notes
+    assert 'threads of one core all the same' in note
+    assert node_shape.threads_per_core(node, 'on', 'p') == 2
 
 
 def test_hardware_threads_share_their_l1_and_stay_one_core():
@@ -71,6 +91,7 @@ def test_hybrid_cores_keep_their_own_thread_counts():
     assert node_shape.slots(node, every_thread=True) == 12
     assert node_shape.slots(node, every_thread=False) == 8
     assert 'different numbers of hardware threads' in node.notes[0]
+    assert '2 kinds of core by their caches: a hybrid CPU' in node.notes[0]
 
 
 def test_offline_cpus_are_not_counted():

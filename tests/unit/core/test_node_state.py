@@ -202,3 +202,37 @@ def test_no_cpu_tree_no_topology(tmp_path):
                           text=True, env=env).stdout
     assert node_state.topology(text).cpus is None
     assert node_state.topology('turbo on x\nsmt on y\n').cpus is None
+
+
+def test_the_cpus_clocks_numa_distances_and_flags_are_read(tmp_path):
+    env = fake_sysfs(tmp_path, {
+        'cpu0/cpufreq/cpuinfo_max_freq': '5000000',
+        'cpu0/cpufreq/base_frequency': '1900000',
+        'cpu1/cpufreq/cpuinfo_max_freq': '5000000',
+        'cpu1/cpufreq/base_frequency': '1900000',
+        'cpu2/cpufreq/cpuinfo_max_freq': '3900000'})
+    for node, (cpus, row) in {0: ('0-1', '10 21'), 1: ('2', '21 10')}.items():
+        directory = tmp_path / 'devices' / 'system' / 'node' / f'node{node}'
+        directory.mkdir(parents=True)
+        (directory / 'cpulist').write_text(cpus + '\n')
+        (directory / 'distance').write_text(row + '\n')
+    proc = tmp_path / 'proc'
+    proc.mkdir()
+    (proc / 'cpuinfo').write_text(
+        'processor\t: 0\nflags\t\t: fpu pni sse4_2\n')
+    text = node_state.probe_text_here(dict(env, NODE_STATE_PROC=str(proc)))
+    assert node_state.frequencies(text) == {
+        0: (5000000, 1900000), 1: (5000000, 1900000), 2: (3900000, None)}
+    distances = node_state.numa_distances(text)
+    assert distances[0] == node_state.NumaNode(frozenset({0, 1}),
+                                               {0: 10, 1: 21})
+    assert distances[1].cpus == {2}
+    assert node_state.cpu_flags(text) == {'fpu', 'pni', 'sse4_2'}
+
+
+def test_a_node_without_them_reads_none():
+    assert node_state.frequencies('turbo on x') is None
+    assert node_state.numa_distances('') is None
+    # rows that do not fit the nodes listed
+    assert node_state.numa_distances('numa_distance 0 0-1 10 20\n') is None
+    assert node_state.cpu_flags('') is None

@@ -5,6 +5,7 @@ import pytest
 
 from hpc_acceptance.core import node_shape, topology
 from conftest import load_topology
+from descriptions import described
 
 KVM = load_topology('kvm-one-socket-two-cores')
 TWO_SOCKETS = load_topology('two-socket-icelake-smt')
@@ -43,12 +44,46 @@ def test_single_thread_sizes_sit_inside_each_level():
 
 def test_private_levels_scale_with_threads_shared_with_instances():
     one = topology.level_working_sets(TWO_SOCKETS, cores(TWO_SOCKETS, 1))
-    all_cores = topology.level_working_sets(TWO_SOCKETS, cores(TWO_SOCKETS))
-    assert all_cores['l1'] == 72 * one['l1']
-    # 72 cores span both sockets, so both L3 instances hold the working set
-    assert all_cores['l3'] > 2 * 56623104 // 2
-    assert all_cores['l3'] < 2 * 56623104
-    assert all_cores['memory'] == one['memory']
+    all_cores = topology.sizes(TWO_SOCKETS, cores(TWO_SOCKETS))
+    assert all_cores.sizes['l1'] == 72 * one['l1']
+    assert all_cores.sizes['memory'] == one['memory']
+    # one thread reaches a whole 54 MiB L3; 36 threads a socket share 1.5
+    # MiB of it each, against their own 1.25 MiB L2
+    assert 1280 << 10 < one['l3'] < 54 << 20
+    assert 'l3' not in all_cores.sizes
+    assert all_cores.skipped['l3'].startswith(
+        "a thread's share of L3 is 1.5 MiB with 72 threads on these cores, "
+        "less than 2 x the 1.25 MiB of L2 a thread fills first")
+
+
+def test_hardware_threads_share_their_core_s_caches():
+    # smt=on: the two threads of a core share its L1 and L2
+    node = node_shape.shape(TWO_SOCKETS)
+    places = node_shape.places(node.cores[:1], every_thread=True)
+    both = topology.sizes(TWO_SOCKETS, places).sizes
+    alone = topology.sizes(TWO_SOCKETS, places[:1]).sizes
+    assert both['l1'] == alone['l1']
+    assert both['l2'] < 2 * alone['l2']
+
+
+def test_a_hybrid_cpu_s_levels_lie_in_every_kind_of_core():
+    # 4 P-cores: 48 KiB L1d, own 1.25 MiB L2; 4 E-cores: 32 KiB L1d, one
+    # 2 MiB L2; one 12 MiB L3
+    performance = [{c} for c in range(4)]
+    efficiency = [{c} for c in range(4, 8)]
+    info = described(performance + efficiency, [set(range(8))], caches=[
+        (1, 48 << 10, performance), (1, 32 << 10, efficiency),
+        (2, 1280 << 10, performance), (2, 2 << 20, [set(range(4, 8))]),
+        (3, 12 << 20, [set(range(8))])])
+    every = topology.sizes(info, cores(info))
+    l1, l2 = every.sizes['l1'] // 8, every.sizes['l2'] // 8
+    # below the E-cores' 32 KiB, above the P-cores' 48 KiB, within the E
+    # cores' 512 KiB shares
+    assert l1 <= 16 << 10 and 48 << 10 < l2 <= 512 << 10
+    # 1.5 MiB of L3 a core, against the P-cores' 1.25 MiB L2
+    assert 'l3' in every.skipped
+    alone = topology.sizes(info, cores(info)[:4]).sizes
+    assert 1280 << 10 < alone['l3'] // 4 <= 3 << 20
 
 
 def test_missing_caches_explain_how_to_provide_a_topology():

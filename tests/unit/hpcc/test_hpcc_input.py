@@ -2,8 +2,9 @@
 
 import pytest
 
-from hpc_acceptance.hpcc.input_file import (InputError, problem_size,
-                                            process_grid, render)
+from hpc_acceptance.hpcc.input_file import (InputError, blocks_per_process,
+                                            problem_size, process_grid,
+                                            render)
 from conftest import DATA_DIR
 
 GIB = 2**30
@@ -40,6 +41,24 @@ def test_problem_size_fills_the_fraction_in_whole_blocks():
 def test_problem_size_of_the_nightly_default_on_a_24_gib_node():
     # sqrt(0.005 * 24 GiB / 8) = 4013.2
     assert problem_size(24 * GIB, 0.005, 192) == 3840
+
+
+def test_each_process_holds_at_least_four_blocks_each_way():
+    # the nightly's 0.005 of a 4 GiB guest: N=1536, 8 blocks of 192, one
+    # block for each process of an 8x8 grid; raised to 4 x 192 x 8
+    assert problem_size(4 * GIB, 0.005, 192) == 1536
+    n = problem_size(4 * GIB, 0.005, 192, grid=(4, 8))
+    assert n == 6144
+    assert blocks_per_process(n, 192, (4, 8)) == '8x4'
+    # a grid the fraction already fills is left as it is
+    assert problem_size(24 * GIB, 0.005, 192, grid=(1, 2)) == 3840
+
+
+def test_a_grid_too_large_for_the_memory_is_refused():
+    with pytest.raises(InputError, match=r'4 blocks of 192 per process in '
+                                         r'each direction of the 8x16 grid '
+                                         r'need N=12288'):
+        problem_size(GIB, 0.005, 192, grid=(8, 16))
 
 
 def test_problem_smaller_than_a_block_is_refused():

@@ -5,6 +5,7 @@ ReFrame writes them.'''
 import pytest
 
 from hpc_acceptance.core.node_shape import Inapplicable
+from hpc_acceptance.core.node_state import NumaNode
 from hpc_acceptance.memory import layout
 from descriptions import described
 
@@ -88,3 +89,42 @@ def test_numa_nodes_spanning_sockets_pair_across_the_nodes():
     info = described(cores, sockets, nodes=[set(range(4)), set(range(4, 8))],
                      caches=caches)
     assert partners(info) == [4, 5, 6, 7, 0, 1, 2, 3]
+
+
+def slit(rows):
+    '''``{node: NumaNode}`` of nodes of two CPUs each, ``rows`` their
+    distances (a SLIT).'''
+    return {node: NumaNode(frozenset({2 * node, 2 * node + 1}),
+                           dict(enumerate(row)))
+            for node, row in enumerate(rows)}
+
+
+ONE_CPU_EACH = [frozenset({cpu}) for cpu in range(8)]
+
+
+def test_each_distance_of_a_4_socket_machine_is_a_pass_of_its_own():
+    # the 4-socket Opteron's nodes: one hop (16) and two hops (22) apart
+    numa = slit([[10, 16, 16, 22], [16, 10, 22, 16], [16, 22, 10, 16],
+                 [22, 16, 16, 10]])
+    found, said = layout.distance_classes(ONE_CPU_EACH, numa)
+    assert sorted(found) == [16, 22] and said == {}
+    for distance, partners in found.items():
+        assert sorted(partners) == list(range(8))
+        for thread, partner in enumerate(partners):
+            assert numa[thread // 2].distances[partner // 2] == distance
+
+
+def test_a_distance_only_one_pair_of_nodes_has_rests_the_others():
+    # 128arm-2pa2n8cluster4co: nodes 1 and 2 alone are 25 apart
+    numa = slit([[10, 16, 32, 33], [16, 10, 25, 32], [32, 25, 10, 16],
+                 [33, 32, 16, 10]])
+    found, said = layout.distance_classes(ONE_CPU_EACH, numa)
+    assert sorted(found) == [16, 25, 32, 33]
+    assert found[25] == [None, None, 4, 5, 2, 3, None, None]
+    assert said[25].startswith('distance 25: NUMA nodes 1, 2 of 4')
+
+
+def test_one_distance_or_none_known_needs_no_more_passes():
+    two = slit([[10, 21], [21, 10]])
+    assert layout.distance_classes(ONE_CPU_EACH[:4], two) == ({}, {})
+    assert layout.distance_classes(ONE_CPU_EACH, None) == ({}, {})

@@ -4,6 +4,7 @@ and the text a sysadmin reads. The replay of whole snapshots through
 ReFrame is tested in tests/topology/.'''
 
 from conftest import load_topology
+from descriptions import described
 from hpc_acceptance.core import node_shape, topology
 from hpc_acceptance.tools.topology import node_plan
 from hpc_acceptance.tools.topology import snapshot
@@ -64,8 +65,8 @@ def test_a_probe_without_state_lines_says_so_instead_of_failing():
     assert 'no smt or turbo line' in described['turbo']['detail']
 
 
-def report(decisions):
-    return {'node': node_topology.describe(node()),
+def report(decisions, described_node=None):
+    return {'node': described_node or node_topology.describe(node()),
             'partition': {'name': 'local:default', 'scheduler': 'local',
                           'launcher': 'mpirun'},
             'modes': decisions, 'not_replayed': node_plan.NOT_RUN}
@@ -98,3 +99,25 @@ def test_text_groups_process_counts_skips_and_cases_as_in_the_nightly():
     assert '  %isa=avx2: 2 test cases decided as in the nightly' in lines
     assert text.count('NpbCgCheck %num_procs=1,2') == 1
     assert lines[-1].startswith('not replayed: resolve_dependency')
+
+
+def test_a_hybrid_cpu_is_said_with_its_kinds_and_each_cache_s_sharing():
+    performance = [{2 * c, 2 * c + 1} for c in range(6)]
+    efficiency = [{c} for c in range(12, 20)]
+    info = described(performance + efficiency, [set(range(20))], caches=[
+        (1, 48 << 10, performance), (1, 32 << 10, efficiency),
+        (2, 1280 << 10, performance),
+        (2, 2 << 20, [set(range(12, 16)), set(range(16, 20))])])
+    probed = PROBED + ('\ncpufreq 3900000 1400000 12,13,14,15,16,17,18,19'
+                       '\ncpufreq 5000000 1900000 0,1,2,3,6,7,10,11'
+                       '\ncpufreq 5200000 1900000 4,5,8,9')
+    described_node = node_topology.describe(node(info, probed))
+    assert described_node['core_kinds']['evidence'] == 'cpufreq'
+    lines = node_topology.render(report({'nightly': [], 'post-upgrade': []},
+                                        described_node))
+    assert ('  caches: L1 6 x 48 KiB (2 CPUs each) + 8 x 32 KiB (1 CPU '
+            'each); L2 6 x 1.25 MiB (2 CPUs each) + 2 x 2 MiB (4 CPUs '
+            'each)') in lines
+    assert any(line.startswith('  a hybrid CPU, 2 kinds of core') and
+               'performance: 6 cores of 2 threads up to 5.0 GHz' in line
+               for line in lines)

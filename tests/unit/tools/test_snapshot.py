@@ -68,6 +68,34 @@ def test_a_directory_without_a_snapshot_says_how_to_make_one(tmp_path):
             pass
 
 
+def test_a_snapshot_without_cpuinfo_is_said_to_lack_only_that(tmp_path):
+    mask = 'node1/sys/devices/system/cpu/cpu0/topology/core_cpus'
+    lacking = tarball(tmp_path / 'lacking.tgz', {mask: b'1\n'})
+    with pytest.raises(snapshot.SnapshotError,
+                       match=r'lacking.tgz: not a snapshot: it holds no '
+                             r'proc/cpuinfo \(directly'):
+        with snapshot.opened(lacking):
+            pass
+
+
+def test_only_what_the_replay_reads_is_copied(tmp_path):
+    cpu = 'sys/devices/system/cpu/cpu0'
+    made = tarball(tmp_path / 'made.tgz', {
+        f'{cpu}/topology/core_cpus': b'1\n',
+        f'{cpu}/topology/core_cpus_list': b'0\n',
+        f'{cpu}/cache/index0/size': b'32K\n',
+        f'{cpu}/cpuidle/state0/name': b'POLL\n',
+        'sys/devices/system/node/node0/cpulist': b'0\n',
+        'sys/bus/pci/devices/x': b'',
+        'proc/cpuinfo': b'vendor_id\t: GenuineIntel\n'})
+    with snapshot.opened(made) as snap:
+        kept = sorted(str(p.relative_to(snap.root))
+                      for p in snap.root.rglob('*') if p.is_file())
+    assert kept == ['proc/cpuinfo', 'sys/devices/system/cpu/cpu0/cache/'
+                    'index0/size', 'sys/devices/system/cpu/cpu0/topology/'
+                    'core_cpus', 'sys/devices/system/node/node0/cpulist']
+
+
 @pytest.mark.skipif(namespace_refused() is not None,
                     reason=namespace_refused() or '')
 def test_a_user_detects_in_a_user_namespace_what_root_detects(

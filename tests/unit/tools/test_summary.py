@@ -53,6 +53,25 @@ def test_left_out_variants_are_stated_once():
     assert sum('NPB: process counts' in line for line in lines) == 1
 
 
+def test_what_the_node_s_shape_decided_is_stated_once_a_partition():
+    cases = _cases()
+    kinds = ('a hybrid CPU, 2 kinds of core by their highest clocks: '
+             'performance: 6 cores; efficiency: 8 cores')
+    why = ("l3: a thread's share of L3 is 1.71 MiB with 14 threads on these "
+           "cores, less than 2 x the 1.25 MiB of L2 a thread fills first")
+    for case in cases:
+        case.update(core_kinds=kinds, levels_not_measured=why)
+
+    lines = summary.render(cases, [], width=400)
+    assert "decided from the node's shape:" in lines
+    [hybrid] = [line for line in lines if 'hybrid CPU' in line]
+    assert hybrid.endswith('all-cores and multi-rank cases ran on every '
+                           'kind (threads=performance_cores on the '
+                           'performance cores alone)')
+    assert sum("l3 not measured: a thread's share of L3" in line
+               for line in lines) == 1
+
+
 def test_cli_prints_the_summary(capsys):
     assert summary.main([str(RUN / 'nightly-report.json'), '--log',
                          str(RUN / 'nightly-console.log')]) == 0

@@ -10,11 +10,14 @@ reason; each figure whose nightly series ended on a persistent shift
 (:mod:`..shifts.nightly`), with its size, first night, confidence and
 what changed that night; skip reasons grouped, one line each with a
 count; the variants not generated because no partition could hold them
-(stated once); the nodes a fleet run left out; the noise floors the bands
-were drawn with. At most :data:`MAX_LINES` lines. Long lines wrap rather
-than lose their end, which is where a reason says what to do; what
-does not fit is counted and left to the report page and the log. ReFrame's
-full output, its performance table included, stays in the log file.
+(stated once); what the node's shape decided, once per partition (a
+hybrid CPU's kinds of core and which of them the cases ran on; the cache
+levels not measured and why); the nodes a fleet run left out; the noise
+floors the bands were drawn with. At most :data:`MAX_LINES` lines. Long
+lines wrap rather than lose their end, which is where a reason says what
+to do; what does not fit is counted and left to the report page and the
+log. ReFrame's full output, its performance table included, stays in the
+log file.
 '''
 
 import argparse
@@ -101,6 +104,27 @@ def left_out(testcases):
         note = case.get('variants_left_out')
         if note:
             notes[note] = None
+
+    return list(notes)
+
+
+def shape_notes(testcases):
+    '''What the node's shape decided, once per partition: a hybrid CPU's
+    kinds of core and the choice of cores (the checks' ``core_kinds``),
+    each cache level not measured and why (``levels_not_measured``), in
+    first-seen order.'''
+    notes = OrderedDict()
+    for case in testcases:
+        where = f'{case.get("system")}:{case.get("partition")}'
+        if case.get('core_kinds'):
+            notes[f'{where}: {case["core_kinds"]}; all-cores and multi-rank '
+                  f'cases ran on every kind (threads=performance_cores on '
+                  f'the performance cores alone)'] = None
+        # 'l3: a thread's share of L3 is 1.5 MiB with 72 threads ...'
+        for level in filter(None, (case.get('levels_not_measured') or
+                                   '').split('; ')):
+            name, _, why = level.partition(': ')
+            notes[f'{where}: {name} not measured: {why}'] = None
 
     return list(notes)
 
@@ -222,6 +246,8 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
          for reason, checks in groups.items()], width)
     notes = _Section('not generated (no partition can hold them):',
                      left_out(testcases), width)
+    shapes = _Section('decided from the node\'s shape:',
+                      shape_notes(testcases), width)
     absent = _Section(
         'nodes left out (not in the state asked for when the run '
         'started):',
@@ -236,13 +262,13 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
     for section, cap in ((suspects, max(4, budget // 3)),
                          (failures_section, max(4, budget // 2)),
                          (shifted, max(4, budget // 4)),
-                         (absent, 4), (notes, 6)):
+                         (absent, 4), (notes, 6), (shapes, 5)):
         rooms[id(section)] = min(section.needed, cap,
                                  budget - sum(rooms.values()))
 
     rooms[id(skips_section)] = budget - sum(rooms.values())
     for section in (suspects, failures_section, shifted, skips_section,
-                    notes, absent):
+                    notes, shapes, absent):
         lines += section.lines(rooms[id(section)])
 
     return lines[:MAX_LINES - len(footer)] + footer

@@ -184,9 +184,8 @@ def decide(case, mode, settings, node):
     decision = Decision(check.display_name, type(check).__name__, mode)
     # A local partition's hooks probe the node they run on: here, the node
     # replayed, whose probe ran once.
-    probe_here = node_state.probe_here
-    node_state.probe_here = lambda env=None: node_state.parse(
-        node.probed, node.source)
+    probe_text_here = node_state.probe_text_here
+    node_state.probe_text_here = lambda env=None: node.probed
     try:
         for hook in type(check).pipeline_hooks().get('post_setup', []):
             if hook.__name__ not in NOT_RUN:
@@ -201,7 +200,7 @@ def decide(case, mode, settings, node):
         # the check would crash at setup on the node: say so, with what
         decision.failure = f'{type(err).__name__}: {err}'
     finally:
-        node_state.probe_here = probe_here
+        node_state.probe_text_here = probe_text_here
 
     return decision
 
@@ -233,7 +232,9 @@ def _unquoted(text):
 _DECIDED = ('threads_per_core', 'num_tasks', 'num_tasks_per_node',
             'num_cpus_per_task', 'launcher_options', 'array_elements',
             'min_elements', 'problem_size', 'block_size', 'process_grid',
-            'memory_fraction', 'npb_class', 'expected_cpus')
+            'blocks_per_process', 'memory_fraction', 'npb_class',
+            'expected_cpus', 'core_choice', 'levels_not_measured',
+            'distance_classes')
 
 
 def decided(check):

@@ -46,9 +46,11 @@ REQUIRED = ('sys/devices/system/cpu', 'proc/cpuinfo')
 #: The size sysfs states for every file, which tar stores.
 _SYSFS_FILE_SIZE = 4096
 
-#: The node-state probe's lines read from /sys (NODE_STATE_SYSFS); the
-#: others (node name, software) are the host's, not the snapshot's.
-FROM_SYSFS = ('turbo', 'smt', 'nominal_khz', 'topology')
+#: The node-state probe's lines read from the snapshot's /sys and /proc
+#: (NODE_STATE_SYSFS, NODE_STATE_PROC); the others (node name, software)
+#: are the host's, not the snapshot's.
+FROM_SNAPSHOT = ('turbo', 'smt', 'nominal_khz', 'topology', 'cpufreq',
+                 'numa_distance', 'cpu_flags')
 
 # Binds the snapshot ($1) over /sys and /proc/cpuinfo, then runs the
 # detection ($2 -m ... $3) in that namespace. Arguments, not a string
@@ -94,9 +96,11 @@ def opened(path):
     path = Path(path)
     with tempfile.TemporaryDirectory(prefix='hpc-acceptance-snapshot-') as d:
         if path.is_dir():
-            if _root_in(path) is None:
-                raise SnapshotError(_missing(path))
-            shutil.copytree(path, Path(d) / path.name, symlinks=True)
+            root = _root_in(path)
+            if root is None:
+                raise SnapshotError(_missing(path, path))
+            shutil.copytree(path, Path(d) / path.name, symlinks=True,
+                            ignore=_unread_in(root))
         elif path.is_file():
             try:
                 with tarfile.open(path) as tar:
@@ -111,7 +115,7 @@ def opened(path):
 
         root = _root_in(Path(d))
         if root is None:
-            raise SnapshotError(_missing(path))
+            raise SnapshotError(_missing(path, Path(d)))
         if not (root / 'proc' / 'cpuinfo').stat().st_size:
             raise SnapshotError(
                 f'{path}: its proc/cpuinfo is empty, as tar stores /proc '
@@ -135,15 +139,56 @@ def _unpad(sys_dir):
             path.write_bytes(data.rstrip(b'\0'))
 
 
+#: The files of a CPU's ``topology/`` and ``cache/indexN/`` that ReFrame's
+#: detection, the probe and :func:`dies` read (and the ids hwloc reads);
+#: the rest of each CPU's
+#: directory they read is ``cpufreq/``, ``online`` and its ``nodeN`` link.
+#: A 128-CPU snapshot is thousands of files, which the replay copies to a
+#: temporary directory: only these are.
+_TOPOLOGY_READ = frozenset({'core_cpus', 'thread_siblings', 'package_cpus',
+                            'core_siblings', 'die_cpus', 'die_id',
+                            # hwloc's: the ids a snapshot's reader checks
+                            # its masks against
+                            'core_id', 'physical_package_id'})
+_CACHE_READ = frozenset({'level', 'type', 'size', 'coherency_line_size',
+                         'number_of_sets', 'physical_line_partition',
+                         'shared_cpu_map'})
+
+
+def _read_by_replay(parts):
+    '''Whether the path ``parts`` below a snapshot's top (``sys``,
+    ``devices``, ``system``, ...) is one the replay reads: ``proc/``, the
+    NUMA tree of ``sys/`` and what it reads of the CPU tree (a full
+    ``/sys``, as hwloc gathers it, also holds every device of the
+    node).'''
+    if parts[:1] == ['proc']:
+        return True
+
+    if parts[:3] != ['sys', 'devices', 'system'][:len(parts[:3])]:
+        return False
+
+    cpu = parts[4:] if parts[3:4] == ['cpu'] else None
+    if not cpu or not re.fullmatch(r'cpu\d+', cpu[0]) or len(cpu) == 1:
+        return True
+
+    if cpu[1] == 'topology':
+        return len(cpu) == 2 or cpu[2] in _TOPOLOGY_READ
+    if cpu[1] == 'cache':
+        return len(cpu) < 4 or (len(cpu) == 4 and cpu[3] in _CACHE_READ)
+    return cpu[1] in ('cpufreq', 'online') or \
+        re.fullmatch(r'node\d+', cpu[1]) is not None
+
+
 def _needed(tar):
-    '''The members of a snapshot's tarball the replay reads: the CPU and
-    NUMA trees of ``sys/`` and ``proc/`` (a full ``/sys``, as hwloc
-    gathers it, also holds every device of the node).'''
+    '''The members of a snapshot's tarball the replay reads
+    (:func:`_read_by_replay`), in one top folder or none.'''
     for member in tar:
-        parts = member.name.split('/')
-        if 'proc' in parts[:2] or any(
-                parts[i:i + 3] == ['sys', 'devices', 'system']
-                for i in range(2)):
+        parts = member.name.strip('/').split('/')
+        if parts[:1] in (['sys'], ['proc']):
+            keep = _read_by_replay(parts)
+        else:
+            keep = len(parts) == 1 or _read_by_replay(parts[1:])
+        if keep:
             yield member
 
 
@@ -163,8 +208,28 @@ def _snapshot_member(member, dest):
         return None
 
 
-def _missing(path):
-    return (f'{path}: not a snapshot: it holds no {" and no ".join(REQUIRED)}'
+def _unread_in(root):
+    '''``shutil.copytree``'s ``ignore``: what :func:`_read_by_replay`
+    leaves out below the snapshot ``root``.'''
+    def ignore(directory, names):
+        try:
+            parts = list(Path(directory).relative_to(root).parts)
+        except ValueError:
+            return set()  # above the snapshot's root: its one top folder
+        return {name for name in names
+                if not _read_by_replay(parts + [name])}
+
+    return ignore
+
+
+def _missing(path, unpacked):
+    '''Why ``path`` (unpacked in ``unpacked``) is not a snapshot: what it
+    lacks of :data:`REQUIRED`, where it holds some of it.'''
+    candidates = [unpacked] + sorted(p for p in unpacked.iterdir()
+                                     if p.is_dir())
+    lacking = min(([part for part in REQUIRED if not (c / part).exists()]
+                   for c in candidates), key=len)
+    return (f'{path}: not a snapshot: it holds no {" and no ".join(lacking)}'
             f' (directly or in one top folder); make one with '
             f'hwloc-gather-topology, or the recipe in checks/README.md '
             f'("Replaying a node")')
@@ -301,25 +366,34 @@ def detect(snapshot):
     return info
 
 
-def probe(sys_dir=None):
-    '''The node-state probe's lines read from ``sys_dir`` (a snapshot's
-    ``sys/``; this host's ``/sys`` by default): Turbo, SMT, nominal clock
-    and topology.'''
+def probe(root=None):
+    '''The node-state probe's lines read from ``root`` (a snapshot's root,
+    with its ``sys/`` and ``proc/``; this host's by default): Turbo, SMT,
+    nominal clock, topology, the CPUs' clocks, NUMA distances and CPU
+    flags.'''
     env = dict(os.environ)
-    if sys_dir is not None:
-        env['NODE_STATE_SYSFS'] = str(sys_dir)
+    if root is not None:
+        env['NODE_STATE_SYSFS'] = str(Path(root) / 'sys')
+        env['NODE_STATE_PROC'] = str(Path(root) / 'proc')
     done = subprocess.run(['sh', node_state.SCRIPT], capture_output=True,
                           text=True, env=env)
     return '\n'.join(line for line in done.stdout.splitlines()
-                     if line.split(' ', 1)[0] in FROM_SYSFS)
+                     if line.split(' ', 1)[0] in FROM_SNAPSHOT)
+
+
+def _named(text, root, source):
+    '''The probe's ``text`` with the snapshot's temporary ``root`` named
+    as the user named the snapshot (``source:sys/...``): the same snapshot
+    reads the same each time.'''
+    return text.replace(f'{root}/', f'{source}:')
 
 
 def node_of(snapshot):
     '''The snapshot's node, for :mod:`.node_plan`.'''
     sys_dir = snapshot.root / 'sys'
+    probed = _named(probe(snapshot.root), snapshot.root, snapshot.source)
     return node_plan.Node(detect(snapshot), memory_bytes(snapshot.root),
-                          probe(sys_dir), snapshot.source,
-                          dies=dies(sys_dir))
+                          probed, snapshot.source, dies=dies(sys_dir))
 
 
 def this_host():

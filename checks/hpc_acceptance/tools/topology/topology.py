@@ -16,20 +16,15 @@ as ``name value unit`` lines.
 
 import argparse
 import json
-import re
 import sys
 
 from reframe.core.systems import ProcessorInfo
 
-from hpc_acceptance.core import (isa, node_shape, node_state, topology,
-                                 topology_change)
+from hpc_acceptance.core import (core_kinds, isa, node_facts, node_shape,
+                                 node_state, topology, topology_change)
 from hpc_acceptance.tools.topology import node_plan
 from hpc_acceptance.tools.topology import snapshot
-
-#: Variant parameters left out of a test case's name in text: the defaults.
-_DEFAULT_PARAMETERS = (' %isa=native', ' %turbo=as-configured',
-                       ' %smt=as-configured')
-_VARIANT_PARAMETERS = ('%isa=', '%turbo=', '%smt=')
+from hpc_acceptance.tools.topology.text import render
 
 
 def _parser():
@@ -134,6 +129,7 @@ def describe(node):
 
     nominal = node_state.nominal_clock(node.probed)
     per_core = sorted({len(core) for core in shape.cores}, reverse=True)
+    facts = node_facts.of_probe(node.probed, 'the node\'s probe')
     return {
         'source': node.source,
         'model': info.get('model'),
@@ -147,9 +143,12 @@ def describe(node):
         'numa_nodes': len(shape.numa_nodes),
         'numa_nodes_without_cpus': (len(shape.numa_nodes) -
                                     len(shape.numa_nodes_with_cpus)),
+        'core_kinds': _kinds(shape, facts),
+        'numa_distances': sorted({d for n in (facts.distances or {}).values()
+                                  for d in n.distances.values()}),
         'caches': [_cache(name, instances)
                    for name, instances in shape.caches.items()],
-        'isa': {variant: _supported(info, variant)
+        'isa': {variant: _supported(info, variant, facts.flags)
                 for variant in isa.TARGETS},
         'turbo': vars(states['turbo']),
         'smt': vars(states['smt']),
@@ -168,19 +167,41 @@ def describe(node):
     }
 
 
+def _kinds(shape, facts):
+    '''The kinds of core (:mod:`hpc_acceptance.core.core_kinds`), by the
+    node's cpufreq where its probe read it, else by its caches.'''
+    if not shape.cores or 'cores' in shape.unusable:
+        return None
+
+    kinds = core_kinds.kinds(shape, facts.frequencies)
+    return {'evidence': kinds.evidence, 'hybrid': kinds.hybrid,
+            'described': kinds.describe(),
+            'kinds': [{'cores': len(kind.cores),
+                       'cpus': node_shape.cpu_list(kind.cpus),
+                       'threads_per_core': sorted(set(kind.threads)),
+                       'max_ghz': kind.max_khz / 1e6 if kind.max_khz else None}
+                      for kind in kinds.kinds]}
+
+
 def _cache(name, instances):
-    sizes = {}
+    sizes, groups = {}, {}
     for instance in instances:
         sizes[instance.size] = sizes.get(instance.size, 0) + 1
+        key = (instance.size, len(instance.cpus) if instance.cpus else None)
+        groups[key] = groups.get(key, 0) + 1
 
     per_instance = sorted({len(i.cpus) for i in instances if i.cpus})
     return {'level': name, 'sizes': sizes, 'instances': len(instances),
-            'cpus_per_instance': per_instance}
+            'cpus_per_instance': per_instance,
+            # each size with its sharing: a hybrid CPU's L2 of one core
+            # and L2 of four
+            'groups': [{'size': size, 'count': count, 'cpus': cpus}
+                       for (size, cpus), count in groups.items()]}
 
 
-def _supported(info, variant):
+def _supported(info, variant, flags):
     try:
-        isa.cpu_supports(info, variant)
+        isa.cpu_supports(info, variant, flags)
     except isa.UnsupportedIsa as err:
         return str(err)
 
@@ -201,196 +222,3 @@ def _partition(partition, name):
         'peak_memory_bandwidth_gbs': extras.get('peak_memory_bandwidth_gbs'),
         'turbo_control': extras.get('turbo_control'),
     }
-
-
-def _bytes(size):
-    for unit, scale in (('GiB', 2**30), ('MiB', 2**20), ('KiB', 2**10)):
-        if size >= scale:
-            value = size / scale
-            return (f'{value:.0f} {unit}' if value == int(value)
-                    else f'{value:.1f} {unit}')
-
-    return f'{size} B'
-
-
-def _abbreviated(text, limit=90):
-    if len(text) <= limit:
-        return text
-
-    return f'{text[:limit - 30]} ... {text[-24:]}'
-
-
-def render(report):
-    '''The report as text lines.'''
-    node, partition = report['node'], report['partition']
-    lines = [f'node: {node["source"]}: {node["model"]} '
-             f'({node["architecture"]}, archspec {node["archspec"]})']
-    threads = '/'.join(map(str, node['threads_per_core']))
-    numa = f'{node["numa_nodes"]} NUMA nodes'
-    if node['numa_nodes_without_cpus']:
-        numa += f' ({node["numa_nodes_without_cpus"]} without CPUs)'
-    dies = (f', {node["dies_per_package"]} dies per package'
-            if node['dies_per_package'] else '')
-    lines.append(f'  {node["sockets"]} sockets{dies}, {node["cores"]} cores, '
-                 f'{node["hardware_threads"]} hardware threads ({threads} '
-                 f'per core), {numa}')
-    lines.append('  caches: ' + '; '.join(
-        f'{c["level"].upper()} ' + ' + '.join(
-            f'{_bytes(size)} x {count}' for size, count in c['sizes'].items())
-        + f' ({"/".join(map(str, c["cpus_per_instance"]))} CPUs each)'
-        for c in node['caches']) if node['caches'] else '  caches: none')
-    lines.append('  ISA: ' + ', '.join(
-        f'{variant} {"yes" if found is True else "no"}'
-        for variant, found in node['isa'].items()))
-    lines.append(f'  turbo {node["turbo"]["value"]} '
-                 f'({node["turbo"]["detail"]}); smt {node["smt"]["value"]} '
-                 f'({node["smt"]["detail"]})')
-    lines.append(f'  memory {_bytes(node["memory_bytes"])}'
-                 if node['memory_bytes'] else
-                 '  memory unknown (no proc/meminfo, no NUMA node meminfo)')
-    rf = node['reframe']
-    lines.append(f'  ReFrame counts {rf["num_cpus"]} CPUs, '
-                 f'{rf["num_cpus_per_core"]} per core, {rf["num_cores"]} '
-                 f'cores, {rf["num_sockets"]} sockets, '
-                 f'{rf["num_numa_nodes"]} NUMA nodes')
-    lines += [f'  note: {note}' for note in node['notes']]
-    lines += [f'  unusable {part}: {why}'
-              for part, why in node['unusable'].items()]
-    if node['topology_changed']:
-        lines.append(f'  every job would fail: {node["topology_changed"]}')
-
-    declared = [f'{key} {partition[key]}' for key in
-                ('peak_gflops', 'peak_memory_bandwidth_gbs', 'turbo_control')
-                if partition.get(key)]
-    lines.append(f'partition: {partition["name"]} ('
-                 f'{partition.get("scheduler")} scheduler, '
-                 f'{partition.get("launcher")}; '
-                 + (', '.join(declared) or 'no peaks or Turbo control '
-                    'declared') + ')')
-
-    nightly = {}
-    for mode, decisions in report['modes'].items():
-        runs = [d for d in decisions if d['skip'] is None and
-                d['failure'] is None]
-        lines.append(f'{mode}: {len(decisions)} test cases, {len(runs)} run, '
-                     f'{len(decisions) - len(runs)} do not')
-        if mode == 'nightly':
-            nightly = {_base(d['name']): _summary(d['decided'])
-                       for d in runs}
-            lines += _runs(runs)
-        else:
-            lines += _runs(runs, nightly)
-        lines += [f'  FAILS {_name(d["name"])}: {d["failure"]}'
-                  for d in decisions if d['failure']]
-        lines += _skips([d for d in decisions if d['skip']])
-
-    lines.append('not replayed: ' + '; '.join(
-        f'{hook} ({why})' for hook, why in report['not_replayed'].items()))
-    return lines
-
-
-def _name(name):
-    for default in _DEFAULT_PARAMETERS:
-        name = name.replace(default, '')
-    return name
-
-
-def _base(name):
-    '''A test case's name without its variant parameters.'''
-    return ' '.join(part for part in name.split()
-                    if not part.startswith(_VARIANT_PARAMETERS))
-
-
-def _variant(name):
-    '''The variant parameters of a test case that are not defaults.'''
-    return ' '.join(part for part in _name(name).split()
-                    if part.startswith(_VARIANT_PARAMETERS))
-
-
-def _runs(decisions, nightly=None):
-    '''One line per test case; NPB's process counts of one benchmark on
-    one line; past the nightly (``nightly``: its summaries by base name),
-    those decided as in it counted per variant.'''
-    lines, counts, same = [], {}, {}
-    for d in decisions:
-        name, summary = _name(d['name']), _summary(d['decided'])
-        if nightly is not None and nightly.get(_base(d['name'])) == summary:
-            variant = _variant(d['name']) or 'as configured'
-            same[variant] = same.get(variant, 0) + 1
-            continue
-
-        procs = re.search(r' %num_procs=(\d+)', name)
-        if procs is None:
-            lines.append(f'  {name}: {summary}')
-            continue
-
-        key = (name.replace(procs[0], ''),
-               _summary(d['decided'], counts=False))
-        if key not in counts:
-            counts[key] = []
-            lines.append(key)
-        counts[key].append(procs[1])
-
-    return [f'  {variant}: {count} test cases decided as in the nightly'
-            for variant, count in same.items()] + [
-        line if isinstance(line, str) else
-        f'  {line[0]} %num_procs={",".join(counts[line])}: {line[1]}'
-        for line in lines]
-
-
-def _skips(decisions):
-    by_reason = {}
-    for d in decisions:
-        by_reason.setdefault(d['skip'], []).append(_name(d['name']))
-
-    lines = []
-    for reason, names in by_reason.items():
-        lines.append(f'  skip ({len(names)}): {reason}')
-        lines.append('    ' + _abbreviated(', '.join(names), 300))
-
-    return lines
-
-
-def _summary(decided, counts=True):
-    '''One line of what a test case's setup decided; ``counts=False``
-    leaves out its rank counts.'''
-    parts = []
-    omp = decided.get('openmp')
-    if omp and 'OMP_PLACES' in omp:
-        threads = int(omp['OMP_NUM_THREADS'])
-        parts.append(f'{threads} thread{"s" if threads > 1 else ""} on '
-                     f'{_abbreviated(omp["OMP_PLACES"], 60)} '
-                     f'({omp["OMP_PROC_BIND"]})')
-    if decided.get('num_tasks_per_node'):
-        ranks = [f'{decided["num_tasks"]} ranks, '
-                 f'{decided["num_tasks_per_node"]} per node'] if counts else []
-        if decided.get('launcher_options'):
-            ranks.append(decided['launcher_options'])
-        if decided.get('expected_cpus') and counts:
-            ranks.append('on CPUs ' + _abbreviated(
-                ' '.join(decided['expected_cpus']), 60))
-        parts.append(', '.join(ranks) or 'launcher defaults')
-    if 'array_elements' in decided:
-        parts.append(f'arrays of {decided["array_elements"]} elements '
-                     f'(at least {decided.get("min_elements")})')
-    if 'problem_size' in decided:
-        parts.append(f'N={decided["problem_size"]} '
-                     f'NB={decided.get("block_size")} '
-                     f'PxQ={decided.get("process_grid")} '
-                     f'({decided.get("memory_fraction")} of memory)')
-    if 'npb_class' in decided:
-        parts.append(f'class {decided["npb_class"]}')
-    options = [o for o in decided.get('program_options', [])
-               if o.startswith(('--sizes', '--size=', '--partners',
-                                '--elements'))]
-    parts += [_abbreviated(o, 80) for o in options]
-    if 'peak_gflops' in decided:
-        parts.append(f'HPL peak {decided["peak_gflops"]:.1f} Gflop/s'
-                     if decided['peak_gflops'] else 'no peak_gflops declared')
-    if 'peak_mbs' in decided:
-        parts.append(f'triad peak {decided["peak_mbs"]:.0f} MB/s'
-                     if decided['peak_mbs'] else
-                     'no peak_memory_bandwidth_gbs declared')
-    if decided.get('threads_per_core', 1) > 1:
-        parts.append(f'{decided["threads_per_core"]} threads per core')
-    return '; '.join(parts) or 'runs'
