@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from reframe.core import runtime
 
 import spack_ci as spack_ci_kit
 import spack_site
@@ -87,6 +88,15 @@ def no_build_beside(request, spack_ci_ahead):
         # its failure is the failure of the tests that need it
         with contextlib.suppress(Exception):
             spack_ci_ahead.wait()
+
+
+@pytest.fixture(autouse=True)
+def no_reframe_runtime():
+    '''Each test starts outside a ReFrame run and leaves none behind: a
+    command run in-process (``db``, ``export``) sets ReFrame's runtime,
+    which would make a later test's "outside ReFrame" a run.'''
+    with runtime.temp_runtime(None):
+        yield
 
 
 @pytest.fixture(scope='session')
