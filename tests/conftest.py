@@ -112,3 +112,19 @@ def run_reframe(tmp_path):
         )
 
     return run
+
+
+@pytest.fixture(scope='session')
+def empty_results_database(tmp_path_factory):
+    '''RFM_SQLITE_DB_FILE names a results database of the session's own,
+    empty, for tests that judge runs in this process (the property tests):
+    an earlier fleet run in the checkout's var/ would change their
+    verdicts.'''
+    path = tmp_path_factory.mktemp('results') / 'results.db'
+    before = os.environ.get('RFM_SQLITE_DB_FILE')
+    os.environ['RFM_SQLITE_DB_FILE'] = str(path)
+    yield path
+    if before is None:
+        del os.environ['RFM_SQLITE_DB_FILE']
+    else:
+        os.environ['RFM_SQLITE_DB_FILE'] = before

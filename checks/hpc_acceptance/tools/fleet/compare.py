@@ -24,14 +24,19 @@ baseline there is for a node. For each partition this module
    the run, so that a quiet fleet of a thousand nodes names no node by
    chance;
 3. names a node a **suspect** when a figure is worse than its group's
-   median by more than the band, or when it failed a check variant that
-   passed on more than half of the partition's nodes (a variant that
-   fails on most nodes is the check's or the software's problem);
+   median by more than the band (or lost :data:`NEARLY_ALL`, whatever the
+   band), when it failed a check variant that passed on more than half of
+   the partition's nodes (a variant that fails on most nodes is the
+   check's or the software's problem), or when it has no measurement of a
+   figure (:mod:`..results.measurement`) that more than half of the nodes
+   of its check variant and inputs measured (else that figure is a finding
+   of the partition): no measurement is never compared with anything;
 4. calls a figure **not uniform** when its nodes split into two clusters,
    each of at least :data:`CLUSTER_SHARE` of them, further apart than the
    family's minimum band: something no fingerprint explains (half a
    partition on another firmware setting, say) that a sysadmin must look
-   at, not a list of nodes to drain;
+   at, not a list of nodes to drain (but a node that lost nearly all is
+   named in it too);
 5. compares the group's **median with what the fleet should deliver**:
    the reference of the figure where the system has a reference file
    (ReFrame records it with every figure), else the medians of the
@@ -42,6 +47,10 @@ baseline there is for a node. For each partition this module
 Figures of different identities are never compared: a node whose binary
 came from elsewhere, say, is its own group and is listed under "other
 inputs" with what differs.
+
+Nothing depends on the order a run lists its nodes, test cases or runs in
+(ReFrame's ``--distribute`` order, SQLite's): partitions, variants and
+ties are taken in a fixed order of their own.
 '''
 
 import math
@@ -79,9 +88,8 @@ FALSE_SUSPECTS = 0.01
 MIN_HISTORY = 3
 
 #: The loss against its group's median (a fraction of performance) beyond
-#: which a node's figure is named whatever its band and cluster: a node
-#: that lost nearly everything is drained even where a figure is not
-#: uniform.
+#: which a node's figure is out whatever its band: a node that lost nearly
+#: everything is named and drained even where the figure is not uniform.
 NEARLY_ALL = 0.9
 
 #: Share of a group's nodes each of two clusters of a figure needs for the
@@ -204,9 +212,6 @@ class Spread:
     #: ``(slower nodes, faster nodes)`` where the values split in two
     #: clusters (:data:`CLUSTER_SHARE`), else ``None``
     split: Optional[Tuple[List[str], List[str]]] = None
-    #: ``{node: (median, band)}`` of the cluster of each node where the
-    #: values split: a node is judged within its own cluster then
-    clusters: Dict[str, Tuple[float, float]] = field(default_factory=dict)
     #: ``{node: value}`` of the attempt before the final one, for nodes
     #: whose check was retried or rerun (:mod:`.confirm`); ``None`` where
     #: that attempt measured nothing
@@ -220,47 +225,47 @@ class Spread:
         '''Relative change of ``node``'s value from the median.'''
         return noise.change(self.values[node], self.median)
 
-    def judged_by(self, node=None):
-        '''``(median, band)`` ``node`` is judged by: its cluster's where
-        the figure is not uniform, else the group's.'''
-        return self.clusters.get(node, (self.median, self.band))
-
-    def gain(self, node, value=None, median=None):
-        '''How much better than the median (or ``median``) ``node`` is
-        (or ``value`` would be), as a factor's logarithm: negative when
-        worse, whatever the unit's direction; a value of 0 is the worst
-        there is.'''
+    def gain(self, node, value=None):
+        '''How much better than the median ``node`` is (or ``value``
+        would be), as a factor's logarithm: negative when worse, whatever
+        the unit's direction; a value of 0 is the worst there is.'''
         value = self.values[node] if value is None else value
-        median = self.median if median is None else median
-        if value <= 0 < median:
+        if value <= 0 < self.median:
             return -math.inf
 
-        if median <= 0:
+        if self.median <= 0:
             return 0.0
 
-        gain = math.log(value / median)
+        gain = math.log(value / self.median)
         return gain if noise.higher_is_better(self.figure.unit) else -gain
 
-    def is_out(self, value, node=None):
-        '''Whether ``value`` (of ``node``) is worse than the median it is
-        judged by (:meth:`judged_by`) by more than the band; no
-        measurement (``None``) is.'''
-        if value is None or -self.gain(None, value) > width(NEARLY_ALL):
+    def lost_nearly_all(self, value):
+        '''Whether ``value`` is no measurement (``None``) or lost
+        :data:`NEARLY_ALL` against the median, or more.'''
+        return value is None or -self.gain(None, value) > width(NEARLY_ALL)
+
+    def is_out(self, value):
+        '''Whether ``value`` is worse than the median by more than the
+        band (:meth:`lost_nearly_all` always is).'''
+        if self.lost_nearly_all(value):
             return True
 
-        median, band = self.judged_by(node)
-        gain = self.gain(None, value, median)
-        return -gain > width(band) if band < 1 else gain == -math.inf
+        gain = self.gain(None, value)
+        return -gain > width(self.band) if self.band < 1 else \
+            gain == -math.inf
 
     def is_worse(self, node):
         '''Whether ``node`` is out on its final attempt, and on the one
         before where its check was retried or rerun: a node is named only
-        when it is out twice in a row.'''
-        if not self.is_out(self.values[node], node):
+        when it is out twice in a row. Where the figure is not uniform
+        only a node that lost nearly all is (the others are the
+        finding's).'''
+        value = self.values[node]
+        out = self.lost_nearly_all if self.split else self.is_out
+        if not out(value):
             return False
 
-        return node not in self.earlier or \
-            self.is_out(self.earlier[node], node)
+        return node not in self.earlier or out(self.earlier[node])
 
     def median_of(self, nodes):
         return statistics.median(self.values[n] for n in nodes)
@@ -461,31 +466,10 @@ def _median_band(values, floor, factor):
     return median, round(1 - math.exp(-max(width(floor), spread)), 3)
 
 
-def _within(value, median, band):
-    '''Whether ``value`` is within ``band`` of ``median``, either
-    way.'''
-    return value > 0 and abs(math.log(value / median)) <= width(band)
-
-
 def _spread(figure, values, floor, factor):
     '''The :class:`Spread` of ``values``: median and band (at least
-    ``floor``; ``factor`` robust standard deviations) of the nodes within
-    the band: a node out of it widens no band. The median and band are
-    made of every node, then again of those still within them, until no
-    node leaves (and while more than half of the nodes stay): so a degraded
-    minority (a bad batch of DIMMs on 4 nodes of 9) neither drags the
-    median down nor widens the band until its own nodes fit in. Nodes only
-    leave, so it ends.'''
-    kept = list(values.values())
-    median, band = _median_band(kept, floor, factor)
-    while median > 0:
-        within = [v for v in kept if _within(v, median, band)]
-        if len(within) == len(kept) or 2 * len(within) <= len(values):
-            break
-
-        kept = within
-        median, band = _median_band(kept, floor, factor)
-
+    ``floor``; ``factor`` robust standard deviations).'''
+    median, band = _median_band(list(values.values()), floor, factor)
     return Spread(figure, values, median, band, floor)
 
 
@@ -768,8 +752,8 @@ def _recovered(spread):
     band on the final one.'''
     return [(node, spread.figure.label, before, spread.values[node])
             for node, before in sorted(spread.earlier.items())
-            if spread.is_out(before, node) and
-            not spread.is_out(spread.values[node], node)]
+            if spread.is_out(before) and
+            not spread.is_out(spread.values[node])]
 
 
 def _judge(fleet, columns, cases, floors, history, factor):
@@ -788,13 +772,6 @@ def _judge(fleet, columns, cases, floors, history, factor):
             if (node, column.figure.label) in missing}
         spread.earlier = _earlier(column.figure.variable, column.cases)
         spread.split = _split(spread, floor)
-        if spread.split:
-            spread.clusters = {
-                node: (side.median, side.band) for side in (
-                    _spread(column.figure, {n: column.values[n] for n in
-                                            nodes}, floor, factor)
-                    for nodes in spread.split)
-                for node in side.values}
         spread.against = _against(
             spread, list(column.cases.values()), history,
             node_fingerprint.hardware(column.fingerprint))
@@ -821,11 +798,10 @@ def _suspects(partition, spreads, failures, odd):
     for spread in spreads:
         for node in spread.values:
             if spread.is_worse(node):
-                median, band = spread.judged_by(node)
                 by_node.setdefault(node, Suspect(partition, node)).outliers \
                     .append(Outlier(spread.figure, spread.values[node],
-                                    median, band,
-                                    -spread.gain(node, median=median)))
+                                    spread.median, spread.band,
+                                    -spread.gain(node)))
 
     for node, failed in failures.items():
         by_node.setdefault(node, Suspect(partition, node)).failures = failed
