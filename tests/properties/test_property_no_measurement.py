@@ -87,6 +87,16 @@ def test_no_measurement_in_a_fleet_run_is_named_and_fails(made, node, check,
 # found on the code before: NaN passed where -inf was a suspect
 @example(gen.four_nodes(), 0, 0, 0, NAN, -INF)
 @example(gen.four_nodes(), 0, 0, 0, NAN, 'n/a')
+# found by ci/bench/properties.sh on the code after: a node out on its
+# first attempt with no measurement on its retry was a KeyError
+@example(gen.example(
+    [gen.generation(66060288)], [0] * 25, names=[f'n{i}' for i in
+                                                 range(3, 28)],
+    checks=('MemoryDaxpyCheck', 'MemoryLatencyCheck'),
+    degraded={n: (0.5, ('MemoryDaxpyCheck',))
+              for n in ('n3', 'n4', 'n5', 'n13')},
+    retried_with_figures=frozenset({('n13', 'MemoryDaxpyCheck')})),
+         753, 0, 0, NAN, NAN)
 def test_no_measurement_changes_no_other_figure(made, node, check, figure,
                                                 one, other):
     report = gen.report(made)

@@ -770,7 +770,10 @@ def _judge(fleet, columns, cases, floors, history, factor):
             node: missing[node, column.figure.label]
             for node in column.cases
             if (node, column.figure.label) in missing}
-        spread.earlier = _earlier(column.figure.variable, column.cases)
+        # of the nodes with a final value: one with none is no measurement
+        spread.earlier = _earlier(column.figure.variable, {
+            node: case for node, case in column.cases.items()
+            if node in column.values})
         spread.split = _split(spread, floor)
         spread.against = _against(
             spread, list(column.cases.values()), history,

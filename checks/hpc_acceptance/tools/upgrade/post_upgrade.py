@@ -684,7 +684,8 @@ def _post_upgrade(args, parser, floors):
     try:
         new_cases = read_cases(runs)
         if not new_cases:
-            raise ResultsError('no test case ran')
+            raise ResultsError(f'no test case ran '
+                               f'({", ".join(path for path, _ in runs)})')
 
         baselines = [baseline.before_runs(exclude=_sessions(new_cases),
                                           until=_started(runs)),
