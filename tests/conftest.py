@@ -183,3 +183,19 @@ def replays(tmp_path_factory):
                  for name in sysfs_tree.fixtures()}
     snapshots.update(odd_shapes.made(tmp_path_factory))
     return replay_all(snapshots)
+
+
+@pytest.fixture(scope='session')
+def empty_results_database(tmp_path_factory):
+    '''RFM_SQLITE_DB_FILE names a results database of the session's own,
+    empty, for tests that judge runs in this process (the property tests):
+    an earlier fleet run in the checkout's var/ would change their
+    verdicts.'''
+    path = tmp_path_factory.mktemp('results') / 'results.db'
+    before = os.environ.get('RFM_SQLITE_DB_FILE')
+    os.environ['RFM_SQLITE_DB_FILE'] = str(path)
+    yield path
+    if before is None:
+        del os.environ['RFM_SQLITE_DB_FILE']
+    else:
+        os.environ['RFM_SQLITE_DB_FILE'] = before

@@ -57,8 +57,11 @@ def test_a_file_that_is_no_run_report_is_refused_by_name(stored, capsys):
     db, reports = stored
     other = reports / 'verdict.json'
     other.write_text('{"rows": []}')
-    assert database.main(['import', '--db', str(db), str(other)]) == 1
-    assert f'not stored: {other}' in capsys.readouterr().err
+    assert database.main(['import', '--db', str(db), str(other)]) == \
+        database.UNREADABLE
+    assert capsys.readouterr().err == (
+        f"db: not stored: cannot read the run report {other}: the report: "
+        f"no 'runs'\n")
 
 
 def test_a_missing_database_is_fine_ReFrame_creates_it(tmp_path):

@@ -9,7 +9,7 @@ from hpc_acceptance.tools.results.runs import ResultsError, report_testcases
 
 
 def case(name, result, value):
-    return {'display_name': name, 'system': 'local:default',
+    return {'display_name': name, 'system': 'local', 'partition': 'default',
             'environ': 'gnu', 'result': result,
             'perfvalues': {'local:default:triad': [value, 0, 0, 0, 'MB/s']}}
 

@@ -159,6 +159,18 @@ def test_a_reference_tolerance_fails_a_larger_shift():
     assert shift.limit_source == 'its reference tolerance'
 
 
+def test_no_measurement_is_no_night_and_a_retyped_reference_no_bound():
+    history = nights(22, 19, -0.07)
+    for night, raw in zip(history[:6], [float('nan'), float('inf'), None,
+                                         -1.0, 'n/a', {'v': 1}]):
+        night['perfvalues']['local:default:triad'][0] = raw
+    shift, = nightly.find(history[-1:], history[:-1], limits=(0.05, {}))
+    assert shift.failing and len(shift.nights) == 16
+    retyped = [90.0, '100', '-0.1', None, 'MB/s', 'pass']
+    assert limit.reference_tolerance(retyped) is None
+    assert limit.reference_tolerance([90.0, 100.0, -0.1, None, 7]) is None
+
+
 def test_a_fleet_run_has_one_series_per_node():
     runs = [c for node in ('n1', 'n2', 'n3', 'n4')
             for c in nights(22, 19, -0.10 if node == 'n3' else 0.0,

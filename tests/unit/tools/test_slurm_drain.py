@@ -18,6 +18,10 @@ def _node(name, state='IDLE', reason=None):
     return line
 
 
+def _nodes(count):
+    return {f'n{i}' for i in range(1, count + 1)}
+
+
 def _states(*lines):
     return slurm_drain.parse_nodes('\n'.join(lines))
 
@@ -39,7 +43,7 @@ def test_an_administrators_node_and_one_out_of_service_are_left_alone():
     plan = slurm_drain.plan(
         [('c', n, 'hpc-acceptance: slow') for n in ('n2', 'n3', 'n4', 'n1',
                                                     'n9')],
-        states, {'c': 10}, max_share=1.0)
+        states, {'c': _nodes(10)}, max_share=1.0)
     assert plan.drain == [('n1', 'hpc-acceptance: slow')]
     assert dict(plan.left_alone) == {
         'n2': "already drain+idle with the reason 'DIMM errors'",
@@ -53,24 +57,26 @@ def test_an_administrators_node_and_one_out_of_service_are_left_alone():
 def test_at_most_a_share_of_a_partition_is_drained_at_once_worst_first():
     states = _states(*(_node(f'n{i}') for i in range(1, 41)))
     suspects = [('c', f'n{i}', 'slow') for i in (7, 3, 9, 1, 5)]
-    plan = slurm_drain.plan(suspects, states, {'c': 40}, max_share=0.1)
+    plan = slurm_drain.plan(suspects, states, {'c': _nodes(40)},
+                            max_share=0.1)
     assert [n for n, _ in plan.drain] == ['n7', 'n3', 'n9', 'n1']
     (node, why), = plan.left_alone
     assert node == 'n5'
-    assert why == ('c: at most 4 of its 40 node(s) are drained at once '
-                   '(--max-drain-share 0.1)')
+    assert why == ('c: at most 4 of its 40 node(s) are kept drained by '
+                   'hpc-acceptance at once (--max-drain-share 0.1; 0 drained '
+                   'before and not resumed)')
 
 
 def test_a_node_late_to_answer_is_drained_like_any_suspect():
     states = _states(_node('n1', 'IDLE+NOT_RESPONDING'))
-    plan = slurm_drain.plan([('c', 'n1', 'x')], states, {'c': 10})
+    plan = slurm_drain.plan([('c', 'n1', 'x')], states, {'c': _nodes(10)})
     assert plan.drain == [('n1', 'x')]
 
 
 def test_a_small_partition_may_lose_one_node():
     states = _states(*(_node(f'n{i}') for i in range(1, 5)))
     plan = slurm_drain.plan([('c', 'n1', 'x'), ('c', 'n2', 'y')], states,
-                            {'c': 4})
+                            {'c': _nodes(4)})
     assert [n for n, _ in plan.drain] == ['n1']
 
 

@@ -11,12 +11,13 @@ from hpc_acceptance.tools.run import verdict
 
 
 def report(*results, fixture_results=()):
+    where = {'system': 'local', 'partition': 'default', 'environ': 'gnu'}
     cases = [{'display_name': f'Check{i}', 'result': r, 'fixture': False,
-              'fail_reason': 'sanity error' if r == 'fail' else None}
-             for i, r in enumerate(results)]
+              'fail_reason': 'sanity error' if r == 'fail' else None,
+              **where} for i, r in enumerate(results)]
     cases += [{'display_name': f'Build{i}', 'result': r, 'fixture': True,
-               'fail_reason': 'build error' if r == 'fail' else None}
-              for i, r in enumerate(fixture_results)]
+               'fail_reason': 'build error' if r == 'fail' else None,
+               **where} for i, r in enumerate(fixture_results)]
     return {'runs': [{'testcases': cases}]}
 
 

@@ -24,14 +24,19 @@ baseline there is for a node. For each partition this module
    the run, so that a quiet fleet of a thousand nodes names no node by
    chance;
 3. names a node a **suspect** when a figure is worse than its group's
-   median by more than the band, or when it failed a check variant that
-   passed on more than half of the partition's nodes (a variant that
-   fails on most nodes is the check's or the software's problem);
+   median by more than the band (or lost :data:`NEARLY_ALL`, whatever the
+   band), when it failed a check variant that passed on more than half of
+   the partition's nodes (a variant that fails on most nodes is the
+   check's or the software's problem), or when it has no measurement of a
+   figure (:mod:`..results.measurement`) that more than half of the nodes
+   of its check variant and inputs measured (else that figure is a finding
+   of the partition): no measurement is never compared with anything;
 4. calls a figure **not uniform** when its nodes split into two clusters,
    each of at least :data:`CLUSTER_SHARE` of them, further apart than the
    family's minimum band: something no fingerprint explains (half a
    partition on another firmware setting, say) that a sysadmin must look
-   at, not a list of nodes to drain;
+   at, not a list of nodes to drain (but a node that lost nearly all is
+   named in it too);
 5. compares the group's **median with what the fleet should deliver**:
    the reference of the figure where the system has a reference file
    (ReFrame records it with every figure), else the medians of the
@@ -42,6 +47,10 @@ baseline there is for a node. For each partition this module
 Figures of different identities are never compared: a node whose binary
 came from elsewhere, say, is its own group and is listed under "other
 inputs" with what differs.
+
+Nothing depends on the order a run lists its nodes, test cases or runs in
+(ReFrame's ``--distribute`` order, SQLite's): partitions, variants and
+ties are taken in a fixed order of their own.
 '''
 
 import math
@@ -54,9 +63,10 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
 from hpc_acceptance.tools.references import noise
+from hpc_acceptance.tools.results import measurement
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figure_key,
                                                figures_of, passed_on_retry,
-                                               short_name)
+                                               short_name, unmeasured)
 
 #: Nodes a group needs before its figures are compared across nodes.
 MIN_NODES = 4
@@ -76,6 +86,11 @@ FALSE_SUSPECTS = 0.01
 #: Earlier fleet runs whose medians' own spread widens the band a fleet's
 #: median is judged by; with fewer, the family's minimum band.
 MIN_HISTORY = 3
+
+#: The loss against its group's median (a fraction of performance) beyond
+#: which a node's figure is out whatever its band: a node that lost nearly
+#: everything is named and drained even where the figure is not uniform.
+NEARLY_ALL = 0.9
 
 #: Share of a group's nodes each of two clusters of a figure needs for the
 #: figure to be "not uniform" rather than its slower nodes suspects; and
@@ -106,8 +121,18 @@ def spread_factor(comparisons):
 
 
 def number(value):
-    '''A figure as people read it: ``58510``, ``95.3``, ``1.42``.'''
+    '''A figure as people read it: ``58510``, ``95.3``, ``1.42``;
+    ``no measurement`` for ``None``.'''
+    if value is None:
+        return 'no measurement'
+
     return f'{value:.0f}' if abs(value) >= 1000 else f'{value:.3g}'
+
+
+def _order(key):
+    '''A sort key of figure keys and check variants, whose parameters
+    may hold numbers and words alike.'''
+    return repr(key)
 
 
 class FleetError(ValueError):
@@ -188,8 +213,13 @@ class Spread:
     #: clusters (:data:`CLUSTER_SHARE`), else ``None``
     split: Optional[Tuple[List[str], List[str]]] = None
     #: ``{node: value}`` of the attempt before the final one, for nodes
-    #: whose check was retried or rerun (:mod:`.confirm`)
-    earlier: Dict[str, float] = field(default_factory=dict)
+    #: whose check was retried or rerun (:mod:`.confirm`); ``None`` where
+    #: that attempt measured nothing
+    earlier: Dict[str, Optional[float]] = field(default_factory=dict)
+    #: ``{node: why}`` of the nodes of the group whose final attempt has
+    #: no measurement of the figure (:mod:`..results.measurement`): not
+    #: among ``values``, each a suspect of its own
+    unmeasured: Dict[str, str] = field(default_factory=dict)
 
     def change(self, node):
         '''Relative change of ``node``'s value from the median.'''
@@ -198,8 +228,7 @@ class Spread:
     def gain(self, node, value=None):
         '''How much better than the median ``node`` is (or ``value``
         would be), as a factor's logarithm: negative when worse, whatever
-        the unit's direction; a value of 0 or less is no measurement at
-        all, the worst there is.'''
+        the unit's direction; a value of 0 is the worst there is.'''
         value = self.values[node] if value is None else value
         if value <= 0 < self.median:
             return -math.inf
@@ -210,20 +239,33 @@ class Spread:
         gain = math.log(value / self.median)
         return gain if noise.higher_is_better(self.figure.unit) else -gain
 
+    def lost_nearly_all(self, value):
+        '''Whether ``value`` is no measurement (``None``) or lost
+        :data:`NEARLY_ALL` against the median, or more.'''
+        return value is None or -self.gain(None, value) > width(NEARLY_ALL)
+
     def is_out(self, value):
         '''Whether ``value`` is worse than the median by more than the
-        band.'''
-        return -self.gain(None, value) > _width(self.band) \
-            if self.band < 1 else self.gain(None, value) == -math.inf
+        band (:meth:`lost_nearly_all` always is).'''
+        if self.lost_nearly_all(value):
+            return True
+
+        gain = self.gain(None, value)
+        return -gain > width(self.band) if self.band < 1 else \
+            gain == -math.inf
 
     def is_worse(self, node):
         '''Whether ``node`` is out on its final attempt, and on the one
         before where its check was retried or rerun: a node is named only
-        when it is out twice in a row.'''
-        if self.split or not self.is_out(self.values[node]):
+        when it is out twice in a row. Where the figure is not uniform
+        only a node that lost nearly all is (the others are the
+        finding's).'''
+        value = self.values[node]
+        out = self.lost_nearly_all if self.split else self.is_out
+        if not out(value):
             return False
 
-        return node not in self.earlier or self.is_out(self.earlier[node])
+        return node not in self.earlier or out(self.earlier[node])
 
     def median_of(self, nodes):
         return statistics.median(self.values[n] for n in nodes)
@@ -256,14 +298,17 @@ class Suspect:
     #: how its fingerprint differs from its partition's nodes, where
     #: fewer than :data:`MIN_NODES` nodes share it
     differs: List[str] = field(default_factory=list)
+    #: ``[(figure label, why)]`` of the figures it has no measurement of
+    #: (:mod:`..results.measurement`) where most nodes measured them
+    unmeasured: List[Tuple[str, str]] = field(default_factory=list)
     #: it was a suspect in the previous fleet run too
     again: bool = False
 
     @property
     def loss(self):
-        '''For ordering: a failure or another fingerprint ranks above any
-        slow figure.'''
-        if self.failures or self.differs:
+        '''For ordering: a failure, another fingerprint or no measurement
+        ranks above any slow figure.'''
+        if self.failures or self.differs or self.unmeasured:
             return math.inf
 
         return max((o.loss for o in self.outliers), default=0.0)
@@ -276,6 +321,8 @@ class Suspect:
                   f'{", ".join(self.differs)}'] if self.differs else [])
         parts += [f'failed {case}: {reason}'
                   for case, reason in self.failures]
+        parts += [f'{label}: no measurement ({why})'
+                  for label, why in self.unmeasured]
         parts += [f'{o.figure.label} {number(o.value)} {o.figure.unit} '
                   f'(fleet median {number(o.median)}, '
                   f'{100 * o.change:+.0f}%'
@@ -313,8 +360,12 @@ class PartitionFleet:
     passed_on_retry: List[Tuple[str, str]] = field(default_factory=list)
     #: ``[(node, figure, first value, rerun value)]``: figures out of
     #: their band on the first run and within it on the rerun
-    #: (:mod:`.confirm`)
+    #: (:mod:`.confirm`); a first value of ``None`` measured nothing
     recovered: List[tuple] = field(default_factory=list)
+    #: ``[(figure label, {node: why}, nodes that ran it)]``: figures that
+    #: half of the nodes or more have no measurement of: the check's or
+    #: the software's problem, not a node's
+    unmeasured: List[tuple] = field(default_factory=list)
 
     @property
     def judged_groups(self):
@@ -342,8 +393,13 @@ class PartitionFleet:
 
     def findings(self):
         '''Lines for people of what fails the partition beside its
-        suspects: fleet-wide losses and figures that are not uniform.'''
-        lines = []
+        suspects: figures most of its nodes have no measurement of,
+        fleet-wide losses and figures that are not uniform.'''
+        lines = [f'{self.name}: no measurement of {label} on {len(nodes)} of '
+                 f'{ran} node(s) '
+                 f'({node_list(sorted(nodes, key=natural_order))}): '
+                 f'{", ".join(sorted(set(nodes.values())))}'
+                 for label, nodes, ran in self.unmeasured]
         for s in self.fleet_losses:
             a = s.against
             runs = f' (median of {a.runs})' if a.runs else ''
@@ -391,25 +447,30 @@ def _floors(cases):
                          f'{cases[0]["partition"]}: {err}') from None
 
 
-def _width(band):
+def width(band):
     '''A band as the largest deviation (a factor's logarithm) within
     it.'''
     return -math.log(1 - band) if band < 1 else math.inf
 
 
+def _median_band(values, floor, factor):
+    '''``(median, band)`` of ``values`` (at least ``floor``; ``factor``
+    robust standard deviations).'''
+    median = statistics.median(values)
+    if median <= 0:
+        return median, floor
+
+    deviations = [abs(math.log(v / median)) if v > 0 else math.inf
+                  for v in values]
+    spread = factor * 1.4826 * statistics.median(deviations)
+    return median, round(1 - math.exp(-max(width(floor), spread)), 3)
+
+
 def _spread(figure, values, floor, factor):
     '''The :class:`Spread` of ``values``: median and band (at least
     ``floor``; ``factor`` robust standard deviations).'''
-    median = statistics.median(values.values())
-    if median <= 0:
-        return Spread(figure, values, median, floor, floor)
-
-    deviations = [abs(math.log(v / median)) if v > 0 else math.inf
-                  for v in values.values()]
-    spread = factor * 1.4826 * statistics.median(deviations)
-    width = max(_width(floor), spread)
-    return Spread(figure, values, median, round(1 - math.exp(-width), 3),
-                  floor)
+    median, band = _median_band(list(values.values()), floor, factor)
+    return Spread(figure, values, median, band, floor)
 
 
 def _split(spread, floor):
@@ -426,7 +487,7 @@ def _split(spread, floor):
         return None
 
     gap, at = max(gaps)
-    if gap <= _width(floor):
+    if gap <= width(floor):
         return None
 
     return (sorted(ranked[:at], key=natural_order),
@@ -487,7 +548,8 @@ def _by_partition(testcases):
         partition = f'{case["system"]}:{case["partition"]}'
         partitions.setdefault(partition, []).append(case)
 
-    return partitions
+    # by name: the order a report lists its test cases in is ReFrame's
+    return OrderedDict(sorted(partitions.items()))
 
 
 def _failures(cases):
@@ -507,18 +569,20 @@ def _failures(cases):
             failures[node_of(case)].append(
                 (_label(case), case.get('fail_reason') or case['result']))
 
-    return failures
+    return {node: sorted(failed) for node, failed in failures.items()}
 
 
 def _groups(cases):
-    '''``{variant: {identity: {node: case}}}`` of the passed cases.'''
+    '''``{variant: {identity: {node: case}}}`` of the passed cases,
+    variants in a fixed order.'''
     groups = defaultdict(lambda: defaultdict(dict))
     for case in cases:
         if case['result'] == 'pass':
             key = figure_key(case)
             groups[variant_key(key)][key[4]][node_of(case)] = case
 
-    return groups
+    return {variant: groups[variant] for variant in sorted(groups,
+                                                           key=_order)}
 
 
 def _columns(fleet, cases, min_nodes):
@@ -528,7 +592,10 @@ def _columns(fleet, cases, min_nodes):
     ``fleet.other_inputs``.'''
     columns = []
     for variant, identities in _groups(cases).items():
-        ranked = sorted(identities.items(), key=lambda item: -len(item[1]))
+        # the most nodes' inputs are the fleet's; on a tie, the same ones
+        # whatever the report's order
+        ranked = sorted(identities.items(),
+                        key=lambda item: (-len(item[1]), item[0]))
         fleets_identity, nodes = ranked[0]
         for other, odd_nodes in ranked[1:]:
             what = '; '.join(identity.differences(fleets_identity, other))
@@ -542,7 +609,7 @@ def _columns(fleet, cases, min_nodes):
         values, units = defaultdict(dict), {}
         for node, case in nodes.items():
             for variable, (value, unit) in figures_of(case).items():
-                values[variable][node] = float(value)
+                values[variable][node] = value
                 units[variable] = unit
 
         key = variant + (fleets_identity,)
@@ -569,6 +636,46 @@ def _odd_fingerprints(name, groups, judged):
                      for node in group.nodes]
 
     return suspects
+
+
+def _unmeasured(cases):
+    '''``({node: [(figure label, why)]}, [(figure label, {node: why},
+    nodes)]``: the figures the nodes' passed test cases have no
+    measurement of (:mod:`..results.measurement`; a figure the other nodes
+    of the same check variant and inputs report and a node's does not is
+    "not reported"). Where more than half of the nodes that ran it
+    measured the figure, the others are each named (the first); else the
+    figure is a finding of the partition (the second).'''
+    runs = defaultdict(dict)
+    for case in cases:
+        if case['result'] == 'pass':
+            runs[figure_key(case)][node_of(case)] = case
+
+    by_node, widespread = defaultdict(list), []
+    for key in sorted(runs, key=_order):
+        nodes = runs[key]
+        measured, missing = defaultdict(set), defaultdict(dict)
+        for node, case in nodes.items():
+            for variable in figures_of(case):
+                measured[variable].add(node)
+            for variable, (why, _) in unmeasured(case).items():
+                missing[variable][node] = why
+
+        for variable in sorted(set(measured) | set(missing)):
+            absent = {node: missing[variable].get(
+                node, measurement.NOT_REPORTED) for node in nodes
+                if node not in measured[variable]}
+            if not absent:
+                continue
+
+            label = Figure(key, variable, '').label
+            if len(measured[variable]) > len(nodes) / 2:
+                for node, why in absent.items():
+                    by_node[node].append((label, why))
+            else:
+                widespread.append((label, absent, len(nodes)))
+
+    return by_node, widespread
 
 
 class _Column(NamedTuple):
@@ -613,20 +720,27 @@ def _partition(name, cases, min_nodes):
                               f'the same inputs')
 
     fleet.suspects = _odd_fingerprints(name, fleet.groups, judged)
+    by_node, fleet.unmeasured = _unmeasured(cases)
+    for suspect in fleet.suspects:
+        suspect.unmeasured = by_node.pop(suspect.node, [])
+    fleet.suspects += [Suspect(name, node, unmeasured=figures)
+                       for node, figures in by_node.items()]
     fleet.passed_on_retry = sorted(
         (node_of(c), _label(c)) for c in cases if passed_on_retry(c))
     return fleet, columns
 
 
 def _earlier(variable, cases):
-    '''``{node: value}`` of ``variable`` in the attempt before each
-    case's final one, where it has one.'''
+    '''``{node: value}`` of ``variable`` in the latest attempt before
+    each case's final one that recorded it; ``None`` where that attempt
+    has no measurement of it (the worst: a node is named when it is out
+    on its final attempt and measured nothing before).'''
     found = {}
     for node, case in cases.items():
         for attempt in reversed(case.get('earlier_attempts') or ()):
             before = figures_of(attempt).get(variable)
-            if before is not None:
-                found[node] = float(before[0])
+            if before is not None or variable in unmeasured(attempt):
+                found[node] = before and before[0]
                 break
 
     return found
@@ -646,11 +760,20 @@ def _judge(fleet, columns, cases, floors, history, factor):
     '''Make the spreads of ``columns`` and name the suspects of
     ``fleet``.'''
     floors = _floors(cases) if floors is None else floors
+    missing = {(s.node, label): why for s in fleet.suspects
+               for label, why in s.unmeasured}
     for column in columns:
         floor = noise.family_floor(column.figure.key[0], floors)
         spread = _spread(column.figure, column.values, floor, factor)
         spread.fingerprint = column.fingerprint
-        spread.earlier = _earlier(column.figure.variable, column.cases)
+        spread.unmeasured = {
+            node: missing[node, column.figure.label]
+            for node in column.cases
+            if (node, column.figure.label) in missing}
+        # of the nodes with a final value: one with none is no measurement
+        spread.earlier = _earlier(column.figure.variable, {
+            node: case for node, case in column.cases.items()
+            if node in column.values})
         spread.split = _split(spread, floor)
         spread.against = _against(
             spread, list(column.cases.values()), history,
@@ -687,7 +810,7 @@ def _suspects(partition, spreads, failures, odd):
         by_node.setdefault(node, Suspect(partition, node)).failures = failed
 
     for suspect in by_node.values():
-        suspect.outliers.sort(key=lambda o: -o.loss)
+        suspect.outliers.sort(key=lambda o: (-o.loss, o.figure.label))
 
     return sorted(by_node.values(), key=lambda s: (-s.loss, s.node))
 

@@ -4,10 +4,18 @@ As NHC and ORNL's checknode do: a drain this tool makes carries its own
 reason prefix (:data:`PREFIX`), so that it can tell its drains from an
 administrator's and undrain only its own; it never replaces a reason
 someone else set, leaves a node that is already drained, down or in
-maintenance alone, and drains at most :data:`MAX_SHARE` of a partition's
-nodes at once (a fleet that looks bad on half of its nodes is a problem
-to look at, not half a partition to take out of service), the worst
-suspects first, naming those it did not drain and why.
+maintenance alone, and keeps at most :data:`MAX_SHARE` of a partition's
+nodes drained by it at once (a fleet that looks bad on half of its nodes
+is a problem to look at, not half a partition to take out of service),
+the worst suspects first, naming those it did not drain and why.
+
+The share counts every node of the partition that this tool drained and
+that is not back in service, whenever it was drained: Slurm's own state
+says which (the reason prefix), so three calls in a night, or a night
+after another, drain no more than one call would. A partition's nodes are
+those its fleet run ran on or left out, and every node of the Slurm
+partitions they all belong to (a node drained last night did not run
+tonight).
 '''
 
 import math
@@ -15,7 +23,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import List
 
 #: Every drain reason this tool sets starts so; it undrains only those.
 PREFIX = 'hpc-acceptance:'
@@ -40,6 +48,10 @@ class SlurmError(RuntimeError):
     '''scontrol is missing or failed; the message says what it said.'''
 
 
+#: Slurm's states of a drained node.
+DRAINED = frozenset({'DRAIN', 'DRAINED', 'DRAINING'})
+
+
 @dataclass(frozen=True)
 class NodeState:
     node: str
@@ -47,11 +59,18 @@ class NodeState:
     states: frozenset
     #: the drain or down reason, without Slurm's ``[user@time]``
     reason: str
+    #: the Slurm partitions it belongs to
+    partitions: frozenset = frozenset()
 
     @property
     def ours(self):
         '''Drained by this tool (its reason starts with :data:`PREFIX`).'''
         return self.reason.startswith(PREFIX)
+
+    @property
+    def drained_by_us(self):
+        '''Drained by this tool and not resumed since.'''
+        return self.ours and bool(self.states & DRAINED)
 
     @property
     def out_of_service(self):
@@ -82,7 +101,9 @@ def parse_nodes(text):
         nodes[fields['NodeName']] = NodeState(
             fields['NodeName'],
             frozenset(s for s in fields.get('State', '').split('+') if s),
-            '' if reason == '(null)' else reason)
+            '' if reason == '(null)' else reason,
+            frozenset(p for p in fields.get('Partitions', '').split(',')
+                      if p and p != '(null)'))
 
     return nodes
 
@@ -120,34 +141,60 @@ class DrainPlan:
     left_alone: List[tuple]
 
 
+def cap(max_share, size):
+    '''The most nodes of a partition of ``size`` nodes this tool keeps
+    drained at once: ``max_share`` of them, at least one.'''
+    return max(1, math.floor(max_share * size))
+
+
+def _left_alone(state):
+    '''Why a suspect of Slurm state ``state`` is not drained, or
+    ``None``.'''
+    if state is None:
+        return 'Slurm does not know it'
+
+    if state.out_of_service:
+        flags = '+'.join(sorted(state.states)).lower()
+        who = ('by hpc-acceptance' if state.ours else
+               f'with the reason {state.reason!r}' if state.reason
+               else 'without a reason')
+        return f'already {flags} {who}'
+
+    if state.reason and not state.ours:
+        return f'it has a reason an administrator set: {state.reason}'
+
+    return None
+
+
 def plan(suspects, states, partition_nodes, max_share=MAX_SHARE):
     '''What to drain of ``suspects`` (``[(partition, node, reason)]``,
-    worst first), given the nodes' Slurm ``states`` and
-    ``{partition: nodes it has}``.'''
+    worst first), given the nodes' Slurm ``states`` (``None``: Slurm
+    could not be asked, and every node counts as in service) and
+    ``{partition: the nodes it has}``: of each partition, no more than
+    :func:`cap` nodes drained by this tool at once, those it drained
+    before and has not resumed among them.'''
+    known, states = states is not None, states or {}
+    before = {partition: sum(1 for n in nodes if n in states and
+                             states[n].drained_by_us)
+              for partition, nodes in partition_nodes.items()}
+    taken = dict(before)
     drains, alone = [], []
-    taken: Dict[str, int] = {}
     for partition, node, reason in suspects:
-        state = states.get(node)
-        size = partition_nodes.get(partition, 1)
-        cap = max(1, math.floor(max_share * size))
-        if state is None:
-            alone.append((node, 'Slurm does not know it'))
-        elif state.out_of_service:
-            flags = '+'.join(sorted(state.states)).lower()
-            who = ('by hpc-acceptance' if state.ours else
-                   f'with the reason {state.reason!r}' if state.reason
-                   else 'without a reason')
-            alone.append((node, f'already {flags} {who}'))
-        elif state.reason and not state.ours:
-            alone.append((node, f'it has a reason an administrator set: '
-                                f'{state.reason}'))
-        elif taken.get(partition, 0) >= cap:
-            alone.append((node, f'{partition}: at most {cap} of its {size} '
-                                f'node(s) are drained at once '
-                                f'(--max-drain-share {max_share:g})'))
-        else:
+        why = _left_alone(states.get(node)) if known else None
+        size = len(partition_nodes.get(partition) or {node})
+        most = cap(max_share, size)
+        if why is None and taken.get(partition, 0) >= most:
+            why = (f'{partition}: at most {most} of its {size} node(s) are '
+                   f'kept drained by hpc-acceptance at once '
+                   f'(--max-drain-share {max_share:g}; '
+                   f'{before.get(partition, 0)} drained before and not '
+                   f'resumed)')
+
+        if why is None:
             taken[partition] = taken.get(partition, 0) + 1
             drains.append((node, reason))
+        else:
+            alone.append((node, why))
 
     return DrainPlan(drains, alone)
 

@@ -11,8 +11,13 @@ lost a DIMM reports less memory, one whose BIOS update failed the old
 version.
 
 Memory is compared to within :data:`MEMORY_TOLERANCE`: identical nodes
-report a few MB more or less (firmware and kernel reservations), a lost
-DIMM is a sixteenth of the memory or more.
+report MemTotal tens of MB apart (firmware and kernel reservations), a
+lost DIMM is a sixteenth of the memory or more. The partition's memory
+sizes are clustered all together (sorted, a new size where the next is
+more than the tolerance above the one before), so that neither the order
+in which a run lists its nodes nor a rounding boundary between two
+identical nodes (187.49 and 187.51 GiB) splits them; each cluster is named
+by its median, in GiB.
 '''
 
 from collections import Counter
@@ -54,38 +59,61 @@ def of_case(case):
 
 
 def _gib(kilobytes):
-    return f'{int(kilobytes) / 2 ** 20:.0f} GiB'
+    '''A memory size as people read it: ``187 GiB``, ``62.5 GiB``.'''
+    gib = kilobytes / 2 ** 20
+    return f'{gib:.0f} GiB' if gib >= 100 else f'{gib:.3g} GiB'
 
 
-def _same_memory(kilobytes, other):
-    return abs(int(kilobytes) - int(other)) <= \
-        MEMORY_TOLERANCE * max(int(kilobytes), int(other))
+def memory_sizes(sizes):
+    '''``{size in kB: name of its cluster}`` of the memory sizes of a
+    partition's nodes: sorted, a size more than :data:`MEMORY_TOLERANCE`
+    above the one before starts a new cluster, named by its median in GiB
+    (:func:`_gib`; clusters further apart than the tolerance never share a
+    name).'''
+    clusters = []
+    for size in sorted(set(sizes)):
+        if clusters and size - clusters[-1][-1] <= MEMORY_TOLERANCE * size:
+            clusters[-1].append(size)
+        else:
+            clusters.append([size])
+
+    names = {}
+    for cluster in clusters:
+        within = set(cluster)
+        members = sorted(s for s in sizes if s in within)
+        name = _gib(members[(len(members) - 1) // 2])
+        names.update((size, name) for size in cluster)
+
+    return names
+
+
+def _most_common(fingerprints):
+    '''The fingerprint most of a node's test cases recorded; on a tie the
+    first in sorted order, whatever the order of the cases.'''
+    counts = Counter(fingerprints)
+    counts.pop(UNKNOWN, None)
+    if not counts:
+        return UNKNOWN
+
+    return min(counts, key=lambda found: (-counts[found], found))
 
 
 def of_nodes(cases_by_node):
     '''``{node: fingerprint}`` (a tuple in :data:`FIELDS` order) of the
     nodes of one partition, from ``{node: [test cases]}``: each node's
-    most common one, memory as the partition's most common size where
-    within :data:`MEMORY_TOLERANCE` of it, in GiB.'''
-    prints = {}
-    for node, cases in cases_by_node.items():
-        # a job that ended before its probe ran recorded nothing
-        counts = Counter(tuple(of_case(case)[f] for f in FIELDS)
-                         for case in cases)
-        counts.pop(UNKNOWN, None)
-        prints[node] = (counts.most_common(1)[0][0] if counts
-                        else UNKNOWN)
-
+    most common one (a job that ended before its probe ran recorded
+    nothing), memory as its cluster's size (:func:`memory_sizes`).'''
+    prints = {node: _most_common(tuple(of_case(case)[f] for f in FIELDS)
+                                 for case in cases)
+              for node, cases in cases_by_node.items()}
     column = FIELDS.index('memory')
-    sizes = Counter(p[column] for p in prints.values()
-                    if p[column].isdigit())
-    usual = sizes.most_common(1)[0][0] if sizes else None
+    names = memory_sizes([int(p[column]) for p in prints.values()
+                          if p[column].isdigit()])
     for node, fingerprint in prints.items():
         memory = fingerprint[column]
         if memory.isdigit():
-            if usual and _same_memory(memory, usual):
-                memory = usual
-            prints[node] = (fingerprint[:column] + (_gib(memory),) +
+            prints[node] = (fingerprint[:column] +
+                            (names[int(memory)],) +
                             fingerprint[column + 1:])
 
     return prints

@@ -36,7 +36,7 @@ from reframe.core.exceptions import ReframeError
 from reframe.frontend.testgenerators import getallnodes
 
 from hpc_acceptance.tools.results.atomic_file import write_atomically
-from hpc_acceptance.tools.results.runs import CONFIG, ResultsError
+from hpc_acceptance.tools.results.runs import CONFIG, Unreadable, one_line
 
 # scontrol's one-line node description: Reason=<words> [<who>@<when>]
 _REASON = re.compile(r'\bReason=(.*?)(?: \[[^\]]*\])?(?= \w+=|$)')
@@ -116,16 +116,52 @@ def describe(nodes):
     return lines
 
 
+def _check(nodes):
+    '''Raise ``ValueError`` where ``nodes`` is not a node map
+    (:func:`node_map`'s).'''
+    if not isinstance(nodes, dict):
+        raise ValueError('not {partition: {"covered": [...], '
+                         '"left_out": [...]}}')
+
+    for partition, about in nodes.items():
+        if not isinstance(about, dict):
+            raise ValueError(f'{partition}: not {{"covered": [...], '
+                             f'"left_out": [...]}}')
+
+        covered = about.get('covered', [])
+        if not isinstance(covered, list) or not all(isinstance(n, str)
+                                                    for n in covered):
+            raise ValueError(f'{partition}: "covered" is not a list of '
+                             f'nodes')
+
+        left_out = about.get('left_out', [])
+        if not isinstance(left_out, list):
+            raise ValueError(f'{partition}: "left_out" is not a list')
+
+        for node in left_out:
+            if not (isinstance(node, dict) and all(
+                    isinstance(node.get(k), str)
+                    for k in ('node', 'state', 'reason'))):
+                raise ValueError(f'{partition}: "left_out" holds {node!r}, '
+                                 f'not {{"node", "state", "reason"}}')
+
+
 def read(path):
-    '''The node map kept beside a run's report; ``{}`` if there is none.'''
+    '''The node map kept beside a run's report; ``{}`` if there is none.
+
+    :raises Unreadable: naming the file and what is wrong, in one line.
+    '''
     try:
         with open(path) as fp:
-            return json.load(fp)
+            nodes = json.load(fp)
+        _check(nodes)
     except FileNotFoundError:
         return {}
-    except (OSError, json.JSONDecodeError) as err:
-        raise ResultsError(f'cannot read the node list {path}: {err}'
-                           ) from None
+    except (OSError, ValueError, TypeError) as err:
+        raise Unreadable(f'cannot read the node list {path}: '
+                         f'{one_line(err)}') from None
+
+    return nodes
 
 
 def path_beside(report):

@@ -42,7 +42,7 @@ from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
                                                figure_key, figures_of,
                                                report_testcases,
-                                               stored_sessions)
+                                               stored_sessions, unmeasured)
 
 #: The reservation the nodes are tested in.
 RESERVATION = 'hpc-acceptance-resume'
@@ -100,6 +100,12 @@ def judge_node(node, cases, fleets):
     if failed:
         return f'failed {failed[0]}'
 
+    nothing = [(c['display_name'], variable, why) for c in cases
+               for variable, (why, _) in sorted(unmeasured(c).items())]
+    if nothing:
+        name, variable, why = nothing[0]
+        return f'{name}: no measurement of {variable} ({why})'
+
     hardware = node_fingerprint.hardware(
         node_fingerprint.of_nodes({node: cases}).get(node) or
         node_fingerprint.UNKNOWN)
@@ -114,7 +120,7 @@ def judge_node(node, cases, fleets):
                 continue
 
             compared += 1
-            if spread.is_out(float(value)):
+            if spread.is_out(value):
                 change = 100 * (float(value) - spread.median) / spread.median
                 return (f'{spread.figure.label} {fleet.number(value)} vs '
                         f'fleet median {fleet.number(spread.median)} '

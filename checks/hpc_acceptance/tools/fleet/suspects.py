@@ -46,9 +46,14 @@ from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.fleet import resume as fleet_resume
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.references import noise
-from hpc_acceptance.tools.results.runs import (ResultsError, report_session,
+from hpc_acceptance.tools.results.runs import (ResultsError, Unreadable,
+                                               report_session,
                                                report_testcases,
                                                stored_sessions)
+
+#: Exit status of a run report, node list or results database that cannot
+#: be read, as the verdict's.
+UNREADABLE = 3
 
 
 def text_lines(fleets, nodes=None):
@@ -104,6 +109,8 @@ def as_json(fleets, nodes=None):
                 'node': s.node, 'again': s.again, 'differs': s.differs,
                 'failures': [{'check': c, 'reason': r}
                              for c, r in s.failures],
+                'no_measurement': [{'figure': f, 'recorded': w}
+                                   for f, w in s.unmeasured],
                 'figures': [{'figure': o.figure.label,
                              'unit': o.figure.unit, 'value': o.value,
                              'fleet_median': o.median, 'band': o.band,
@@ -128,12 +135,15 @@ def drain_reason(suspect, when):
         worst = f'differs: {suspect.differs[0]}'
     elif suspect.failures:
         worst = f'failed {suspect.failures[0][0]}'
+    elif suspect.unmeasured:
+        label, why = suspect.unmeasured[0]
+        worst = f'no measurement: {label} ({why})'
     else:
         o = suspect.outliers[0]
         worst = f'{o.figure.label} {100 * o.change:+.0f}% vs fleet median'
 
     more = (len(suspect.differs) + len(suspect.failures) +
-            len(suspect.outliers) - 1)
+            len(suspect.unmeasured) + len(suspect.outliers) - 1)
     text = f'{slurm_drain.PREFIX} {when} {worst}' + (f' (+{more} more)'
                                                      if more else '')
     return text.replace('"', "'")
@@ -152,31 +162,60 @@ def shell_line(command):
     return ' '.join(words) + ' Reason="' + reason[len('Reason='):] + '"'
 
 
-def partition_sizes(fleets, nodes):
-    '''``{partition: nodes it has}``: those the node list names (covered
-    and left out), else those that ran.'''
-    sizes = {p.name: len(p.nodes) for p in fleets}
-    for partition, about in (nodes or {}).items():
-        sizes[partition] = (len(about.get('covered', [])) +
-                            len(about.get('left_out', [])))
+def partition_nodes(fleets, nodes, states=None):
+    '''``{partition: the nodes it has}``: those that ran, those the node
+    list names (covered and left out), and every node of the Slurm
+    partitions all of those that ran belong to (``states``: Slurm's, as
+    :func:`.drain.node_states` gives them): a node drained on an earlier
+    night is in none of tonight's test cases.'''
+    states = states or {}
+    found = {}
+    for partition in fleets:
+        members = set(partition.nodes)
+        about = (nodes or {}).get(partition.name, {})
+        members |= {n['node'] if isinstance(n, dict) else n
+                    for n in about.get('covered', []) +
+                    about.get('left_out', [])}
+        slurm = [states[n].partitions for n in partition.nodes
+                 if n in states and states[n].partitions]
+        common = frozenset.intersection(*slurm) if slurm else frozenset()
+        if common:
+            members |= {n for n, state in states.items()
+                        if common <= state.partitions}
+        found[partition.name] = members
 
-    return sizes
+    return found
+
+
+def drain_plan(fleets, when, nodes, max_share, states):
+    ''':func:`.drain.plan` of the suspects of ``fleets``, the worst
+    first.'''
+    ranked = sorted(((p.name, s) for p in fleets for s in p.suspects),
+                    key=lambda item: (-item[1].loss, item[1].node))
+    return slurm_drain.plan(
+        [(partition, s.node, drain_reason(s, when))
+         for partition, s in ranked],
+        states, partition_nodes(fleets, nodes, states), max_share)
+
+
+def left_out_lines(left, prefix=''):
+    '''Lines saying how many suspects a plan leaves out, and why each.'''
+    if not left:
+        return []
+
+    return ([f'{prefix}{len(left)} suspect(s) left out, not drained:'] +
+            [f'{prefix}  {node}: {why}' for node, why in left])
 
 
 def drain(fleets, when, nodes, max_share):
     '''Drain the suspects as :func:`.drain.plan` allows: ``(lines
     saying what happened, all drains succeeded)``.'''
-    suspects = sorted(((p.name, s) for p in fleets for s in p.suspects),
-                      key=lambda item: (-item[1].loss, item[1].node))
     try:
         states = slurm_drain.node_states()
     except slurm_drain.SlurmError as err:
         return [f'suspects: {err}: no node was drained'], False
 
-    plan = slurm_drain.plan(
-        [(partition, s.node, drain_reason(s, when))
-         for partition, s in suspects],
-        states, partition_sizes(fleets, nodes), max_share)
+    plan = drain_plan(fleets, when, nodes, max_share, states)
     lines, ok = [], True
     for node, reason in plan.drain:
         try:
@@ -188,6 +227,26 @@ def drain(fleets, when, nodes, max_share):
 
     lines += [f'not drained {node}: {why}' for node, why in plan.left_alone]
     return lines, ok
+
+
+def slurm_lines(fleets, when, nodes, max_share):
+    '''``--format slurm``: the ``scontrol`` line of each suspect that
+    ``--drain`` would drain now (the cap and the nodes' states as Slurm
+    gives them), then, as shell comments, how many suspects it leaves out
+    and why each: ``(lines, note)``, ``note`` saying why Slurm could not
+    be asked (the cap then counts these lines only), else ``None``.'''
+    try:
+        states, note = slurm_drain.node_states(), None
+    except slurm_drain.SlurmError as err:
+        states = None
+        note = (f'suspects: {err}: the drain cap counts these lines only, '
+                f'not the nodes drained before')
+
+    plan = drain_plan(fleets, when, nodes, max_share, states)
+    return ([shell_line(['scontrol', 'update', f'NodeName={node}',
+                         'State=DRAIN', f'Reason={reason}'])
+             for node, reason in plan.drain] +
+            left_out_lines(plan.left_alone, prefix='# ')), note
 
 
 def latest_fleet_session():
@@ -206,8 +265,11 @@ def _day(testcases):
     '''The day the run's last test case ended, as a drain reason says.'''
     times = [c['job_completion_time_unix'] for c in testcases
              if c.get('job_completion_time_unix')] or [0]
-    return datetime.datetime.fromtimestamp(
-        max(times), datetime.timezone.utc).strftime('%Y-%m-%d')
+    try:
+        return datetime.datetime.fromtimestamp(
+            max(times), datetime.timezone.utc).strftime('%Y-%m-%d')
+    except (OverflowError, OSError, ValueError):
+        return 'on an unknown day'
 
 
 def read_run(args):
@@ -326,6 +388,9 @@ def main(argv=None):
             args.run_report[0] if args.run_report else None)
         nodes = fleet_nodes.read(args.nodes or os.path.join(
             page_dir, report_file.NODES_NAME))
+    except Unreadable as err:
+        print(f'suspects: {err}', file=sys.stderr)
+        return UNREADABLE
     except (ResultsError, fleet.FleetError) as err:
         print(f'suspects: {err}', file=sys.stderr)
         return 2
@@ -337,7 +402,11 @@ def main(argv=None):
     if args.format == 'json':
         print(json.dumps(as_json(fleets, nodes), indent=1))
     elif args.format == 'slurm':
-        print('\n'.join(shell_line(c) for c in drain_commands(fleets, day)))
+        lines, slurm_note = slurm_lines(fleets, day, nodes,
+                                        args.max_drain_share)
+        if slurm_note:
+            print(slurm_note, file=sys.stderr)
+        print('\n'.join(lines))
     else:
         print('\n'.join(text_lines(fleets, nodes)))
 

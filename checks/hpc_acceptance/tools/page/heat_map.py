@@ -9,7 +9,8 @@ Suspect figures (worse than their band) are marked with a black dot, and the
 suspects' names are written beside their rows: a fleet of 1000 nodes stays one
 picture, its odd nodes named. Where a partition's nodes of other hardware or
 software were judged apart, a cell is the change from the median of the node's
-own group. A value of 0 (no measurement) is as red as it gets.
+own group. A value of 0, and no measurement (NaN, null and the like:
+:mod:`..results.measurement`), are as red as it gets.
 '''
 
 import math
@@ -64,6 +65,9 @@ def matrix(partition):
                 changes[row[node], column] = math.expm1(spread.gain(node))
                 if spread.is_worse(node):
                     marked.append((row[node], column))
+            for node in spread.unmeasured:
+                changes[row[node], column] = -1.0
+                marked.append((row[node], column))
 
     return nodes, [group[0] for group in columns.values()], changes, marked
 

@@ -22,7 +22,10 @@ only warns when it cannot store a run there, so:
   ``backups/`` beside the database, keeping the newest ``--keep``;
 - ``import``: stores each report's session with ReFrame's own storage
   code, the one that stores a finished run; a session already there is
-  left as it is.
+  left as it is. Every report is read and validated first (the tools'
+  check, :mod:`.report_shape`, then ReFrame's own): one that cannot be
+  read is named in one line with what is wrong, nothing is stored, and it
+  exits 3, the database as it was.
 '''
 
 import argparse
@@ -37,7 +40,7 @@ import sys
 from pathlib import Path
 
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools.results import disk_space
+from hpc_acceptance.tools.results import disk_space, report_shape
 
 #: Where config/settings.py keeps the database unless RFM_SQLITE_DB_FILE.
 DEFAULT_DB = PROJECT_DIR / 'var' / 'results.db'
@@ -47,6 +50,10 @@ DEFAULT_REPORTS = PROJECT_DIR / 'var' / 'reports'
 
 #: Backups kept by default: a week of nightly runs.
 DEFAULT_KEEP = 7
+
+#: Exit status of ``import`` when a report cannot be read, as the
+#: verdict's for an unreadable report.
+UNREADABLE = 3
 
 #: The project's command, as a recovery step names it.
 COMMAND = os.path.join(os.path.dirname(sys.executable), 'hpc-acceptance')
@@ -309,34 +316,62 @@ def stored_sessions(path, start, end):
                   key=lambda s: s['session_info'].get('time_start_unix', 0))
 
 
-def _validated(path):
-    '''The report at ``path`` after ReFrame's own validation of it (the
-    one ``--restore-session`` does).'''
+def _one_line(text):
+    return ' '.join(str(text).split())
+
+
+def validated(path):
+    '''The run report at ``path``, read and checked as the tools read it
+    (:mod:`.report_shape`) and as ReFrame does before it restores a
+    session.
+
+    :raises ValueError: naming the file and what is wrong, in one line.
+    '''
     from reframe.core.exceptions import ReframeError
     from reframe.frontend import reporting
 
     try:
+        with open(path, 'rb') as fp:
+            report = json.loads(fp.read().decode('utf-8'))
+        report_shape.check(report)
+        if not (report.get('session_info') or {}).get('uuid'):
+            raise ValueError('no session_info.uuid: ReFrame stores a '
+                             'session by it')
         reporting.restore_session(path)
+    except (OSError, ValueError) as err:
+        raise ValueError(f'cannot read the run report {path}: '
+                         f'{_one_line(err)}') from None
     except ReframeError as err:
-        raise ValueError(f'{path}: {err}') from None
+        raise ValueError(f'cannot read the run report {path}: ReFrame: '
+                         f'{_one_line(err)}') from None
 
-    return run_report(path)
+    return report
 
 
 def import_reports(path, reports):
-    '''Store each report's session; ``(stored, already there, errors)``.'''
-    storage = reframe_storage(path)
-    done, present, errors = [], [], []
+    '''Store each report's session; ``(stored, already there, errors)``.
+    Where a report cannot be read (``errors``), none is stored.'''
+    read, errors = [], []
     for report_path in reports:
         try:
-            report = _validated(report_path)
-            storage.store(report, os.path.abspath(report_path))
+            read.append((report_path, validated(report_path)))
         except ValueError as err:
             errors.append(str(err))
+
+    if errors:
+        return [], [], errors + [f'{report_path} (readable, but nothing is '
+                                 f'stored until every report is)'
+                                 for report_path, _ in read]
+
+    storage = reframe_storage(path)
+    done, present = [], []
+    for report_path, report in read:
+        try:
+            storage.store(report, os.path.abspath(report_path))
         except sqlite3.IntegrityError:
             present.append(report_path)
         except sqlite3.DatabaseError as err:
-            errors.append(f'{report_path}: {err}')
+            errors.append(f'{report_path}: {_one_line(err)}')
         else:
             done.append(report_path)
 
@@ -448,6 +483,9 @@ def main(argv=None):
             print(f'db: already stored: {report_path}')
         for error in errors:
             print(f'db: not stored: {error}', file=sys.stderr)
+        if errors and not (done or present):
+            return UNREADABLE
+
         return 1 if errors else 0
 
     if args.command == 'check':

@@ -12,7 +12,7 @@ import sys
 from collections import OrderedDict
 
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.results import db, measurement, report_shape
 
 #: The reframe next to this Python: the one of the project's environment.
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
@@ -30,6 +30,17 @@ _DEFAULT_PARAMETERS = {'%isa=native', '%turbo=as-configured',
 
 class ResultsError(RuntimeError):
     '''Past results cannot be read; the message says from where.'''
+
+
+class Unreadable(ResultsError):
+    '''A run report or the results database cannot be read: the message,
+    one line, names the file and what is wrong. The commands exit 3 on
+    it, as for a run that wrote no report.'''
+
+
+def one_line(text):
+    '''``text`` (an error's) on one line.'''
+    return ' '.join(str(text).split())
 
 
 def _stored(query, sessions):
@@ -51,8 +62,8 @@ def _stored(query, sessions):
         return (storage.fetch_sessions(selector) if sessions
                 else storage.fetch_testcases(selector))
     except (ReframeError, ValueError, sqlite3.DatabaseError) as err:
-        raise ResultsError(f'cannot read the results database {path} '
-                           f'({query}): {err}') from None
+        raise Unreadable(f'cannot read the results database {path} '
+                         f'({query}): {one_line(err)}') from None
 
 
 def stored_testcases(query):
@@ -117,6 +128,33 @@ def final_testcases(report):
                            for case in run['testcases']])
 
 
+def in_order(runs):
+    '''The runs of one report, the first run first and each retry after
+    it, by their ``run_index`` (the order ReFrame ran them, whatever
+    order a file lists them in); runs without one keep their place.'''
+    return sorted(runs, key=lambda run: run.get('run_index') or 0) \
+        if all(isinstance(run.get('run_index'), int) for run in runs) \
+        else list(runs)
+
+
+def read_report(path):
+    '''The parsed JSON run report at ``path``, its runs in order
+    (:func:`in_order`).
+
+    :raises Unreadable: naming the file and what is wrong with it, in one
+        line (:mod:`.report_shape`).
+    '''
+    try:
+        with open(path, 'rb') as fp:
+            report = json.loads(fp.read().decode('utf-8'))
+        report_shape.check(report)
+    except (OSError, ValueError) as err:
+        raise Unreadable(f'cannot read the run report {path}: '
+                         f'{one_line(err)}') from None
+
+    return dict(report, runs=in_order(report['runs']))
+
+
 def final_attempts(attempts):
     '''The last of each test case's records in ``attempts`` (oldest
     first), as a copy that keeps the earlier ones under
@@ -158,31 +196,17 @@ def report_testcases(*paths):
     given as one report (a fleet run: the nodes' run, its confirmation
     rerun, the multi-node run), each by its final attempt
     (:func:`final_testcases`).'''
-    runs = []
-    for path in paths:
-        try:
-            with open(path) as fp:
-                runs += json.load(fp)['runs']
-        except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
-            raise ResultsError(f'cannot read the run report {path}: '
-                               f'{err}') from None
-
-    try:
-        return final_testcases({'runs': runs})
-    except (KeyError, TypeError) as err:
-        raise ResultsError(f'cannot read the run report '
-                           f'{" ".join(map(str, paths))}: {err}') from None
+    return final_testcases({'runs': [run for path in paths
+                                     for run in read_report(path)['runs']]})
 
 
 def report_session(path):
     '''The ``session_info`` of a ReFrame JSON report (its UUID, start
-    time, the session extras such as ``fleet``).'''
-    try:
-        with open(path) as fp:
-            return json.load(fp).get('session_info') or {}
-    except (OSError, json.JSONDecodeError, AttributeError) as err:
-        raise ResultsError(f'cannot read the run report {path}: '
-                           f'{err}') from None
+    time, the session extras such as ``fleet``).
+
+    :raises Unreadable: as :func:`read_report`.
+    '''
+    return read_report(path).get('session_info') or {}
 
 
 def variant_of(display_name):
@@ -223,11 +247,34 @@ def figure_key(case):
             tuple(params.items()), identity_of(case))
 
 
+def _perfvalues(case):
+    '''``(variable, value as recorded, unit)`` of each performance value
+    of a test case; an entry of another shape than ReFrame's is one
+    without a value.'''
+    values = case.get('perfvalues')
+    for name, perf in (values.items() if isinstance(values, dict) else ()):
+        if isinstance(perf, (list, tuple)) and len(perf) >= 5:
+            yield (str(name).split(':')[-1], perf[0],
+                   perf[4] if isinstance(perf[4], str) else '')
+        else:
+            yield str(name).split(':')[-1], perf, ''
+
+
 def figures_of(case):
-    '''``{performance variable: (value, unit)}`` of a test case.'''
-    return {name.split(':')[-1]: (perf[0], perf[4])
-            for name, perf in (case.get('perfvalues') or {}).items()
-            if perf[0] is not None}
+    '''``{performance variable: (value, unit)}`` of the figures of a test
+    case that are measurements (:mod:`.measurement`), each value a
+    float.'''
+    return {variable: (measurement.value(raw), unit)
+            for variable, raw, unit in _perfvalues(case)
+            if measurement.value(raw) is not None}
+
+
+def unmeasured(case):
+    '''``{performance variable: (why, unit)}`` of the figures a test case
+    recorded that are no measurement (:mod:`.measurement`).'''
+    return {variable: (measurement.why_not(raw), unit)
+            for variable, raw, unit in _perfvalues(case)
+            if measurement.value(raw) is None}
 
 
 def describe_key(key):

@@ -7,17 +7,22 @@ sysadmins read green as "validated", so the acceptance run is judged here:
   against references" where no reference file bounded them, and no fleet
   run compared them across the nodes of their partition);
 - exit 1: a check failed, aborted or could not run for a failed dependency,
-  or a fleet run found something (:mod:`..fleet.compare`): a suspect node
-  (slower than its siblings, alone in failing a check, or of another hardware
-  or software than its partition's other nodes), a fleet that lost as a whole
-  against its references or its earlier fleet runs, or a figure whose nodes
-  split in two clusters (not uniform), or a figure's nightly series
-  ended on a persistent shift beyond its reference tolerance or the
-  site's shift limit (:mod:`..shifts.nightly`);
+  a passed check has no measurement of a figure (NaN, +-inf, null, a
+  negative or non-numeric value, or no figure at all from a check of this
+  project: :mod:`..results.measurement`), or a fleet run found something
+  (:mod:`..fleet.compare`): a suspect node (slower than its siblings, alone
+  in failing a check, with no measurement of a figure its siblings
+  measured, or of another hardware or software than its partition's other
+  nodes), a fleet that lost as a whole against its references or its
+  earlier fleet runs, or a figure whose nodes split in two clusters (not
+  uniform), or a figure's nightly series ended on a persistent shift
+  beyond its reference tolerance or the site's shift limit
+  (:mod:`..shifts.nightly`);
 - exit 2: nothing was validated (no check selected, or all skipped, or a
   site system without a reference file: :mod:`..references.unreferenced`);
-- exit 3: ReFrame failed before it ran anything, or the report is
-  unreadable.
+- exit 3: ReFrame failed before it ran anything, or a report is
+  unreadable (not JSON, not a run report, another ReFrame's format: one
+  line names the file and what is wrong, :mod:`..results.report_shape`).
 
 ReFrame writes no report when no test case ran; its own exit status tells
 that case (0) from a crash (non-zero). A fleet run is two or three ReFrame
@@ -33,16 +38,17 @@ Usage: ``hpc-acceptance verdict REPORT.json REFRAME_EXIT_STATUS
 [REPORT.json REFRAME_EXIT_STATUS ...]``
 '''
 
-import json
 import os
 import sys
 from collections import Counter
 
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import history as fleet_history
-from hpc_acceptance.tools.references import unreferenced
-from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, final_testcases,
-                                               passed_on_retry)
+from hpc_acceptance.tools.references import noise, unreferenced
+from hpc_acceptance.tools.results import runs as stored
+from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figures_of,
+                                               final_testcases,
+                                               passed_on_retry, unmeasured)
 from hpc_acceptance.tools.shifts import limit as shift_limit
 from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
@@ -74,7 +80,29 @@ def tally(report):
             failures.append(f'{case["display_name"]}: '
                             f'{case.get("fail_reason") or case["result"]}')
 
-    return results, failures
+    return results, sorted(failures)
+
+
+def no_measurements(cases):
+    '''``["name: no measurement of FIGURE (NaN)"]`` of the passed test
+    cases (fixtures left out) with a figure that is no measurement, or no
+    figure at all from a check of this project's families (each reports
+    figures; a site's own check may report none).'''
+    found = []
+    for case in cases:
+        if case.get('fixture') or case['result'] != 'pass':
+            continue
+
+        missing = unmeasured(case)
+        found += [f'{case["display_name"]}: no measurement of {variable} '
+                  f'({why})' for variable, (why, _) in sorted(
+                      missing.items())]
+        if not missing and not figures_of(case) and noise.family_of(
+                case['display_name'].split()[0]):
+            found.append(f'{case["display_name"]}: no measurement: no '
+                         f'figure reported')
+
+    return sorted(found)
 
 
 def judge(report, fleets=None, fleet_note=None, shifts=()):
@@ -86,6 +114,7 @@ def judge(report, fleets=None, fleet_note=None, shifts=()):
     them.'''
     cases = final_testcases(report)
     results, failures = tally(report)
+    unmeasured_figures = no_measurements(cases)
     if fleets is None:
         try:
             fleets, fleet_note = fleet_history.of_run(
@@ -94,15 +123,18 @@ def judge(report, fleets=None, fleet_note=None, shifts=()):
             failures.append(f'fleet comparison: {err}')
 
     fleets = fleets or []
-    suspects = [f'{s.node} ({s.partition})' for f in fleets
-                for s in f.suspects]
+    suspects = [f'{s.node} ({s.partition}'
+                f'{", no measurement" if s.unmeasured else ""})'
+                for f in fleets for s in f.suspects]
     findings = [line for f in fleets for line in f.findings()]
     shifted = [f'shift across nights: {shift.describe()}'
                for shift in shifts if shift.failing]
     summary = ', '.join(f'{n} {result}' for result, n in
                         sorted(results.items())) or 'no checks'
-    if failures or suspects or findings or shifted:
+    if failures or unmeasured_figures or suspects or findings or shifted:
         found = ([f'{len(failures)} failure(s)'] if failures else []) + (
+            [f'{len(unmeasured_figures)} figure(s) with no measurement']
+            if unmeasured_figures else []) + (
             [f'{len(suspects)} suspect node(s): {", ".join(suspects)}; see '
              f'hpc-acceptance suspects'] if suspects else []) + (
             [f'{len(findings)} finding(s) on a whole partition']
@@ -110,6 +142,7 @@ def judge(report, fleets=None, fleet_note=None, shifts=()):
             [f'{len(shifted)} figure(s) shifted across nights']
             if shifted else [])
         return 1, '\n'.join([f'  {failure}' for failure in failures] +
+                            [f'  {line}' for line in unmeasured_figures] +
                             [f'  {finding}' for finding in findings] +
                             [f'  {line}' for line in shifted] +
                             [f'acceptance FAILED ({summary}): ' +
@@ -133,7 +166,7 @@ def judge(report, fleets=None, fleet_note=None, shifts=()):
         note += (f' — {ACROSS_NODES_ONLY}' +
                  (f' ({fleet_note})' if fleet_note else ''))
 
-    flaky = [c['display_name'] for c in cases if passed_on_retry(c)]
+    flaky = sorted(c['display_name'] for c in cases if passed_on_retry(c))
     retried = (f'; passed only when retried: {", ".join(flaky)}'
                if flaky else '')
     return 0, f'acceptance passed{note} ({summary}){retried}'
@@ -163,12 +196,11 @@ def read_runs(pairs):
                              f'before writing {path}; see its output above')
 
         try:
-            with open(path) as fp:
-                report = json.load(fp)
-            runs += report['runs']
-        except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
-            raise Unreadable(f'cannot read the run report {path}: '
-                             f'{err}') from None
+            report = stored.read_report(path)
+        except stored.Unreadable as err:
+            raise Unreadable(str(err)) from None
+
+        runs += report['runs']
 
         if session_info is None:
             session_info = report.get('session_info') or {}

@@ -11,6 +11,7 @@ family (``Memory=0.05 Stream=0.08``; the families of
 limit and without a reference, a shift is reported and fails nothing.
 '''
 
+import math
 import os
 
 from hpc_acceptance.tools.references import noise
@@ -65,13 +66,21 @@ def reference_tolerance(perf):
     ReFrame's ``[value, ref, lower, upper, unit, result]``; ``None`` where
     it bounds nothing on the worse side.'''
     _, ref, lower, upper, unit = perf[:5]
-    if not ref:
+    if not _number(ref) or not ref or not isinstance(unit, str):
         return None
 
     if noise.higher_is_better(unit):
-        return None if lower is None else -float(lower)
+        return -float(lower) if _number(lower) else None
 
-    return None if upper is None else float(upper) / (1 + float(upper))
+    return (float(upper) / (1 + float(upper))
+            if _number(upper) and upper > -1 else None)
+
+
+def _number(bound):
+    '''Whether a reference entry's value or bound is one (a report handed
+    over may hold anything there).'''
+    return isinstance(bound, (int, float)) and not isinstance(bound, bool) \
+        and math.isfinite(bound)
 
 
 def limit_of(check, perf, limits):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from hpc_acceptance.tools.fleet.compare import is_fleet_run, node_of
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.results import db, measurement
 from hpc_acceptance.tools.results.runs import (ResultsError, describe_key,
                                                figure_key, stored_testcases)
 from hpc_acceptance.tools.shifts import detect, limit, night_facts
@@ -107,10 +107,15 @@ def _when(case):
 
 
 def _figures(case):
-    '''``{variable: perf}`` of a test case's measured figures.'''
-    return {name.split(':')[-1]: perf
-            for name, perf in (case.get('perfvalues') or {}).items()
-            if perf and perf[0] is not None}
+    '''``{variable: perf}`` of a test case's figures that are
+    measurements (:mod:`..results.measurement`): no measurement is no
+    night of a series.'''
+    values = case.get('perfvalues')
+    return {str(name).split(':')[-1]: perf
+            for name, perf in (values.items() if isinstance(values, dict)
+                               else ())
+            if isinstance(perf, (list, tuple)) and len(perf) >= 5 and
+            measurement.value(perf[0]) is not None}
 
 
 def _series_key(case, per_node):

@@ -27,7 +27,11 @@ first.
 
 A ``--before`` run that was interrupted (it has aborted test cases) is
 never used: it is either whole or not a baseline, and the comparison says
-which runs it left out.
+which runs it left out. A figure a stored run recorded as no number (NaN,
++-inf, null, a negative or non-numeric value:
+:mod:`..results.measurement`) is left out of the baseline, as if the run
+had not reported it, and the comparison names it: it would move the
+median and widen the band of every verdict made with it.
 '''
 
 import datetime
@@ -39,7 +43,10 @@ from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet.compare import node_of
 from hpc_acceptance.tools.results.runs import (figure_key, figures_of,
                                                stored_sessions,
-                                               stored_testcases)
+                                               stored_testcases, unmeasured)
+
+#: Figures with no measurement a baseline's note names, at most.
+NAMED = 3
 
 #: Stored sessions searched for ``--before`` runs and comparisons.
 LOOKBACK = 'now-365d:now'
@@ -102,7 +109,7 @@ class Baseline:
 def collect(name, testcases, notes=()):
     '''A :class:`Baseline` of the passed, non-fixture ``testcases``.'''
     values = defaultdict(list)
-    used, names, units = [], {}, {}
+    used, names, units, left_out = [], {}, {}, []
     sessions = {case.get('session_uuid') for case in testcases}
     for case in testcases:
         if case.get('fixture') or case.get('result') != 'pass':
@@ -113,11 +120,22 @@ def collect(name, testcases, notes=()):
         names.setdefault(key, case['display_name'])
         for variable, (value, unit) in figures_of(case).items():
             units[key, variable] = unit
-            values[key, variable, None].append(float(value))
+            values[key, variable, None].append(value)
             if node:
-                values[key, variable, node].append(float(value))
+                values[key, variable, node].append(value)
+        left_out += [f'{case["display_name"]} {variable} ({why})'
+                     for variable, (why, _) in sorted(
+                         unmeasured(case).items())]
 
-    return Baseline(name, dict(values), used, list(notes), len(sessions),
+    notes = list(notes)
+    if left_out:
+        more = (f' +{len(left_out) - NAMED} more' if len(left_out) > NAMED
+                else '')
+        notes.append(f'{len(left_out)} figure(s) of the {name} runs with no '
+                     f'measurement left out of the baseline: '
+                     f'{"; ".join(sorted(left_out)[:NAMED])}{more}')
+
+    return Baseline(name, dict(values), used, notes, len(sessions),
                     names, units)
 
 

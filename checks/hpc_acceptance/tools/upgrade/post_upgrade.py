@@ -31,14 +31,19 @@ noise on rerun``, with both values.
 A figure the baseline holds and this run did not produce is ``missing
 after the upgrade``, with why (:func:`missing`): skipped, and the reason
 the check recorded; failed; the work changed (a task count); no test case
-at all (a variant no longer generated).
+at all (a variant no longer generated). A figure this run recorded as no
+number (NaN, +-inf, null, a negative or non-numeric value:
+:mod:`..results.measurement`) is ``no measurement``, with what was
+recorded; one in a baseline run is left out of the baseline, and said so
+(:mod:`.baseline`).
 
 Prints what changed between the baseline's runs and this one (kernel,
 BIOS, MPI, compiler, each check's binary: :mod:`.what_changed`), then one
 line per figure, what needs attention first (a fleet run: the figures that
 are not within noise, and the nodes that regressed or lost figures),
 writes the table as JSON, and ends with the verdict in one line. Exit
-status: 1 a figure regressed or is missing, or a check failed; 2 not
+status: 1 a figure regressed, is missing or has no measurement, or a
+check failed; 2 not
 validated: a figure had no baseline (only partly validated) or none had
 one; 0 every figure compared and none regressed; 3 ReFrame or the results
 could not be read; 5 the run is not in the results database (checked as
@@ -69,7 +74,8 @@ from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS,
                                                ResultsError, figures_of,
                                                report_session,
-                                               report_testcases, short_name)
+                                               report_testcases, short_name,
+                                               unmeasured)
 from hpc_acceptance.tools.upgrade import baseline
 from hpc_acceptance.tools.upgrade import what_changed
 
@@ -80,12 +86,16 @@ STORAGE_FAILED = finish.NOT_STORED
 #: Verdict of a figure the baseline holds and this run did not produce.
 MISSING = 'missing after the upgrade'
 
+#: Verdict of a figure this run recorded as no number
+#: (:mod:`..results.measurement`).
+NO_MEASUREMENT = 'no measurement'
+
 #: Verdict of a figure outside its band whose confirmation rerun was not.
 RECOVERED = 'within noise on rerun'
 
 #: Order of the verdicts in the table: what needs attention first.
-ORDER = (MISSING, 'regressed', 'no baseline', RECOVERED, 'improved',
-         'within noise')
+ORDER = (MISSING, NO_MEASUREMENT, 'regressed', 'no baseline', RECOVERED,
+         'improved', 'within noise')
 
 #: Note of a verdict from fewer than ``--min-runs`` baseline runs.
 FEW_RUNS = 'few baseline runs'
@@ -142,9 +152,16 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
 
         key = baseline.workload_key(case)
         node = fleet.node_of(case) if per_node else None
+        if case.get('result') == 'pass':
+            rows += [_row(case['display_name'], node, variable, key, unit,
+                          identity=case.get('identity', ''),
+                          verdict=NO_MEASUREMENT, note=why)
+                     for variable, (why, unit) in sorted(
+                         unmeasured(case).items())]
+
         for variable, (value, unit) in sorted(figures_of(case).items()):
             row = _row(case['display_name'], node, variable, key, unit,
-                       identity=case.get('identity', ''), value=float(value))
+                       identity=case.get('identity', ''), value=value)
             rows.append(row)
             for source in baselines:
                 stored, whose = source.lookup(key, variable, node)
@@ -249,9 +266,11 @@ def missing(new_cases, baselines, per_node=False, console=None):
         variants[variant].append(case)
 
     ran = {node for _, node in tried}
+    # a figure recorded as no number is no measurement, not missing
     keys = {(baseline.workload_key(case), variable,
              fleet.node_of(case) if per_node else None)
-            for case in cases for variable in figures_of(case)}
+            for case in cases
+            for variable in [*figures_of(case), *unmeasured(case)]}
     anywhere = {(key, variable) for key, variable, _ in keys}
     skipped = dict(skips.reasons(cases, console))
 
@@ -314,11 +333,13 @@ def suspects(rows, new_cases):
 
 
 def exit_status(rows, failed):
-    '''1: a figure regressed or is missing, or a check failed; 2: a
+    '''1: a figure regressed, is missing or has no measurement, or a check
+    failed; 2: a
     figure had no baseline (only partly validated) or there is none; else
     0.'''
     verdicts = Counter(r['verdict'] for r in rows)
-    if failed or verdicts['regressed'] or verdicts[MISSING]:
+    if failed or verdicts['regressed'] or verdicts[MISSING] or \
+            verdicts[NO_MEASUREMENT]:
         return 1
 
     if verdicts['no baseline'] or not rows:
@@ -334,6 +355,8 @@ def conclusion(rows, failed):
     if status == 1:
         found = [(verdicts['regressed'], 'figure(s) regressed'),
                  (verdicts[MISSING], f'figure(s) {MISSING}'),
+                 (verdicts[NO_MEASUREMENT], f'figure(s) with '
+                                            f'{NO_MEASUREMENT}'),
                  (len(failed), 'check(s) failed')]
         return 'post-upgrade FAILED: ' + ', '.join(
             f'{count} {what}' for count, what in found if count)
@@ -537,7 +560,7 @@ def record_before(args, report):
         print(f'post-upgrade --before: {err}', file=sys.stderr)
         return 1
 
-    figures = sum(len(figures_of(c)) for c in cases if not c['fixture'])
+    figures = sum(len(figures_of(c)) for c in cases if not c.get('fixture'))
     print(f'post-upgrade --before recorded: {figures} figure(s); the '
           f'baseline now holds {before.sessions} --before session(s)')
     return 0
@@ -665,7 +688,8 @@ def _post_upgrade(args, parser, floors):
     try:
         new_cases = read_cases(runs)
         if not new_cases:
-            raise ResultsError('no test case ran')
+            raise ResultsError(f'no test case ran '
+                               f'({", ".join(path for path, _ in runs)})')
 
         baselines = [baseline.before_runs(exclude=_sessions(new_cases),
                                           until=_started(runs)),

@@ -1,0 +1,151 @@
+'''Whether a parsed JSON file is a ReFrame run report the tools can judge.
+
+A site hands over whatever a file holds: a report another ReFrame wrote
+(another ``data_version``), one cut short by a full disk, one a script
+rewrote, or no report at all. Every command that reads a report
+(``verdict``, ``suspects``, ``post-upgrade``, ``db import``, the summary
+and the page) checks it here first and refuses it in one line that names
+the file and what is wrong, with the exit status of an unreadable run (3),
+rather than judging half of it or stopping on a traceback.
+
+What is checked is what the verdicts read: the runs and their test cases,
+each test case's name, result, system, partition and environment, its
+node, and the shape of its performance values (``[value, reference,
+lower, upper, unit, ...]``). A figure's value itself may be anything: one
+that is no number is no measurement (:mod:`.measurement`), which the
+verdicts name, not an unreadable report.
+'''
+
+import datetime
+
+#: How ReFrame writes a session's start.
+TIME_FORMAT = '%Y%m%dT%H%M%S%z'
+
+#: Results ReFrame gives a test case.
+RESULTS = frozenset({'pass', 'fail', 'skip', 'abort', 'fail_deps', 'xfail',
+                     'xpass'})
+
+#: The major version of the report format of the ReFrame this checkout
+#: runs (``data_version`` 4.x for ReFrame 4.10).
+DATA_MAJOR = '4'
+
+
+class ReportError(ValueError):
+    '''What is wrong with a report, in one line.'''
+
+
+def _kind(value):
+    if value is None:
+        return 'null'
+
+    return {bool: 'a boolean', int: 'a number', float: 'a number',
+            str: 'a string', list: 'a list', dict: 'an object'}.get(
+                type(value), type(value).__name__)
+
+
+def _need(container, key, where, types, optional=False):
+    '''``container[key]``, one of ``types`` (``None`` for null).'''
+    if key not in container:
+        if optional:
+            return None
+
+        raise ReportError(f'{where}: no {key!r}')
+
+    value = container[key]
+    allowed = tuple(t for t in types if t is not None)
+    if (value is None and None in types) or (
+            isinstance(value, allowed) and not (
+                isinstance(value, bool) and bool not in allowed)):
+        return value
+
+    raise ReportError(f'{where}: {key!r} is {_kind(value)}')
+
+
+def _data_version(info):
+    version = _need(info, 'data_version', 'session_info', (str,),
+                    optional=True)
+    if version is not None and version.split('.')[0] != DATA_MAJOR:
+        raise ReportError(
+            f'session_info: data_version {version!r}: written by a ReFrame '
+            f'whose reports this one does not read (it reads '
+            f'{DATA_MAJOR}.x)')
+
+
+def _perfvalues(case, where):
+    values = _need(case, 'perfvalues', where, (dict, None), optional=True)
+    for name, perf in (values or {}).items():
+        here = f'{where}: perfvalues[{name!r}]'
+        if not isinstance(perf, list) or len(perf) < 5:
+            raise ReportError(f'{here} is {_kind(perf)}, not ReFrame\'s '
+                              f'[value, reference, lower, upper, unit]')
+
+        for index, label in ((1, 'reference'), (2, 'lower'), (3, 'upper')):
+            bound = perf[index]
+            if bound is not None and (isinstance(bound, bool) or
+                                      not isinstance(bound, (int, float))):
+                raise ReportError(f'{here}: the {label} is {_kind(bound)}')
+
+        if not isinstance(perf[4], (str, type(None))):
+            raise ReportError(f'{here}: the unit is {_kind(perf[4])}')
+
+
+def _testcase(case, where):
+    if not isinstance(case, dict):
+        raise ReportError(f'{where} is {_kind(case)}, not a test case')
+
+    name = _need(case, 'display_name', where, (str,))
+    if not name.strip():
+        raise ReportError(f'{where}: an empty display_name')
+
+    where = f'{where} ({name.split()[0]})'
+    result = _need(case, 'result', where, (str,))
+    if result not in RESULTS:
+        raise ReportError(f'{where}: result {result!r} is none of '
+                          f'ReFrame\'s ({", ".join(sorted(RESULTS))})')
+
+    _need(case, 'system', where, (str,))
+    _need(case, 'partition', where, (str, None))
+    _need(case, 'environ', where, (str, None))
+    _need(case, 'fixture', where, (bool,), optional=True)
+    _need(case, 'node', where, (str, None), optional=True)
+    _need(case, 'job_nodelist', where, (list, str, None), optional=True)
+    _need(case, 'run_index', where, (int, None), optional=True)
+    for key in ('identity', 'node_hardware', 'node_software', 'fleet_floors',
+                'fail_reason', 'session_uuid', 'uuid', 'hashcode'):
+        _need(case, key, where, (str, None), optional=True)
+    _need(case, 'job_completion_time_unix', where, (int, float, None),
+          optional=True)
+    _perfvalues(case, where)
+
+
+def check(report):
+    '''Raise :class:`ReportError` saying what is wrong where ``report``
+    (parsed JSON) is no run report the tools can judge.'''
+    if not isinstance(report, dict):
+        raise ReportError(f'{_kind(report)}, not a ReFrame run report')
+
+    info = _need(report, 'session_info', 'the report', (dict,),
+                 optional=True)
+    if info is not None:
+        _data_version(info)
+        _need(info, 'uuid', 'session_info', (str, None), optional=True)
+        started = _need(info, 'time_start', 'session_info', (str, None),
+                        optional=True)
+        if started is not None:
+            try:
+                datetime.datetime.strptime(started, TIME_FORMAT)
+            except ValueError:
+                raise ReportError(f'session_info: time_start {started!r} '
+                                  f'is not ReFrame\'s YYYYmmddTHHMMSS+zone'
+                                  ) from None
+
+    runs = _need(report, 'runs', 'the report', (list,))
+    for number, run in enumerate(runs):
+        where = f'runs[{number}]'
+        if not isinstance(run, dict):
+            raise ReportError(f'{where} is {_kind(run)}, not a run')
+
+        _need(run, 'run_index', where, (int,), optional=True)
+        cases = _need(run, 'testcases', where, (list,))
+        for index, case in enumerate(cases):
+            _testcase(case, f'{where}.testcases[{index}]')

@@ -1,0 +1,60 @@
+'''What the fleet tools say of a run, gathered for the property tests: the
+verdict (``hpc-acceptance verdict``'s judgement), the suspects and their
+drain lines (``hpc-acceptance suspects``), the nodes named.'''
+
+from dataclasses import dataclass
+from typing import List, Tuple
+
+from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.results.runs import final_testcases
+from hpc_acceptance.tools.run import verdict
+
+#: The day the drain reasons carry.
+DAY = '2026-11-24'
+
+
+@dataclass
+class Outcome:
+    status: int
+    message: str
+    fleets: list
+    #: ``hpc-acceptance suspects``'s text
+    lines: List[str]
+    #: its ``--format slurm`` lines, before any cap
+    drains: List[str]
+    #: ``[(partition, node)]`` of the suspects
+    suspects: List[Tuple[str, str]]
+
+    @property
+    def named(self):
+        '''The nodes the run names: its suspects, and the slower nodes of
+        a figure that is not uniform (the run fails naming them).'''
+        return ({node for _, node in self.suspects} |
+                {node for f in self.fleets for s in f.not_uniform
+                 for node in s.split[0]})
+
+    @property
+    def drained(self):
+        '''The nodes with a drain line.'''
+        return {line.split()[2][len('NodeName='):] for line in self.drains}
+
+
+def outcome(report):
+    '''The :class:`Outcome` of a parsed JSON run report, read as the
+    verdict reads it.'''
+    cases = final_testcases(report)
+    try:
+        fleets, note = fleet_history.of_run(cases,
+                                            report.get('session_info') or {})
+    except fleet.FleetError:
+        fleets, note = None, None
+
+    status, message = verdict.judge(report, fleets, note)
+    fleets = fleets or []
+    return Outcome(
+        status, message, fleets, suspects.text_lines(fleets),
+        [suspects.shell_line(c) for c in suspects.drain_commands(fleets,
+                                                                 DAY)],
+        [(s.partition, s.node) for f in fleets for s in f.suspects])
