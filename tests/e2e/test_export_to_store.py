@@ -289,7 +289,7 @@ def _moved(report, seconds):
     moved['session_info']['uuid'] = str(uuid.uuid4())
     for name in ('time_start', 'time_end'):
         moved['session_info'][name] = time.strftime(
-            '%Y-%m-%dT%H:%M:%S%z',
+            '%Y%m%dT%H%M%S%z',  # ReFrame's own format
             time.localtime(moved['session_info'][f'{name}_unix']))
     return moved
 
