@@ -230,7 +230,9 @@ class Spread:
         would be), as a factor's logarithm: negative when worse, whatever
         the unit's direction; a value of 0 is the worst there is.'''
         value = self.values[node] if value is None else value
-        if value <= 0 < self.median:
+        if value <= 0:
+            # also where most of the group measured 0: a median of 0 is
+            # no yardstick, and its nodes must not pass for it
             return -math.inf
 
         if self.median <= 0:
@@ -250,9 +252,9 @@ class Spread:
         if self.lost_nearly_all(value):
             return True
 
-        gain = self.gain(None, value)
-        return -gain > width(self.band) if self.band < 1 else \
-            gain == -math.inf
+        # a band of 1 or more is infinitely wide: only what lost nearly
+        # all is out of it
+        return -self.gain(None, value) > width(self.band)
 
     def is_worse(self, node):
         '''Whether ``node`` is out on its final attempt, and on the one
@@ -481,8 +483,9 @@ def _split(spread, floor):
     ranked = sorted(spread.values, key=spread.gain)
     need = max(CLUSTER_NODES, math.ceil(CLUSTER_SHARE * len(ranked)))
     gains = [spread.gain(node) for node in ranked]
-    gaps = [(gains[i] - gains[i - 1], i)
-            for i in range(need, len(ranked) - need + 1)]
+    # two nodes that both measured 0 (-inf) are no gap apart, not NaN
+    gaps = [(gains[i] - gains[i - 1] if gains[i] != gains[i - 1] else 0.0,
+             i) for i in range(need, len(ranked) - need + 1)]
     if not gaps:
         return None
 
