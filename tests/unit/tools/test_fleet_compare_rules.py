@@ -58,7 +58,7 @@ def _reference(cases, ref, lower, upper):
     return cases
 
 
-# -- nodes that measured 0 --------------------------------------------------
+# -- nodes that measured 0 ----------------------------------------------------
 
 def test_a_majority_that_measured_zero_is_named_not_passed():
     '''Five of eight nodes read a bandwidth of 0: the median is 0, no
@@ -87,7 +87,7 @@ def test_nodes_that_measured_zero_are_one_cluster_however_many():
     assert _named(fleet) == ['n1', 'n2', 'n3', 'n4']
 
 
-# -- the band -------------------------------------------------------------
+# -- the band -----------------------------------------------------------------
 
 def test_a_node_exactly_at_the_edge_of_its_band_is_within_it():
     '''The band is what a figure may lose: losing exactly the band (a
@@ -137,7 +137,7 @@ def test_a_band_is_shown_with_the_suspects_figure_when_asked():
     assert suspect.partition == PARTITION
 
 
-# -- two clusters -----------------------------------------------------------
+# -- two clusters -------------------------------------------------------------
 
 def test_three_slow_nodes_of_sixteen_are_suspects_not_a_cluster():
     '''A cluster needs a quarter of the nodes (four of sixteen).'''
@@ -192,7 +192,7 @@ def test_a_cluster_at_half_speed_is_a_finding_not_its_nodes():
     assert fleet.suspects == [] and len(fleet.not_uniform) == 1
 
 
-# -- the fleet against its reference ----------------------------------------
+# -- the fleet against its reference ------------------------------------------
 
 def test_the_fleet_median_is_held_to_its_reference_bound():
     cases = _reference(_cases(_nodes(38000.0, 38400.0, 38500.0, 38600.0,
@@ -280,7 +280,7 @@ def test_each_figure_is_held_to_its_own_reference():
     assert _spread(fleet, 'copy').against.lost
 
 
-# -- the fleet against its earlier runs -------------------------------------
+# -- the fleet against its earlier runs ---------------------------------------
 
 def _history(cases, earlier, figure='triad'):
     '''``history`` (:func:`..fleet.history.earlier_medians`) of the figure
@@ -400,7 +400,7 @@ def test_a_check_that_failed_on_half_or_more_is_nobodys(results):
     assert compare._failures(_results(*results)) == {}
 
 
-# -- no measurement ---------------------------------------------------------
+# -- no measurement -----------------------------------------------------------
 
 def test_a_node_that_reported_nothing_of_a_figure_is_named_for_it():
     cases = [fleet_cases.case(node, 'StreamCheck',
@@ -438,7 +438,7 @@ def test_a_node_of_another_fingerprint_with_no_measurement_is_one_suspect():
                                    'NaN')]
 
 
-# -- the attempt before the final one ---------------------------------------
+# -- the attempt before the final one -----------------------------------------
 
 def _retried(case, before):
     '''``case`` retried after a failed attempt that measured ``before``
@@ -474,7 +474,7 @@ def test_recovered_is_out_first_and_within_on_the_retry():
     assert fleet.suspects == []
 
 
-# -- which nodes, which partition --------------------------------------------
+# -- which nodes, which partition ---------------------------------------------
 
 def test_four_nodes_are_compared():
     fleet = _only(compare.compare(_cases(_nodes(*[38000.0] * 3, 19000.0))))
