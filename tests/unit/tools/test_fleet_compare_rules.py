@@ -185,6 +185,24 @@ def test_a_cluster_lists_its_nodes_in_natural_order():
     assert '(n2, n10, n11, n12)' in fleet.findings()[0]
 
 
+def test_clusters_exactly_the_floor_apart_are_one():
+    '''Four nodes at 75 % of five: a gap of exactly the Stream floor's
+    width is no split, and losing exactly the band is within it.'''
+    fleet = _only(compare.compare(_cases(_nodes(*[0.75] * 4, *[1.0] * 5))))
+    assert fleet.not_uniform == [] and fleet.suspects == []
+
+
+def test_losing_exactly_nearly_all_is_not_nearly_all():
+    '''In a figure that is not uniform only a node that lost more than
+    :data:`.compare.NEARLY_ALL` is named: exactly that much is not.'''
+    edge = 1 - compare.NEARLY_ALL
+    for slowest, named in ((edge, []), (edge * 0.99, ['n1'])):
+        fleet = _only(compare.compare(_cases(_nodes(
+            slowest, 0.5, 0.5, 0.5, *[1.0] * 5))))
+        assert len(fleet.not_uniform) == 1
+        assert _named(fleet) == named
+
+
 def test_a_cluster_at_half_speed_is_a_finding_not_its_nodes():
     values = _nodes(*[38000.0 + 50 * i for i in range(4)],
                     *[19000.0 + 50 * i for i in range(4)])
@@ -552,6 +570,14 @@ def test_the_node_a_case_ran_on():
     assert compare.node_of({'job_nodelist': 'n8'}) == 'n8'
     assert compare.node_of({'display_name': 'X',
                             'job_nodelist': ['n7', 'n8']}) is None
+
+
+def test_a_bad_floor_of_a_single_test_case_names_its_partition():
+    case = _cases({'n1': 38000.0})[0]
+    case['fleet_floors'] = 'Disk=0.5'
+    with pytest.raises(compare.FleetError,
+                       match=f'extras.fleet_floors of {PARTITION}'):
+        compare.compare([case])
 
 
 def test_floors_a_test_case_did_not_record_are_no_other_floors():
