@@ -221,10 +221,6 @@ class Spread:
     #: among ``values``, each a suspect of its own
     unmeasured: Dict[str, str] = field(default_factory=dict)
 
-    def change(self, node):
-        '''Relative change of ``node``'s value from the median.'''
-        return noise.change(self.values[node], self.median)
-
     def gain(self, node, value=None):
         '''How much better than the median ``node`` is (or ``value``
         would be), as a factor's logarithm: negative when worse, whatever
