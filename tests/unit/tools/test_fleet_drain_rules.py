@@ -88,16 +88,40 @@ def test_no_scontrol_on_path_is_said_so(tmp_path, monkeypatch):
     assert str(raised.value) == 'scontrol is not on PATH'
 
 
-@pytest.mark.skipif(not shutil.which('scontrol'),
-                    reason='Slurm\'s scontrol is not installed')
-def test_what_a_failing_scontrol_said_is_the_error(tmp_path, monkeypatch):
+@pytest.fixture
+def no_cluster(tmp_path, monkeypatch):
     '''Real scontrol, given an empty slurm.conf: it fails at once and says
-    why; the error names the command and gives its words as text.'''
+    why, as it does on a host whose Slurm is not set up.'''
+    if not shutil.which('scontrol'):
+        pytest.skip('Slurm\'s scontrol is not installed')
+
     conf = tmp_path / 'slurm.conf'
     conf.write_text('')
     monkeypatch.setenv('SLURM_CONF', str(conf))
+
+
+def _refused(call, *args):
     with pytest.raises(slurm_drain.SlurmError) as raised:
-        slurm_drain.node_states()
+        call(*args)
     message = str(raised.value)
-    assert message.startswith('scontrol -o show node: scontrol')
     assert 'Unable to process configuration file' in message
+    return message
+
+
+def test_what_a_failing_scontrol_said_is_the_error(no_cluster):
+    '''The error names the command and gives its words as text.'''
+    assert _refused(slurm_drain.node_states).startswith(
+        'scontrol -o show node: scontrol')
+
+
+def test_a_drain_carries_this_tools_prefix_once(no_cluster):
+    assert _refused(slurm_drain.drain, 'n3', 'slow "triad"').startswith(
+        "scontrol update NodeName=n3 State=DRAIN Reason=hpc-acceptance: "
+        "slow 'triad': scontrol")
+    assert _refused(slurm_drain.drain, 'n3', f'{OURS}: slow').startswith(
+        f'scontrol update NodeName=n3 State=DRAIN Reason={OURS}: slow: ')
+
+
+def test_a_resume_returns_the_node_to_service(no_cluster):
+    assert _refused(slurm_drain.resume, 'n3').startswith(
+        'scontrol update NodeName=n3 State=RESUME: scontrol')
