@@ -107,6 +107,26 @@ def test_each_node_is_held_to_its_own_rerun():
     assert _row(rows, 'triad', 'n3')['verdict'] == 'regressed'
 
 
+def test_a_node_new_to_the_series_is_held_to_every_nodes_figures():
+    '''n4 was not in the --before series; its check passed without the
+    copy figure every node reported before: missing there, as on a node of
+    the series.'''
+    both = {'triad': (38000.0, 'MB/s'), 'copy': (36000.0, 'MB/s')}
+    before = _before(*[fleet_cases.case(node, 'StreamCheck', both)
+                       for node in ('n1', 'n2', 'n3')])
+    after = [fleet_cases.case(node, 'StreamCheck', both)
+             for node in ('n1', 'n2', 'n3')]
+    after.append(fleet_cases.case('n4', 'StreamCheck',
+                                  {'triad': (38000.0, 'MB/s')}))
+    rows = pu.judge(after, [before])
+    row = _row(rows, 'copy', 'n4')
+    assert (row['verdict'], row['note']) == (
+        pu.MISSING, 'the check no longer reports copy')
+    assert _row(rows, 'triad', 'n4')['verdict'] == 'within noise'
+    assert [r['node'] for r in rows if r['verdict'] == pu.MISSING] == ['n4']
+    assert pu.exit_status(rows, []) == 1
+
+
 # -- reruns -------------------------------------------------------------------
 
 def test_a_rerun_on_another_node_confirms_a_single_node_run():
