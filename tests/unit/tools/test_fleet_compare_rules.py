@@ -590,3 +590,53 @@ def test_floors_a_test_case_did_not_record_are_no_other_floors():
     fleet = compare.compare_partition(PARTITION, cases,
                                       floors={'Stream': 0.1})
     assert _named(fleet) == ['n6']
+
+
+# -- the words a sysadmin reads ---------------------------------------------
+
+def test_a_suspects_line_reads_worst_first_and_says_what_is_left_out():
+    levels = {'copy': 36000.0, 'scale': 35000.0, 'triad': 38500.0}
+    slow = {'n5': {'copy': 0.5, 'scale': 0.5},
+            'n6': {'copy': 0.4, 'scale': 0.5, 'triad': 0.6}}
+    cases = [fleet_cases.case(node, 'StreamCheck', {
+        figure: (level * slow.get(node, {}).get(figure, 1.0), 'MB/s')
+        for figure, level in levels.items()}) for node in _nodes(*range(6))]
+    fleet = _only(compare.compare(cases))
+    worst, other = fleet.suspects
+    worst.again = True
+    assert worst.describe() == (
+        'n6 [a suspect in the previous fleet run too]: StreamCheck '
+        '%threads=single copy 14400 MB/s (fleet median 36000, -60%); '
+        'StreamCheck %threads=single scale 17500 MB/s (fleet median 35000, '
+        '-50%); +1 more figure(s)')
+    assert other.describe() == (
+        'n5: StreamCheck %threads=single copy 18000 MB/s (fleet median '
+        '36000, -50%); StreamCheck %threads=single scale 17500 MB/s (fleet '
+        'median 35000, -50%)')
+
+
+def test_a_suspects_reasons_keep_every_kind():
+    suspect = compare.Suspect(PARTITION, 'n1', failures=[('X', 'fail')],
+                              differs=['memory 256 GiB (others: 512 GiB)'],
+                              unmeasured=[('X triad', 'NaN')])
+    assert suspect.reasons() == [
+        "differs from the partition's other nodes: memory 256 GiB "
+        "(others: 512 GiB)", 'failed X: fail', 'X triad: no measurement '
+        '(NaN)']
+
+
+def test_figures_and_node_lists_read_as_people_read_them():
+    assert [compare.number(v) for v in (None, 58510.4, 1000.0, 999.4, 95.3,
+                                        1.42)] == [
+        'no measurement', '58510', '1000', '999', '95.3', '1.42']
+    nodes = [f'n{i}' for i in range(1, 9)]
+    assert compare.node_list(nodes[:6]) == 'n1, n2, n3, n4, n5, n6'
+    assert compare.node_list(nodes) == 'n1, n2, n3, n4, n5, n6 +2 more'
+
+
+def test_other_inputs_say_every_input_that_differs():
+    cases = _cases(_nodes(*[38000.0] * 5))
+    cases[4]['identity'] = 'dependency=path;isa_built=avx512'
+    (odd,) = _only(compare.compare(cases)).other_inputs
+    assert odd[2] == ('dependency: reference spack, this run path; '
+                      'isa_built: reference native, this run avx512')
