@@ -151,8 +151,8 @@ def test_fixtures_are_neither_judged_nor_reruns():
     good['fixture'] = True
     rows = pu.judge([fixture, stream(19000.0)], [_before(stream(38000.0))],
                     [good])
-    assert [(r['figure'], r['verdict']) for r in rows] == [('triad',
-                                                             'regressed')]
+    assert [(r['figure'], r['verdict']) for r in rows] == [
+        ('triad', 'regressed')]
 
 
 # -- what the nightly runs expect ---------------------------------------------
