@@ -9,6 +9,7 @@ other tests passed (tests/README.md, "Mutation testing").
 import json
 import math
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,6 +17,7 @@ import fleet_cases
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.results.runs import ResultsError
 from hpc_acceptance.tools.run import verdict
+from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
 STREAM = {'StreamCheck': [('triad', 'MB/s', 38500)]}
 USAGE = ('Usage: ``hpc-acceptance verdict REPORT.json REFRAME_EXIT_STATUS '
@@ -159,6 +161,21 @@ def test_checks_that_passed_only_when_retried_are_all_named():
                             f'{names[1]}')
 
 
+def test_a_figure_shifted_across_nights_fails_the_run():
+    '''Only the shifts that fail the run (beyond their limit) count;
+    each is named on a line of its own.'''
+    shifts = [SimpleNamespace(failing=True, describe=lambda: 'triad -30 %'),
+              SimpleNamespace(failing=False, describe=lambda: 'copy -3 %')]
+    status, message = verdict.judge(_report([_one(system='local')]),
+                                    shifts=shifts)
+    assert status == 1
+    assert message.splitlines() == [
+        '  shift across nights: triad -30 %',
+        'acceptance FAILED (1 pass): 1 figure(s) shifted across nights']
+    assert verdict.judge(_report([_one(system='local')]),
+                         shifts=shifts[1:])[0] == 0
+
+
 # -- the fleet's earlier runs -------------------------------------------------
 
 def test_the_fleet_is_held_to_the_earlier_runs_of_its_session(monkeypatch):
@@ -233,3 +250,14 @@ def test_a_report_of_no_test_case_is_not_validated(tmp_path, capsys):
     assert capsys.readouterr().err == (
         'acceptance NOT VALIDATED: no check was selected (ReFrame ran no '
         'test case and wrote no report)\n')
+
+
+def test_a_shift_limit_that_cannot_be_read_is_not_validated(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(nightly_shifts, 'history', lambda: [])
+    monkeypatch.setenv('HPC_ACCEPTANCE_SHIFT_LIMIT', 'a lot')
+    report = fleet_cases.as_report([_one(system='local')], session='s1',
+                                   start=1000)
+    assert verdict.main([_write(tmp_path, 'r.json', report), '0']) == 2
+    assert capsys.readouterr().err.startswith(
+        "acceptance NOT VALIDATED: HPC_ACCEPTANCE_SHIFT_LIMIT='a lot': ")
