@@ -127,6 +127,22 @@ def test_a_node_new_to_the_series_is_held_to_every_nodes_figures():
     assert pu.exit_status(rows, []) == 1
 
 
+def test_a_fleet_run_after_a_single_node_series_is_held_node_by_node():
+    '''The --before series ran on one node, the run after the upgrade on
+    every node: each node that ran the check is held to the series'
+    figures, and one that no longer reports a figure misses it.'''
+    both = {'triad': (38000.0, 'MB/s'), 'copy': (36000.0, 'MB/s')}
+    single = fleet_cases.case('vm', 'StreamCheck', both)
+    single['display_name'] = single['display_name'].replace(' %.nid=vm', '')
+    after = [fleet_cases.case(node, 'StreamCheck', {
+        'triad': (38000.0, 'MB/s')}) for node in ('n1', 'n2')]
+    rows = pu.judge(after, [_before(single)])
+    assert [(r['node'], r['figure'], r['verdict']) for r in rows] == [
+        ('n1', 'copy', pu.MISSING), ('n2', 'copy', pu.MISSING),
+        ('n1', 'triad', 'within noise'), ('n2', 'triad', 'within noise')]
+    assert _row(rows, 'triad', 'n1')['baseline'] == 'before (all nodes)'
+
+
 # -- reruns -------------------------------------------------------------------
 
 def test_a_rerun_on_another_node_confirms_a_single_node_run():
