@@ -637,6 +637,9 @@ def test_figures_and_node_lists_read_as_people_read_them():
 def test_other_inputs_say_every_input_that_differs():
     cases = _cases(_nodes(*[38000.0] * 5))
     cases[4]['identity'] = 'dependency=path;isa_built=avx512'
-    (odd,) = _only(compare.compare(cases)).other_inputs
-    assert odd[2] == ('dependency: reference spack, this run path; '
-                      'isa_built: reference native, this run avx512')
+    cases[3]['identity'] = 'dependency=?;isa_built=native'
+    fleet = _only(compare.compare(cases + _cases({'n6': 38000.0})))
+    assert [odd[::2] for odd in fleet.other_inputs] == [
+        ('n4', 'other inputs'),
+        ('n5', 'dependency: reference spack, this run path; isa_built: '
+               'reference native, this run avx512')]
