@@ -143,6 +143,26 @@ def test_a_fleet_run_after_a_single_node_series_is_held_node_by_node():
     assert _row(rows, 'triad', 'n1')['baseline'] == 'before (all nodes)'
 
 
+def test_a_node_that_ran_only_a_fixture_did_not_run():
+    before = _before(*_fleet({f'n{i}': 38000.0 for i in range(1, 5)}))
+    fixture = _fleet({'n4': 1.0}, 'BuildStream', 'seconds', 's')[0]
+    fixture['fixture'] = True
+    rows = pu.judge(_fleet({f'n{i}': 38000.0 for i in range(1, 4)}) +
+                    [fixture], [before])
+    row = _row(rows, 'triad', 'n4')
+    assert (row['verdict'], row['note']) == (pu.MISSING,
+                                             'the node did not run')
+
+
+def test_a_fleet_series_missed_by_a_single_node_run_keeps_its_name():
+    before = _before(*_fleet({'n1': 38000.0, 'n2': 38000.0}))
+    rows = pu.judge([daxpy({'flops_l1': (9000.0, 'MFLOP/s')})], [before])
+    (row,) = [r for r in rows if r['verdict'] == pu.MISSING]
+    (name,) = before.names.values()
+    assert (row['node'], row['check']) == (None, name)
+    assert '%.nid=n1' in name
+
+
 # -- reruns -------------------------------------------------------------------
 
 def test_a_rerun_on_another_node_confirms_a_single_node_run():
