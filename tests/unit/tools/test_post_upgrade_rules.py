@@ -76,6 +76,19 @@ def test_a_figure_below_one_is_a_measurement():
     assert (row['verdict'], row['note']) == ('within noise', '')
 
 
+def test_a_case_that_recorded_no_identity_has_an_empty_one():
+    '''Runs stored before the identity was recorded: its rows say
+    nothing of it, measured or not.'''
+    nan, fine = stream(math.nan), daxpy({'flops_l1': (9000.0, 'MFLOP/s')})
+    old = daxpy({'flops_l1': (9000.0, 'MFLOP/s')})
+    for case in (nan, fine, old):
+        del case['identity']
+
+    rows = pu.judge([nan, fine], [_before(stream(38000.0), old)])
+    assert {r['figure']: (r['verdict'], r['identity']) for r in rows} == {
+        'triad': (pu.NO_MEASUREMENT, ''), 'flops_l1': ('within noise', '')}
+
+
 # -- a fleet run, node by node ------------------------------------------------
 
 def test_a_node_without_figures_of_its_own_is_held_to_all_nodes():
@@ -128,19 +141,19 @@ def test_a_node_new_to_the_series_is_held_to_every_nodes_figures():
 
 
 def test_a_fleet_run_after_a_single_node_series_is_held_node_by_node():
-    '''The --before series ran on one node, the run after the upgrade on
-    every node: each node that ran the check is held to the series'
-    figures, and one that no longer reports a figure misses it.'''
+    '''The --before series ran on one node, n1, the run after the upgrade
+    on every node: each node that ran the check is held to the series'
+    figures (n1 too), and one that no longer reports a figure misses it.'''
     both = {'triad': (38000.0, 'MB/s'), 'copy': (36000.0, 'MB/s')}
-    single = fleet_cases.case('vm', 'StreamCheck', both)
-    single['display_name'] = single['display_name'].replace(' %.nid=vm', '')
+    single = fleet_cases.case('n1', 'StreamCheck', both)
+    single['display_name'] = single['display_name'].replace(' %.nid=n1', '')
     after = [fleet_cases.case(node, 'StreamCheck', {
         'triad': (38000.0, 'MB/s')}) for node in ('n1', 'n2')]
     rows = pu.judge(after, [_before(single)])
     assert [(r['node'], r['figure'], r['verdict']) for r in rows] == [
         ('n1', 'copy', pu.MISSING), ('n2', 'copy', pu.MISSING),
         ('n1', 'triad', 'within noise'), ('n2', 'triad', 'within noise')]
-    assert _row(rows, 'triad', 'n1')['baseline'] == 'before (all nodes)'
+    assert _row(rows, 'triad', 'n2')['baseline'] == 'before (all nodes)'
 
 
 def test_a_node_that_ran_only_a_fixture_did_not_run():

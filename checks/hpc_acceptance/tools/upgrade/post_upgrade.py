@@ -289,7 +289,8 @@ def missing(new_cases, baselines, per_node=False, console=None):
             found.update(
                 ((key, variable, where), (before, stored, tried_cases, True))
                 for where, tried_cases in ran_variant
-                if (key, variable, where) not in before.values and
+                if not (per_node_figure and
+                        (key, variable, where) in before.values) and
                 (key, variable, where) not in keys)
             if ran_variant:
                 continue
