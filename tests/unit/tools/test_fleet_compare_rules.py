@@ -360,6 +360,12 @@ def test_a_time_is_held_to_the_high_limit_of_its_earlier_runs():
                       'latency_memory').against
     assert against.limit == noise.limits(95.0, 0.15)[1]
     assert not against.lost
+    for case in cases:
+        for perf in case['perfvalues'].values():
+            perf[0] = 150.0
+
+    assert _spread(_only(compare.compare(cases, history=history)),
+                   'latency_memory').against.lost
 
 
 def test_a_fleet_median_of_zero_has_lost_whatever_the_unit():

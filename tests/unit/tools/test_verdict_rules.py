@@ -261,3 +261,11 @@ def test_a_shift_limit_that_cannot_be_read_is_not_validated(
     assert verdict.main([_write(tmp_path, 'r.json', report), '0']) == 2
     assert capsys.readouterr().err.startswith(
         "acceptance NOT VALIDATED: HPC_ACCEPTANCE_SHIFT_LIMIT='a lot': ")
+
+
+def test_the_command_judges_the_shifts_of_its_run(tmp_path, monkeypatch):
+    shifted = SimpleNamespace(failing=True, describe=lambda: 'triad -30 %')
+    monkeypatch.setattr(nightly_shifts, 'of_run', lambda cases: [shifted])
+    report = fleet_cases.as_report([_one(system='local')], session='s1',
+                                   start=1000)
+    assert verdict.main([_write(tmp_path, 'r.json', report), '0']) == 1

@@ -524,8 +524,9 @@ def _against(spread, cases, history, hardware):
         median, band = statistics.median(earlier), spread.floor
 
     low, high = noise.limits(median, band)
-    lost = (spread.median <= 0 or noise.verdict(
-        spread.median, median, band, figure.unit) == 'regressed')
+    # a median of 0 or below is regressed too, whatever the unit
+    lost = noise.verdict(spread.median, median, band,
+                         figure.unit) == 'regressed'
     return Against('earlier fleet runs', median,
                    low if better_high else high, len(earlier), lost)
 
