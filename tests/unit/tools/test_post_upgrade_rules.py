@@ -207,19 +207,22 @@ def test_fixtures_are_neither_judged_nor_reruns():
 # -- what the nightly runs expect ---------------------------------------------
 
 def test_a_figure_only_the_nightly_runs_hold_is_missing_where_it_ran():
+    '''Nightly runs on two nodes: the row holds both.'''
     nightly = baseline.collect('nightly', [daxpy({
-        'flops_l1': (9000.0, 'MFLOP/s'),
-        'time_per_iteration_l1': (111.0, 'ns')})])
+        'flops_l1': (flops, 'MFLOP/s'),
+        'time_per_iteration_l1': (1e6 / flops, 'ns')}, node=node)
+        for node, flops in (('a', 9000.0), ('b', 9400.0))])
     failed = daxpy({}, result='fail')
     rows = pu.judge([stream(38000.0), failed],
                     [_before(stream(38000.0)), nightly])
     missing = [r for r in rows if r['verdict'] == pu.MISSING]
-    assert [(r['figure'], r['baseline'], r['unit'], r['note'])
-            for r in missing] == [
+    assert [(r['figure'], r['baseline'], r['unit'], r['note'],
+             r['baseline_runs']) for r in missing] == [
         ('flops_l1', 'nightly', 'MFLOP/s',
-         'fail in sanity: validation failed'),
+         'fail in sanity: validation failed', 2),
         ('time_per_iteration_l1', 'nightly', 'ns',
-         'fail in sanity: validation failed')]
+         'fail in sanity: validation failed', 2)]
+    assert missing[0]['baseline_median'] == 9200.0
 
 
 def test_a_failed_check_of_other_work_misses_the_nightly_figure():
