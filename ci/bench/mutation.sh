@@ -76,7 +76,13 @@ unit_tests=(tests/unit/tools/test_fleet.py tests/unit/tools/test_suspects.py
             tests/unit/tools/test_fleet_confirm.py
             tests/unit/tools/test_post_upgrade_cases.py
             tests/unit/tools/test_post_upgrade_table.py
-            tests/unit/tools/test_run_report_retries.py)
+            tests/unit/tools/test_run_report_retries.py
+            tests/unit/tools/test_fleet_compare_rules.py
+            tests/unit/tools/test_fleet_fingerprint_rules.py
+            tests/unit/tools/test_fleet_drain_rules.py
+            tests/unit/tools/test_verdict_rules.py
+            tests/unit/tools/test_post_upgrade_rules.py
+            tests/unit/tools/test_upgrade_baseline_rules.py)
 property_tests=(tests/properties/test_property_order.py
                 tests/properties/test_property_like_with_like.py
                 tests/properties/test_property_monotone.py

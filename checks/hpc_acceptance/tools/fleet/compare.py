@@ -221,16 +221,14 @@ class Spread:
     #: among ``values``, each a suspect of its own
     unmeasured: Dict[str, str] = field(default_factory=dict)
 
-    def change(self, node):
-        '''Relative change of ``node``'s value from the median.'''
-        return noise.change(self.values[node], self.median)
-
     def gain(self, node, value=None):
         '''How much better than the median ``node`` is (or ``value``
         would be), as a factor's logarithm: negative when worse, whatever
         the unit's direction; a value of 0 is the worst there is.'''
         value = self.values[node] if value is None else value
-        if value <= 0 < self.median:
+        if value <= 0:
+            # also where most of the group measured 0: a median of 0 is
+            # no yardstick, and its nodes must not pass for it
             return -math.inf
 
         if self.median <= 0:
@@ -250,9 +248,9 @@ class Spread:
         if self.lost_nearly_all(value):
             return True
 
-        gain = self.gain(None, value)
-        return -gain > width(self.band) if self.band < 1 else \
-            gain == -math.inf
+        # a band of 1 or more is infinitely wide: only what lost nearly
+        # all is out of it
+        return -self.gain(None, value) > width(self.band)
 
     def is_worse(self, node):
         '''Whether ``node`` is out on its final attempt, and on the one
@@ -481,8 +479,9 @@ def _split(spread, floor):
     ranked = sorted(spread.values, key=spread.gain)
     need = max(CLUSTER_NODES, math.ceil(CLUSTER_SHARE * len(ranked)))
     gains = [spread.gain(node) for node in ranked]
-    gaps = [(gains[i] - gains[i - 1], i)
-            for i in range(need, len(ranked) - need + 1)]
+    # two nodes that both measured 0 (-inf) are no gap apart, not NaN
+    gaps = [(gains[i] - gains[i - 1] if gains[i] != gains[i - 1] else 0.0,
+             i) for i in range(need, len(ranked) - need + 1)]
     if not gaps:
         return None
 
@@ -525,8 +524,9 @@ def _against(spread, cases, history, hardware):
         median, band = statistics.median(earlier), spread.floor
 
     low, high = noise.limits(median, band)
-    lost = (spread.median <= 0 or noise.verdict(
-        spread.median, median, band, figure.unit) == 'regressed')
+    # a median of 0 or below is regressed too, whatever the unit
+    lost = noise.verdict(spread.median, median, band,
+                         figure.unit) == 'regressed'
     return Against('earlier fleet runs', median,
                    low if better_high else high, len(earlier), lost)
 

@@ -252,7 +252,8 @@ def missing(new_cases, baselines, per_node=False, console=None):
     ReFrame's output of the run).
 
     Every figure of the ``--before`` runs (the first baseline) is expected:
-    of a fleet run, on each node with its own figures. A figure of the
+    of a fleet run, on each node, its own figures where the series has
+    them, else every node's wherever it ran the check variant. A figure of the
     nightly runs (the second) only where this run has a test case of the
     same check variant that did not produce it: the post-upgrade set runs
     other work than the nightly by design (HPL's memory fraction).
@@ -277,9 +278,25 @@ def missing(new_cases, baselines, per_node=False, console=None):
     found = {}
     before, others = baselines[0], baselines[1:]
     for (key, variable, node), stored in before.values.items():
+        per_node_figure = per_node and '%.nid=' in before.names[key]
+        if node is None and per_node:
+            # of a fleet run, a node with no figures of its own in the
+            # series (it did not run there, or the series was no fleet
+            # run) is held to every node's where it ran the check variant
+            ran_variant = [(where, tried_cases) for (variant, where),
+                           tried_cases in tried.items()
+                           if variant == fleet.variant_key(key)]
+            found.update(
+                ((key, variable, where), (before, stored, tried_cases, True))
+                for where, tried_cases in ran_variant
+                if not (per_node_figure and
+                        (key, variable, where) in before.values) and
+                (key, variable, where) not in keys)
+            if ran_variant:
+                continue
+
         # a fleet run's figure per node, any other once
-        if (node is not None) != (per_node and
-                                  '%.nid=' in before.names[key]):
+        if (node is not None) != per_node_figure:
             continue
 
         if node and (key, variable, node) not in keys:
