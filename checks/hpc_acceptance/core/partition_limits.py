@@ -103,6 +103,15 @@ def any_hybrid(partitions):
     return any(p.core_kinds > 1 for p in partitions or [])
 
 
+def with_performance_cores(layouts, partitions=None):
+    '''``layouts``, and :data:`.core_kinds.PERFORMANCE_CORES` where a
+    partition of ``partitions`` (default: the configured ones) has a
+    hybrid CPU.'''
+    partitions = configured() if partitions is None else partitions
+    hybrid = any_hybrid(partitions)
+    return layouts + ((core_kinds.PERFORMANCE_CORES,) if hybrid else ())
+
+
 def describe(partitions):
     '''``local:default (2 hardware threads x 1 node)`` for the notes.'''
     return ', '.join(f'{p.name} ({p.node_cpus} hardware threads x '

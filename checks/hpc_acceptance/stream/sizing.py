@@ -37,10 +37,7 @@ PERFORMANCE_CORES = core_kinds.PERFORMANCE_CORES
 def layouts(partitions=None):
     ''':data:`LAYOUTS`, and :data:`PERFORMANCE_CORES` where a partition of
     ``partitions`` (default: the configured ones) has a hybrid CPU.'''
-    partitions = (partition_limits.configured() if partitions is None
-                  else partitions)
-    hybrid = partition_limits.any_hybrid(partitions)
-    return LAYOUTS + ((PERFORMANCE_CORES,) if hybrid else ())
+    return partition_limits.with_performance_cores(LAYOUTS, partitions)
 
 
 #: Fraction of a node's memory the three arrays may take; the rest is left
