@@ -98,43 +98,6 @@ static void no_figures(const char *fmt, ...)
     exit(EXIT_OK);
 }
 
-/* Parses a sysfs cpu/node list such as "0", "0-3" or "0,2-3".  Returns the
- * number of ids (or -1 if unreadable) and the first id. */
-static long count_list(const char *path, long *first)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char buf[4096];
-    if (!fgets(buf, sizeof buf, f)) {
-        fclose(f);
-        return -1;
-    }
-    fclose(f);
-    long count = 0;
-    *first = -1;
-    char *p = buf;
-    while (*p && *p != '\n') {
-        char *end;
-        long lo = strtol(p, &end, 10), hi = lo;
-        if (end == p)
-            return -1;
-        p = end;
-        if (*p == '-') {
-            hi = strtol(p + 1, &end, 10);
-            if (end == p + 1 || hi < lo)
-                return -1;
-            p = end;
-        }
-        if (*first < 0)
-            *first = lo;
-        count += hi - lo + 1;
-        if (*p == ',')
-            p++;
-    }
-    return count;
-}
-
 /* The ids of a sysfs list such as "0-3,8" into ids[0..max-1]; the count,
  * or -1 if unreadable or longer than max. */
 static long read_list(const char *path, long *ids, long max)
@@ -170,6 +133,19 @@ static long read_list(const char *path, long *ids, long max)
         if (*p == ',')
             p++;
     }
+    return count;
+}
+
+/* The most ids a sysfs cpu or node list holds here (a node of 64 Ki CPUs). */
+#define MAX_LIST_IDS 65536
+
+/* The number of ids of a sysfs list such as "0", "0-3" or "0,2-3" (or -1 if
+ * unreadable) and the first id, read by read_list. */
+static long count_list(const char *path, long *first)
+{
+    static long ids[MAX_LIST_IDS];
+    long count = read_list(path, ids, MAX_LIST_IDS);
+    *first = count > 0 ? ids[0] : -1;
     return count;
 }
 
