@@ -1,76 +1,63 @@
 '''``hpc-acceptance``: the project's commands, one subcommand each.
 
-``hpc-acceptance SUBCOMMAND --help`` describes a subcommand; each is the
-``main`` of the module of its name (``post-upgrade``:
-``upgrade/post_upgrade.py``), which parses the rest of the command line
-itself.
+``hpc-acceptance SUBCOMMAND --help`` describes a subcommand. Each lives in
+the module of its name (``post-upgrade``: ``upgrade/post_upgrade.py``), in
+the room of its job, with one contract (Spack's ``cmd/`` modules'):
+``description`` (its line in ``hpc-acceptance --help``),
+``setup_parser(parser)`` (its options) and ``command(args)`` (the exit
+status), a thin adapter over functions of its room that return values.
 '''
 
+import argparse
 import importlib
 import sys
 
-#: Subcommand -> (its module, one-line description). Each subcommand's
-#: module bears its name, in the room (package) of its job; only the one
-#: asked for is imported (some import ReFrame's test machinery or
-#: matplotlib, seconds that every other command would pay).
+#: Subcommand -> its module. Only the one asked for is imported (some
+#: import ReFrame's test machinery or matplotlib, seconds that every other
+#: command would pay); ``hpc-acceptance --help`` imports them all.
 SUBCOMMANDS = {
-    'verdict': ('run.verdict',
-                'judge an acceptance run from ReFrame\'s JSON report'),
-    'summary': ('run.summary',
-                'the short console summary of an acceptance run'),
-    'page': ('page.page',
-             'write the HTML report page (trends, skips, provenance) of a '
-             'session'),
-    'run': ('pipeline.run',
-            'a run from its start (ci/acceptance.sh runs it): the report, '
-            'the database, ReFrame, the end'),
-    'finish': ('pipeline.finish',
-               'the end of a run: store, summary, page, storage check, '
-               'verdict'),
-    'dependency-drift': ('run.dependency_drift',
-                         'say when checks take their binaries from '
-                         'elsewhere than the runs before'),
-    'db': ('results.db',
-           'check, back up or import into the results database'),
-    'nodes': ('fleet.nodes',
-              'the nodes a fleet run (--fleet) covers and those it leaves '
-              'out, with their state'),
-    'suspects': ('fleet.suspects',
-                 'the nodes of a fleet run out of line with their '
-                 'siblings; drain them (--drain), resume them (--resume)'),
-    'post-upgrade': ('upgrade.post_upgrade',
-                     'run the post-upgrade set and judge each figure '
-                     'against the stored baseline'),
-    'propose-references': ('references.propose_references',
-                           'reference values from recent runs, as a diff '
-                           'or written (--write)'),
-    'compare-published': ('references.compare_published',
-                          'this system\'s figures next to the seed papers\''),
-    'new-system': ('new_system.new_system',
-                   'bring a cluster in: ask it, write and check its '
-                   'system, Spack environment and topologies'),
-    'topology': ('topology.topology',
-                 'what the suite would do on this node or a snapshot of '
-                 'one'),
-    'export': ('export.export',
-               'send figures to the site\'s time-series store (--replay, '
-               '--since), read it back (--verify)'),
+    'verdict': 'run.verdict',
+    'summary': 'run.summary',
+    'page': 'page.page',
+    'run': 'pipeline.run',
+    'finish': 'pipeline.finish',
+    'dependency-drift': 'run.dependency_drift',
+    'db': 'results.db',
+    'nodes': 'fleet.nodes',
+    'suspects': 'fleet.suspects',
+    'post-upgrade': 'upgrade.post_upgrade',
+    'propose-references': 'references.propose_references',
+    'compare-published': 'references.compare_published',
+    'new-system': 'new_system.new_system',
+    'topology': 'topology.topology',
+    'export': 'export.export',
 }
 
 
 def module_of(name):
     '''The module of subcommand ``name``.'''
     return importlib.import_module(
-        f'hpc_acceptance.tools.{SUBCOMMANDS[name][0]}')
+        f'hpc_acceptance.tools.{SUBCOMMANDS[name]}')
 
 
 def usage():
     lines = ['usage: hpc-acceptance SUBCOMMAND [ARGS...]', '',
              'subcommands:']
     width = max(map(len, SUBCOMMANDS))
-    lines += [f'  {name:<{width}}  {about}'
-              for name, (_, about) in SUBCOMMANDS.items()]
+    lines += [f'  {name:<{width}}  {getattr(module_of(name), "description", "")}'
+              for name in SUBCOMMANDS]
     return '\n'.join(lines)
+
+
+def parser_of(name, module):
+    '''The argument parser of subcommand ``name``: its module's options,
+    its docstring's first paragraph as the description.'''
+    parser = argparse.ArgumentParser(
+        prog=f'hpc-acceptance {name}',
+        description=(module.__doc__ or '').split('\n\n')[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    module.setup_parser(parser)
+    return parser
 
 
 def main(argv=None):
@@ -85,4 +72,8 @@ def main(argv=None):
               file=sys.stderr)
         return 2
 
-    return module_of(name).main(rest)
+    module = module_of(name)
+    if not hasattr(module, 'command'):
+        return module.main(rest)
+
+    return module.command(parser_of(name, module).parse_args(rest))

@@ -52,6 +52,10 @@ from hpc_acceptance.tools.results import db as database
 from hpc_acceptance.tools.results.runs import ResultsError
 from hpc_acceptance.tools.shifts import samples as shift_samples
 
+#: One line for ``hpc-acceptance --help``.
+description = ("send figures to the site's time-series store (--replay, "
+               '--since), read it back (--verify)')
+
 
 def _report_values(reports):
     '''The samples of the run reports at ``reports`` (paths) that exist.'''

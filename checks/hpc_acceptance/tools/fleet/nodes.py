@@ -38,6 +38,10 @@ from reframe.frontend.testgenerators import getallnodes
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import CONFIG, Unreadable, one_line
 
+#: One line for ``hpc-acceptance --help``.
+description = ('the nodes a fleet run (--fleet) covers and those it leaves '
+               'out, with their state')
+
 # scontrol's one-line node description: Reason=<words> [<who>@<when>]
 _REASON = re.compile(r'\bReason=(.*?)(?: \[[^\]]*\])?(?= \w+=|$)')
 

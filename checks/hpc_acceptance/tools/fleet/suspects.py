@@ -51,6 +51,10 @@ from hpc_acceptance.tools.results.runs import (ResultsError, Unreadable,
                                                report_testcases,
                                                stored_sessions)
 
+#: One line for ``hpc-acceptance --help``.
+description = ('the nodes of a fleet run out of line with their siblings; '
+               'drain them (--drain), resume them (--resume)')
+
 #: Exit status of a run report, node list or results database that cannot
 #: be read, as the verdict's.
 UNREADABLE = 3

@@ -40,6 +40,10 @@ from hpc_acceptance.tools.new_system.staged_files import (StagedFiles,
                                                           StagedFilesError)
 from hpc_acceptance.tools.new_system.system_writer import Value
 
+#: One line for ``hpc-acceptance --help``.
+description = ('bring a cluster in: ask it, write and check its system, '
+               'Spack environment and topologies')
+
 #: The failures new-system reports as one line.
 FAILURES = (slurm_facts.SlurmError, node_probe.ProbeError,
             toolchain.ToolchainError, written_checks.WrittenCheckError,

@@ -43,6 +43,10 @@ from hpc_acceptance.tools.run.verdict import judge
 from hpc_acceptance.tools.shifts import limit as shift_limit
 from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
+#: One line for ``hpc-acceptance --help``.
+description = ('write the HTML report page (trends, skips, provenance) of '
+               'a session')
+
 LOG_NAME = 'reframe-output.log'
 
 

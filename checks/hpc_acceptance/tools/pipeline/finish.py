@@ -36,6 +36,9 @@ from hpc_acceptance.tools.page import page
 from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.run import dependency_drift, summary, verdict
 
+#: One line for ``hpc-acceptance --help``.
+description = 'the end of a run: store, summary, page, storage check, verdict'
+
 #: Exit status of a run whose results the results database does not hold.
 NOT_STORED = 5
 

@@ -40,6 +40,10 @@ from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.results.runs import CONFIG, ResultsError
 from hpc_acceptance.tools.run import dependency_drift
 
+#: One line for ``hpc-acceptance --help``.
+description = ('a run from its start (ci/acceptance.sh runs it): the '
+               'report, the database, ReFrame, the end')
+
 #: The variable that bounds the jobs ReFrame submits at once per partition
 #: (``config/settings.py``).
 MAX_JOBS = 'HPC_ACCEPTANCE_MAX_JOBS'

@@ -19,6 +19,9 @@ from hpc_acceptance.tools.results.runs import (ResultsError, figures_of,
                                                identity_of, report_testcases,
                                                stored_testcases, variant_of)
 
+#: One line for ``hpc-acceptance --help``.
+description = "this system's figures next to the seed papers'"
+
 
 def latest_runs(testcases):
     '''``{(check, params, identity): case}``, the newest passed run of each

@@ -58,6 +58,10 @@ from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import (ResultsError, figure_key,
                                                figures_of, stored_testcases)
 
+#: One line for ``hpc-acceptance --help``.
+description = ('reference values from recent runs, as a diff or written '
+               '(--write)')
+
 #: The band from which a tolerance bounds nothing worth the name.
 NO_BOUND = 0.9
 

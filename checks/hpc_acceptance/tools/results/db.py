@@ -42,6 +42,9 @@ from pathlib import Path
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.tools.results import disk_space, report_shape
 
+#: One line for ``hpc-acceptance --help``.
+description = 'check, back up or import into the results database'
+
 #: Where config/settings.py keeps the database unless RFM_SQLITE_DB_FILE.
 DEFAULT_DB = PROJECT_DIR / 'var' / 'results.db'
 

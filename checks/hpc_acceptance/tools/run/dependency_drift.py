@@ -31,6 +31,10 @@ from hpc_acceptance.tools.results import db as database
 from hpc_acceptance.tools.results.runs import (ResultsError, report_testcases,
                                                variant_of)
 
+#: One line for ``hpc-acceptance --help``.
+description = ('say when checks take their binaries from elsewhere than '
+               'the runs before')
+
 #: How far back the previous runs are looked for.
 HISTORY_DAYS = 90
 

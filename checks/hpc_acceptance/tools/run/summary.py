@@ -39,6 +39,9 @@ from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
 from hpc_acceptance.tools.shifts import limit as shift_limit
 from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
+#: One line for ``hpc-acceptance --help``.
+description = 'the short console summary of an acceptance run'
+
 MAX_LINES = 40
 _COLUMNS = ('pass', 'fail', 'skip')
 _HEADERS = ('passed', 'failed', 'skipped')

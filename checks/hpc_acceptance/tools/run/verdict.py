@@ -52,6 +52,9 @@ from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figures_of,
 from hpc_acceptance.tools.shifts import limit as shift_limit
 from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
+#: One line for ``hpc-acceptance --help``.
+description = "judge an acceptance run from ReFrame's JSON report"
+
 #: What a passed fleet run says when some figure was compared only across
 #: its nodes: a fleet slow as a whole would not have been seen.
 ACROSS_NODES_ONLY = ('judged across its nodes only: no reference and no '

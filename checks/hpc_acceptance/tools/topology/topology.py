@@ -26,6 +26,9 @@ from hpc_acceptance.tools.topology import node_plan
 from hpc_acceptance.tools.topology import snapshot
 from hpc_acceptance.tools.topology.text import render
 
+#: One line for ``hpc-acceptance --help``.
+description = 'what the suite would do on this node or a snapshot of one'
+
 
 def _parser():
     parser = argparse.ArgumentParser(

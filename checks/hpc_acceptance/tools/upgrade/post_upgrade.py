@@ -79,6 +79,10 @@ from hpc_acceptance.tools.results.runs import (FAILED_RESULTS,
 from hpc_acceptance.tools.upgrade import baseline
 from hpc_acceptance.tools.upgrade import what_changed
 
+#: One line for ``hpc-acceptance --help``.
+description = ('run the post-upgrade set and judge each figure against the '
+               'stored baseline')
+
 #: Exit status of a run whose results the results database does not hold,
 #: as every run's (:mod:`..pipeline.finish`).
 STORAGE_FAILED = finish.NOT_STORED
