@@ -30,6 +30,7 @@ from conftest import CONFIG, HPC_ACCEPTANCE, ONE_TIMED_RUN, PROJECT_DIR, \
 from hpc_acceptance.core.export import series, settings
 from hpc_acceptance.core.export import spool as export_spool
 from hpc_acceptance.core.export import store as export_store
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.export import export, verify
 
 SELECT = ['-n', 'MemoryDaxpyCheck.*single', *ONE_TIMED_RUN]
@@ -315,7 +316,7 @@ def test_verify_names_what_the_store_answered_for_and_did_not_keep(
 
     monkeypatch.setenv('HPC_ACCEPTANCE_SITE_DIR', str(site))
     monkeypatch.setattr(verify, 'VISIBLE_WITHIN_S', 3)
-    assert export.main(['--verify', '--since', since, '--db',
+    assert cli.main(['export', '--verify', '--since', since, '--db',
                         str(database)]) == 1
     said = capsys.readouterr()
     assert (f': 0 held by the store {store.url}, {values} missing '

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import generated_runs as gen
 import upgrade_runs
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.run import verdict
@@ -98,7 +99,7 @@ def _database(tmp_path):
     '''A results database holding a real run.'''
     path = tmp_path / 'results.db'
     if not path.exists():
-        assert db.main(['import', '--db', str(path),
+        assert cli.main(['db', 'import', '--db', str(path),
                         upgrade_runs.write(REAL, tmp_path / 'real.json')]
                        ) == 0
     return path
@@ -183,11 +184,11 @@ def test_any_file_is_judged_or_refused_in_one_line(
     path = tmp_path / 'handed-over.json'
     path.write_bytes(render(*handed_over))
     commands = {
-        'verdict': lambda: verdict.main([str(path), '0']),
+        'verdict': lambda: cli.main(['verdict', str(path), '0']),
         'suspects': lambda: suspects.main(['--run-report', str(path)]),
         'post-upgrade': lambda: pu.main(['--report', str(path), '--json',
                                          str(tmp_path / 'verdict.json')]),
-        'db import': lambda: db.main(['import', '--db', str(database),
+        'db import': lambda: cli.main(['db', 'import', '--db', str(database),
                                       str(path)]),
     }
     for name, command in commands.items():

@@ -1,6 +1,6 @@
 '''The library's structure, drawn from its imports: families side by side
 above core, tools above the families, the tools' rooms in layers, no
-arrows back up, no circles.'''
+arrows back up, no circles, no command called from another room.'''
 
 import ast
 
@@ -11,9 +11,10 @@ from conftest import PROJECT_DIR
 LIBRARY = PROJECT_DIR / 'checks' / 'hpc_acceptance'
 FAMILIES = ('memory', 'stream', 'hpcc', 'npb', 'network')
 #: The rooms of ``tools`` in layers: each imports only those before it.
-ROOMS = ('results', 'launch', 'references', 'fleet', 'shifts', 'export',
-         'run', 'page', 'pipeline', 'upgrade')
-#: Rooms beside the layers, on core and the families alone (and results).
+ROOMS = ('common', 'results', 'launch', 'references', 'fleet', 'shifts',
+         'export', 'run', 'page', 'pipeline', 'upgrade')
+#: Rooms beside the layers, on core and the families alone (and the
+#: commands' common options, the results).
 SIDE_ROOMS = ('new_system', 'topology')
 _BELOW = {'core', *FAMILIES}
 #: Package -> the packages it may import from, besides itself.
@@ -21,7 +22,7 @@ ALLOWED = {'core': set(),
            **{family: {'core'} for family in FAMILIES},
            **{f'tools.{room}': _BELOW | {f'tools.{r}' for r in ROOMS[:i]}
               for i, room in enumerate(ROOMS)},
-           **{f'tools.{room}': _BELOW | {'tools.results'}
+           **{f'tools.{room}': _BELOW | {'tools.common', 'tools.results'}
               for room in SIDE_ROOMS},
            # the command: every room
            'tools': _BELOW | {f'tools.{room}' for room in ROOMS + SIDE_ROOMS}}
@@ -127,6 +128,56 @@ def test_no_module_only_re_exports(module):
     assert ast.get_docstring(ast.Module(body, [])), f'{path}: no docstring'
     assert any(not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr))
                for node in body), f'{path} only imports'
+
+
+def _bound_modules(tree, modules):
+    '''``{name: module}`` of the ``hpc_acceptance`` modules an import in
+    ``tree`` binds to a name.'''
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                name = f'{node.module}.{alias.name}'
+                if name in modules:
+                    bound[alias.asname or alias.name] = name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in modules:
+                    bound[alias.asname or alias.name.split('.')[0]] = \
+                        alias.name
+
+    return bound
+
+
+@pytest.mark.parametrize('module', sorted(GRAPH))
+def test_no_command_is_called_from_another_room(module):
+    '''A room reuses another's work through its functions, which return
+    values: never through a command's entry point (``main``,
+    ``command``), with an argv to build and output to parse.'''
+    path = LIBRARY.parent.joinpath(*module.split('.'))
+    path = path / '__init__.py' if path.is_dir() else path.with_suffix('.py')
+    tree = ast.parse(path.read_text())
+    bound = _bound_modules(tree, GRAPH)
+    called = sorted(
+        f'{bound[node.func.value.id]}.{node.func.attr}'
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and
+        isinstance(node.func, ast.Attribute) and
+        node.func.attr in ('main', 'command') and
+        isinstance(node.func.value, ast.Name) and
+        node.func.value.id in bound and
+        package_of(bound[node.func.value.id]) != package_of(module))
+    assert not called, f'{module} calls {called}'
+
+
+@pytest.mark.parametrize('module', sorted(GRAPH))
+def test_no_module_reads_printed_output(module):
+    '''What a function returns is the value; a command's printed lines
+    are for people.'''
+    path = LIBRARY.parent.joinpath(*module.split('.'))
+    path = path / '__init__.py' if path.is_dir() else path.with_suffix('.py')
+    assert 'redirect_stdout' not in path.read_text(), \
+        f'{module} captures what another function prints'
 
 
 @pytest.mark.parametrize('family', FAMILIES)

@@ -12,6 +12,8 @@ import argparse
 import importlib
 import sys
 
+from hpc_acceptance.tools.common import arguments
+
 #: Subcommand -> its module. Only the one asked for is imported (some
 #: import ReFrame's test machinery or matplotlib, seconds that every other
 #: command would pay); ``hpc-acceptance --help`` imports them all.
@@ -44,7 +46,7 @@ def usage():
     lines = ['usage: hpc-acceptance SUBCOMMAND [ARGS...]', '',
              'subcommands:']
     width = max(map(len, SUBCOMMANDS))
-    lines += [f'  {name:<{width}}  {getattr(module_of(name), "description", "")}'
+    lines += [f'  {name:<{width}}  {module_of(name).description}'
               for name in SUBCOMMANDS]
     return '\n'.join(lines)
 
@@ -76,4 +78,14 @@ def main(argv=None):
     if not hasattr(module, 'command'):
         return module.main(rest)
 
-    return module.command(parser_of(name, module).parse_args(rest))
+    parser = parser_of(name, module)
+    args, others = parser.parse_known_args(rest)
+    if others and not hasattr(args, 'passed_on'):
+        parser.error(f'unrecognized arguments: {" ".join(others)}')
+    elif others:
+        args.passed_on = others
+
+    try:
+        return module.command(args)
+    except arguments.UsageError as err:
+        parser.error(str(err))

@@ -4,6 +4,8 @@ sysadmin runs it: the console script pip installed.'''
 import subprocess
 import sys
 
+import pytest
+
 import host
 from conftest import HPC_ACCEPTANCE
 from hpc_acceptance.tools import cli
@@ -66,5 +68,14 @@ def test_every_subcommand_lives_in_the_module_of_its_name():
     for name in cli.SUBCOMMANDS:
         module = cli.module_of(name)
         assert module.__name__.rsplit('.', 1)[-1] == name.replace('-', '_')
-        assert callable(module.main)
         assert module.__doc__
+
+
+@pytest.mark.parametrize('name', sorted(cli.SUBCOMMANDS))
+def test_every_subcommand_keeps_one_contract(name):
+    '''Spack's: a line for --help, its options, the command; no ``main``
+    for another module to call with an argv.'''
+    module = cli.module_of(name)
+    assert isinstance(module.description, str) and module.description
+    assert callable(module.setup_parser) and callable(module.command)
+    assert not hasattr(module, 'main')

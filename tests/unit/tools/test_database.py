@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 from conftest import DATA_DIR
 
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.results import db as database
 
 #: ReFrame's JSON report of an acceptance run, as ReFrame wrote it.
@@ -32,7 +33,7 @@ def stored(tmp_path, report):
     reports.mkdir()
     shutil.copy(report, reports / 'nightly.json')
     db = tmp_path / 'results.db'
-    assert database.main(['import', '--db', str(db),
+    assert cli.main(['db', 'import', '--db', str(db),
                           str(reports / 'nightly.json')]) == 0
     return db, reports
 
@@ -45,7 +46,7 @@ def test_an_imported_report_is_a_stored_session(stored):
 
 def test_importing_a_run_twice_keeps_one_copy(stored, capsys):
     db, reports = stored
-    assert database.main(['import', '--db', str(db),
+    assert cli.main(['db', 'import', '--db', str(db),
                           str(reports / 'nightly.json')]) == 0
     assert 'already stored' in capsys.readouterr().out
     with sqlite3.connect(db) as conn:
@@ -57,7 +58,7 @@ def test_a_file_that_is_no_run_report_is_refused_by_name(stored, capsys):
     db, reports = stored
     other = reports / 'verdict.json'
     other.write_text('{"rows": []}')
-    assert database.main(['import', '--db', str(db), str(other)]) == \
+    assert cli.main(['db', 'import', '--db', str(db), str(other)]) == \
         database.UNREADABLE
     assert capsys.readouterr().err == (
         f"db: not stored: cannot read the run report {other}: the report: "
@@ -77,7 +78,7 @@ def test_a_truncated_database_is_damaged_with_recovery_steps(stored,
                                                              capsys):
     db, reports = stored
     truncated(db)
-    assert database.main(['check', '--db', str(db),
+    assert cli.main(['db', 'check', '--db', str(db),
                           '--reports', str(reports)]) == 1
     err = capsys.readouterr().err
     assert 'database disk image is malformed' in err
@@ -130,7 +131,7 @@ def test_backups_keep_the_newest_and_are_whole_databases(stored):
 
 def test_a_run_that_was_stored_passes_the_after_run_check(stored, capsys):
     db, reports = stored
-    assert database.main(['check', '--db', str(db), '--run',
+    assert cli.main(['db', 'check', '--db', str(db), '--run',
                           str(reports / 'nightly.json')]) == 0
 
 
@@ -139,7 +140,7 @@ def test_a_run_that_was_not_stored_says_where_its_results_are(
     log = tmp_path / 'run.log'
     log.write_text('WARNING: failed to store results in the database: '
                    'database disk image is malformed\n')
-    assert database.main(['check', '--db', str(tmp_path / 'results.db'),
+    assert cli.main(['db', 'check', '--db', str(tmp_path / 'results.db'),
                           '--run', str(report), '--log', str(log)]) == 1
     err = capsys.readouterr().err
     assert f'session {SESSION}) is not in the results database' in err

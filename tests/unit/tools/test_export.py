@@ -10,6 +10,7 @@ import pytest
 import fleet_cases
 from conftest import DATA_DIR
 from hpc_acceptance.core.export import series, spool
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.run import summary
 
@@ -92,16 +93,16 @@ def test_a_fleet_too_small_to_compare_sends_no_suspect_series():
 def test_without_the_setting_the_command_says_it_is_off(tmp_path, capsys,
                                                         monkeypatch):
     monkeypatch.setenv('HPC_ACCEPTANCE_SITE_DIR', str(tmp_path))
-    assert export.main(['--replay']) == 2
+    assert cli.main(['export', '--replay']) == 2
     assert 'export: off: no export.yaml in the site directory' in \
         capsys.readouterr().err
     # after a run: nothing to do
-    assert export.main(['--run-report', str(NIGHTLY)]) == 0
+    assert cli.main(['export', '--run-report', str(NIGHTLY)]) == 0
 
 
 def test_a_date_that_is_none_is_named(capsys):
     try:
-        export.main(['--since', 'yesterday'])
+        cli.main(['export', '--since', 'yesterday'])
     except SystemExit as stop:
         assert stop.code == 2
 
@@ -141,7 +142,7 @@ def site(tmp_path, monkeypatch):
 def test_a_database_named_that_does_not_exist_is_an_error_naming_it(
         site, tmp_path, capsys, mode):
     missing = tmp_path / 'no-such' / 'results.db'
-    assert export.main([*mode, '--db', str(missing)]) == 2
+    assert cli.main(['export', *mode, '--db', str(missing)]) == 2
     assert capsys.readouterr().err == (
         f'export: the results database {missing} (--db) does not exist: '
         f'no run was stored there\n')
@@ -151,11 +152,11 @@ def test_the_default_database_missing_is_named_with_its_source(
         site, tmp_path, capsys, monkeypatch):
     missing = tmp_path / 'var' / 'results.db'
     monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(missing))
-    assert export.main(['--since', '2026-01-01']) == 2
+    assert cli.main(['export', '--since', '2026-01-01']) == 2
     assert f'{missing} (RFM_SQLITE_DB_FILE) does not exist' in \
         capsys.readouterr().err
     # nothing waits where no run stored anything: a replay has nothing to do
-    assert export.main(['--replay']) == 0
+    assert cli.main(['export', '--replay']) == 0
     assert 'export: 0 value(s) waiting in the spool: 0 sent' in \
         capsys.readouterr().out
 
@@ -168,7 +169,7 @@ def test_the_default_database_missing_is_named_with_its_source(
 ])
 def test_one_thing_at_a_time(site, capsys, argv, said):
     with pytest.raises(SystemExit) as stop:
-        export.main(argv)
+        cli.main(['export', *argv])
 
     assert stop.value.code == 2
     assert said in capsys.readouterr().err

@@ -3,6 +3,7 @@ before ReFrame's, the system it names, the fleet's node state.'''
 
 import pytest
 
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.pipeline import run
 
 
@@ -37,7 +38,7 @@ def test_a_wrong_option_is_named(argv, why):
 def test_a_wrong_option_stops_the_run_before_anything(capsys, tmp_path,
                                                       monkeypatch):
     monkeypatch.setenv('RFM_REPORT_FILE', str(tmp_path / 'r.json'))
-    assert run.main(['--max-jobs', 'x', '-n', 'Stream']) == run.NOT_RUN
+    assert cli.main(['run', '--max-jobs', 'x', '-n', 'Stream']) == run.NOT_RUN
     assert 'acceptance: --max-jobs x: a whole number' in \
         capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []

@@ -6,6 +6,7 @@ import json
 import fleet_cases
 from conftest import DATA_DIR
 
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.run import summary
@@ -73,7 +74,7 @@ def test_what_the_node_s_shape_decided_is_stated_once_a_partition():
 
 
 def test_cli_prints_the_summary(capsys):
-    assert summary.main([str(RUN / 'nightly-report.json'), '--log',
+    assert cli.main(['summary', str(RUN / 'nightly-report.json'), '--log',
                          str(RUN / 'nightly-console.log')]) == 0
     out = capsys.readouterr().out
     assert out.startswith('== acceptance summary')
@@ -147,9 +148,9 @@ def test_cli_takes_the_reasons_the_checks_recorded_without_a_log(
             case['skip_reason'] = console[skips.case_name(case)]
 
     (tmp_path / 'report.json').write_text(json.dumps(report))
-    assert summary.main([str(tmp_path / 'report.json')]) == 0
+    assert cli.main(['summary', str(tmp_path / 'report.json')]) == 0
     without_log = capsys.readouterr().out
-    assert summary.main([str(RUN / 'nightly-report.json'), '--log',
+    assert cli.main(['summary', str(RUN / 'nightly-report.json'), '--log',
                          str(RUN / 'nightly-console.log')]) == 0
     assert without_log == capsys.readouterr().out
     assert 'skipped, by reason (22):' in without_log

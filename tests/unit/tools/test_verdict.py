@@ -6,6 +6,7 @@ import json
 import pytest
 
 import fleet_cases
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.references import unreferenced
 from hpc_acceptance.tools.run import verdict
 
@@ -115,46 +116,46 @@ def _write(path, *results):
 def test_the_runs_of_a_fleet_run_are_judged_as_one(tmp_path, capsys):
     nodes = _write(tmp_path / 'nodes.json', 'pass', 'pass')
     multinode = _write(tmp_path / 'multinode.json', 'fail')
-    assert verdict.main([nodes, '0', multinode, '1']) == 1
+    assert cli.main(['verdict', nodes, '0', multinode, '1']) == 1
     assert capsys.readouterr().err.splitlines()[-1] == \
         'acceptance FAILED (1 fail, 2 pass): 1 failure(s)'
 
 
 def test_a_run_that_selected_nothing_adds_nothing(tmp_path, capsys):
     nodes = _write(tmp_path / 'nodes.json', 'pass')
-    assert verdict.main([nodes, '0', str(tmp_path / 'none.json'), '0']) == 0
+    assert cli.main(['verdict', nodes, '0', str(tmp_path / 'none.json'), '0']) == 0
     assert capsys.readouterr().out == 'acceptance passed (1 pass)\n'
 
 
 def test_a_run_that_stopped_before_its_report_is_not_judged(tmp_path,
                                                             capsys):
     nodes = _write(tmp_path / 'nodes.json', 'pass')
-    assert verdict.main([nodes, '0', str(tmp_path / 'none.json'), '1']) == 3
+    assert cli.main(['verdict', nodes, '0', str(tmp_path / 'none.json'), '1']) == 3
     assert 'ReFrame stopped with status 1 before writing' in \
         capsys.readouterr().err
 
 
 def test_no_report_after_a_clean_exit_means_nothing_ran(tmp_path, capsys):
-    assert verdict.main([str(tmp_path / 'none.json'), '0']) == 2
+    assert cli.main(['verdict', str(tmp_path / 'none.json'), '0']) == 2
     assert 'no check was selected' in capsys.readouterr().err
 
 
 def test_no_report_after_a_crash_is_reported(tmp_path, capsys):
-    assert verdict.main([str(tmp_path / 'none.json'), '1']) == 3
+    assert cli.main(['verdict', str(tmp_path / 'none.json'), '1']) == 3
     assert 'ReFrame stopped with status 1' in capsys.readouterr().err
 
 
 def test_broken_report_is_reported(tmp_path, capsys):
     broken = tmp_path / 'broken.json'
     broken.write_text('{"runs": [')
-    assert verdict.main([str(broken), '0']) == 3
+    assert cli.main(['verdict', str(broken), '0']) == 3
     assert 'cannot read the run report' in capsys.readouterr().err
 
 
 def test_main_reads_a_report_file(tmp_path):
     path = tmp_path / 'report.json'
     path.write_text(json.dumps(report('pass')))
-    assert verdict.main([str(path), '0']) == 0
+    assert cli.main(['verdict', str(path), '0']) == 0
 
 
 def on(system, reference_file, report_data):

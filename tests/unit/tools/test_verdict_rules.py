@@ -14,9 +14,10 @@ from types import SimpleNamespace
 import pytest
 
 import fleet_cases
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.results.runs import ResultsError
-from hpc_acceptance.tools.run import verdict
+from hpc_acceptance.tools.run import finished_run, verdict
 from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
 STREAM = {'StreamCheck': [('triad', 'MB/s', 38500)]}
@@ -215,7 +216,7 @@ def test_the_reports_of_a_run_are_read_as_one(tmp_path):
     first = fleet_cases.as_report(fleet_cases.fleet(4, figures=STREAM),
                                   session='s1', start=1000)
     rerun = fleet_cases.as_report([_one()], session='s2', start=2000)
-    read = verdict.read_runs([
+    read = finished_run.read_runs([
         (str(tmp_path / 'no-test-case-ran.json'), 0),
         (_write(tmp_path, 'first.json', first), 0),
         (_write(tmp_path, 'rerun.json', rerun), 0)])
@@ -231,7 +232,7 @@ def test_the_reports_of_a_run_are_read_as_one(tmp_path):
                          ids=['nothing', 'no status', 'a word',
                               'a word second'])
 def test_usage_is_exit_3(argv, capsys):
-    assert verdict.main(argv) == 3
+    assert cli.main(['verdict', *argv]) == 3
     assert capsys.readouterr().err == USAGE + '\n'
 
 
@@ -239,14 +240,15 @@ def test_the_command_reads_its_own_arguments(tmp_path, monkeypatch, capsys):
     report = fleet_cases.as_report([_one(system='local')], session='s1',
                                    start=1000)
     monkeypatch.setattr(sys, 'argv', [
-        'hpc-acceptance-verdict', _write(tmp_path, 'r.json', report), '0'])
-    assert verdict.main() == 0
+        'hpc-acceptance', 'verdict', _write(tmp_path, 'r.json', report),
+        '0'])
+    assert cli.main() == 0
     assert capsys.readouterr().out.startswith('acceptance passed')
 
 
 def test_a_report_of_no_test_case_is_not_validated(tmp_path, capsys):
     report = fleet_cases.as_report([], session='s1', start=1000)
-    assert verdict.main([_write(tmp_path, 'r.json', report), '0']) == 2
+    assert cli.main(['verdict', _write(tmp_path, 'r.json', report), '0']) == 2
     assert capsys.readouterr().err == (
         'acceptance NOT VALIDATED: no check was selected (ReFrame ran no '
         'test case and wrote no report)\n')
@@ -258,7 +260,7 @@ def test_a_shift_limit_that_cannot_be_read_is_not_validated(
     monkeypatch.setenv('HPC_ACCEPTANCE_SHIFT_LIMIT', 'a lot')
     report = fleet_cases.as_report([_one(system='local')], session='s1',
                                    start=1000)
-    assert verdict.main([_write(tmp_path, 'r.json', report), '0']) == 2
+    assert cli.main(['verdict', _write(tmp_path, 'r.json', report), '0']) == 2
     assert capsys.readouterr().err.startswith(
         "acceptance NOT VALIDATED: HPC_ACCEPTANCE_SHIFT_LIMIT='a lot': ")
 
@@ -268,4 +270,4 @@ def test_the_command_judges_the_shifts_of_its_run(tmp_path, monkeypatch):
     monkeypatch.setattr(nightly_shifts, 'of_run', lambda cases: [shifted])
     report = fleet_cases.as_report([_one(system='local')], session='s1',
                                    start=1000)
-    assert verdict.main([_write(tmp_path, 'r.json', report), '0']) == 1
+    assert cli.main(['verdict', _write(tmp_path, 'r.json', report), '0']) == 1

@@ -44,10 +44,11 @@ import sys
 import time
 
 from hpc_acceptance.core.export import settings, spool, store
+from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.export import verify
 from hpc_acceptance.tools.export.samples import (
     report_samples, suspect_samples, with_reruns)
-from hpc_acceptance.tools.export.sending import send
+from hpc_acceptance.tools.export.sending import Sent, send, show
 from hpc_acceptance.tools.results import db as database
 from hpc_acceptance.tools.results.runs import ResultsError
 from hpc_acceptance.tools.shifts import samples as shift_samples
@@ -103,6 +104,39 @@ def status_lines(reports=(), db=None):
     return lines
 
 
+def run_samples(reports, compared=None, found=None):
+    '''What no log record of a run carried: its test-case outcomes, a
+    fleet run's suspects and its figures' shifts; ``reports`` its parsed
+    reports in order, ``compared`` and ``found`` its fleet comparison and
+    shifts where the run's end made them (:mod:`.samples`).'''
+    return ([s for report in reports for s in report_samples(report)] +
+            suspect_samples(reports, compared) +
+            shift_samples.of_reports(reports, found))
+
+
+def after_run(reports, compared=None, found=None):
+    '''Send a run's :func:`run_samples` where the export is on; what
+    was sent (:class:`.sending.Sent`), ``None`` where the export is off.
+    A store in trouble never fails a run: what it did not take waits in
+    the spool.'''
+    try:
+        export = settings.of_site()
+    except settings.ExportSettingsError as err:
+        return Sent(2, '', f'export: {err}')
+
+    if export is None:
+        return None
+
+    waiting = spool.Spool(spool.path_beside(database.database_path()),
+                          export.url)
+    try:
+        return send(export, waiting, 'of this run',
+                    run_samples(reports, compared, found))
+    except (ResultsError, database.DatabaseError, store.StoreError,
+            sqlite3.Error, OSError) as err:
+        return Sent(1, '', f'export: {err}')
+
+
 def _since(text):
     try:
         return datetime.datetime.fromisoformat(text).timestamp()
@@ -111,9 +145,7 @@ def _since(text):
             f'{text!r}: a date, YYYY-MM-DD or YYYY-MM-DDTHH:MM') from None
 
 
-def _parser():
-    parser = argparse.ArgumentParser(prog='hpc-acceptance export',
-                                     description=__doc__.split('\n\n')[0])
+def setup_parser(parser):
     parser.add_argument('--replay', action='store_true',
                         help='send what waits in the spool')
     parser.add_argument('--since', type=_since, metavar='DATE',
@@ -134,19 +166,18 @@ def _parser():
     parser.add_argument('--site-dir', help='the site directory of the '
                                            'export setting (default: '
                                            '$HPC_ACCEPTANCE_SITE_DIR)')
-    return parser
 
 
-def _what(parser, args):
+def _what(args):
     '''The one thing the arguments ask for; exit 2 when none or two.'''
     asked = [name for name, given in (
         ('--replay', args.replay), ('--run-report', args.run_report),
         ('--verify', args.verify),
         ('--since', args.since is not None and not args.verify)) if given]
     if len(asked) != 1:
-        parser.error('one of --replay, --since, --run-report, --verify is '
-                     'needed' if not asked else
-                     f'{" and ".join(asked)}: one at a time')
+        raise UsageError('one of --replay, --since, --run-report, --verify is '
+                         'needed' if not asked else
+                         f'{" and ".join(asked)}: one at a time')
 
     return asked[0]
 
@@ -176,9 +207,7 @@ def _samples(args, waiting, path):
             if report is None:
                 raise ResultsError(f'{name}: not a ReFrame run report')
 
-        return ('of this run', [s for report in reports
-                                for s in report_samples(report)] +
-                suspect_samples(reports) + shift_samples.of_reports(reports))
+        return 'of this run', run_samples(reports)
 
     sessions = database.stored_sessions(path, args.since, time.time())
     return (f'of {len(sessions)} session(s) stored since '
@@ -188,10 +217,8 @@ def _samples(args, waiting, path):
              for s in suspect_samples(run)])
 
 
-def main(argv=None):
-    parser = _parser()
-    args = parser.parse_args(argv)
-    what = _what(parser, args)
+def command(args):
+    what = _what(args)
     try:
         export = settings.of_site(args.site_dir)
     except settings.ExportSettingsError as err:
@@ -217,8 +244,11 @@ def main(argv=None):
         if what == '--verify':
             return verify.verify(export, waiting, args.since, path)
 
-        return send(export, waiting, *_samples(args, waiting, path))
+        sent = send(export, waiting, *_samples(args, waiting, path))
     except (ResultsError, database.DatabaseError, store.StoreError,
             sqlite3.Error, OSError) as err:
         print(f'export: {err}', file=sys.stderr)
         return 1
+
+    show(sent)
+    return sent.status

@@ -5,31 +5,37 @@ suspects.'''
 import sys
 
 from hpc_acceptance.core.export import series
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import confirm as fleet_confirm
-from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.fleet import confirm, history
+from hpc_acceptance.tools.fleet.compare import FleetError
 from hpc_acceptance.tools.results.runs import final_testcases
 
 
-def suspect_samples(reports):
+def suspect_samples(reports, compared=None):
     ''':data:`~hpc_acceptance.core.export.series.SUSPECT` of every node
     of a fleet run that was compared with its siblings (none for another
     run, or a partition of too few nodes): the run read as its verdict
     reads it (:func:`..fleet.history.of_run`), ``reports`` its reports or
     stored sessions in order (the nodes' run, its confirmation rerun, the
-    multi-node run).'''
+    multi-node run); ``compared`` the run's ``(fleets, why there are
+    none)`` where the run's end made them already.'''
     info = reports[0]['session_info']
     if info.get('fleet') not in (None, 'yes'):
         # a confirmation rerun or a resume: part of another run
         return []
 
-    cases = final_testcases({'runs': [run for report in reports
-                                      for run in report.get('runs') or []]})
-    try:
-        fleets, _ = fleet_history.of_run(cases, info)
-    except fleet.FleetError as err:
-        print(f'export: session {info.get("uuid")}: no suspects sent: {err}',
-              file=sys.stderr)
+    if compared is None:
+        cases = final_testcases({'runs': [run for report in reports
+                                          for run in report.get('runs') or
+                                          []]})
+        try:
+            compared = history.of_run(cases, info)[0], None
+        except FleetError as err:
+            compared = None, str(err)
+
+    fleets, error = compared
+    if error:
+        print(f'export: session {info.get("uuid")}: no suspects sent: '
+              f'{error}', file=sys.stderr)
         return []
 
     samples = []
@@ -65,7 +71,7 @@ def with_reruns(sessions):
     runs among ``sessions``.'''
     reruns = {}
     for session in sessions:
-        confirms = session['session_info'].get(fleet_confirm.CONFIRMS)
+        confirms = session['session_info'].get(confirm.CONFIRMS)
         if confirms:
             reruns.setdefault(confirms, []).append(session)
 

@@ -18,14 +18,13 @@ beside the page (``reframe-output.log``, ``nodes.json``) so a rebuild finds
 them again.
 '''
 
-import argparse
 import datetime
 import os
 import shutil
 import sys
 from dataclasses import dataclass
 
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.launch import report_file
@@ -35,11 +34,8 @@ from hpc_acceptance.tools.page import trend_plot
 from hpc_acceptance.tools.page import trends as trends_mod
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
-from hpc_acceptance.tools.results.runs import (ResultsError, report_session,
-                                               report_testcases,
-                                               stored_testcases)
-from hpc_acceptance.tools.run import summary
-from hpc_acceptance.tools.run.verdict import judge
+from hpc_acceptance.tools.results.runs import ResultsError, stored_testcases
+from hpc_acceptance.tools.run import finished_run, summary, verdict
 from hpc_acceptance.tools.shifts import limit as shift_limit
 from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
@@ -48,6 +44,9 @@ description = ('write the HTML report page (trends, skips, provenance) of '
                'a session')
 
 LOG_NAME = 'reframe-output.log'
+
+#: The stored sessions the trends draw from, unless ``--history``.
+HISTORY = 'now-365d:now'
 
 
 @dataclass
@@ -94,12 +93,16 @@ def _shifts(testcases, history):
 
 
 def page_for(session, testcases, history, skipped, *, runs, fleets=None,
-             fleet_note=None):
-    shifts, shift_note = _shifts(testcases, history)
+             fleet_note=None, found=None, judged=None):
+    '''The :class:`ReportPage` of a session's ``testcases``; ``found``
+    (its shifts and why there are none) and ``judged`` (its verdict: exit
+    status and message) where the run's end made them already.'''
+    shifts, shift_note = found or _shifts(testcases, history)
     floors, floors_note = calibration.floors_of(
         calibration.system_of(testcases) or '')
-    status, message = judge({'runs': [{'testcases': testcases}]},
-                            fleets or [], fleet_note, shifts)
+    status, message = judged or verdict.judge(
+        {'runs': [{'testcases': testcases}]}, fleets or [], fleet_note,
+        shifts)
     systems = sorted({c.get('system', '?') for c in testcases})
     return ReportPage(
         session=session, system=', '.join(systems) or '?',
@@ -140,11 +143,7 @@ def write(page, out_dir):
     return path
 
 
-def _parser():
-    parser = argparse.ArgumentParser(
-        prog='hpc-acceptance page',
-        description=__doc__.split('\n\n')[0],
-    )
+def setup_parser(parser):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument('--session', help='UUID of a stored session')
     source.add_argument('--run-report', action='append',
@@ -159,13 +158,12 @@ def _parser():
     parser.add_argument('--runs', type=int,
                         default=trends_mod.DEFAULT_RUNS,
                         help='runs per trend (default: %(default)s)')
-    parser.add_argument('--history', default='now-365d:now',
+    parser.add_argument('--history', default=HISTORY,
                         help='stored sessions the trends draw from, as '
                              "ReFrame's --describe-stored-testcases takes "
                              "(default: %(default)s)")
     parser.add_argument('--output', help='directory of the page (default: '
                                          'var/reports/<session>)')
-    return parser
 
 
 def _session_of(testcases, path):
@@ -182,60 +180,70 @@ def _keep(source, kept):
         shutil.copyfile(source, kept)
 
 
-def _fleet_facts(testcases, session_info):
-    '''``(fleets, note)`` of :func:`..fleet.history.of_run`.'''
-    try:
-        return fleet_history.of_run(testcases, session_info)
-    except fleet.FleetError as err:
-        return None, str(err)
+def of_run(run, history, *, runs=trends_mod.DEFAULT_RUNS, output=None,
+           judged=None):
+    '''Write the page of the :class:`..run.finished_run.FinishedRun`
+    ``run`` (not unreadable), its trends drawn from the stored test cases
+    ``history``; its path. ``judged`` is the run's verdict, judged here
+    where not given. Its console output and node list are kept beside it.
 
-
-def main(argv=None):
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.runs < 1:
-        parser.error(f'--runs {args.runs}: must be 1 or more')
-
-    try:
-        if args.session:
-            testcases = fleet_history.stored_run(args.session)
-            if not testcases:
-                raise ResultsError(f'no stored session {args.session!r}')
-
-            session = args.session
-            session_info = {'uuid': session}
-        else:
-            testcases = report_testcases(*args.run_report)
-            session = _session_of(testcases, args.run_report[0])
-            session_info = report_session(args.run_report[0])
-
-        history = stored_testcases(args.history)
-    except ResultsError as err:
-        print(f'report: {err}', file=sys.stderr)
-        return 1
-
-    first_report = args.run_report[0] if args.run_report else None
-    out_dir = args.output or report_file.page_dir(session, first_report)
+    :raises ResultsError: if no test case names its session.
+    '''
+    first_report = run.reports[0] if run.reports else None
+    session = (run.session_info['uuid'] if first_report is None else
+               _session_of(run.testcases, first_report))
+    out_dir = output or report_file.page_dir(session, first_report)
     kept_log = os.path.join(out_dir, LOG_NAME)
     kept_nodes = os.path.join(out_dir, report_file.NODES_NAME)
     os.makedirs(out_dir, exist_ok=True)
-    if len(args.log) > 1:
+    if len(run.logs) > 1:
         with open(kept_log, 'w') as kept:
-            for log in args.log:
+            for log in run.logs:
                 with open(log, errors='replace') as fp:
                     kept.write(fp.read())
     else:
-        _keep(args.log[0] if args.log else None, kept_log)
+        _keep(run.logs[0] if run.logs else None, kept_log)
 
-    _keep(args.nodes, kept_nodes)
-    skipped = skips.reasons(testcases, skips.read(kept_log))
-    fleets, fleet_note = _fleet_facts(testcases, session_info)
-    page = page_for(session, testcases, history, skipped, runs=args.runs,
-                    fleets=fleets, fleet_note=fleet_note)
+    _keep(run.nodes_path, kept_nodes)
+    skipped = skips.reasons(run.testcases, skips.read(kept_log))
+    page = page_for(session, run.testcases, history, skipped, runs=runs,
+                    fleets=run.fleets, fleet_note=run.fleet_error or
+                    run.fleet_note, found=(run.shifts, run.shift_error),
+                    judged=judged or verdict.of_run(run))
     try:
         page.nodes = fleet_nodes.read(kept_nodes)
     except ResultsError as err:
         page.fleet_note = str(err)
 
-    print(write(page, out_dir))
+    return write(page, out_dir)
+
+
+def command(args):
+    if args.runs < 1:
+        raise UsageError(f'--runs {args.runs}: must be 1 or more')
+
+    try:
+        history = None
+        if args.session:
+            testcases = fleet_history.stored_run(args.session)
+            if not testcases:
+                raise ResultsError(f'no stored session {args.session!r}')
+
+            history = stored_testcases(args.history)
+            run = finished_run.read(
+                [], args.log, args.nodes, testcases=testcases,
+                session_info={'uuid': args.session}, shift_history=history)
+        else:
+            history = stored_testcases(args.history)
+            run = finished_run.read([(path, None) for path in args.run_report],
+                                    args.log, args.nodes,
+                                    shift_history=history)
+            if run.unreadable:
+                raise ResultsError(run.unreadable)
+
+        print(of_run(run, history, runs=args.runs, output=args.output))
+    except ResultsError as err:
+        print(f'report: {err}', file=sys.stderr)
+        return 1
+
     return 0

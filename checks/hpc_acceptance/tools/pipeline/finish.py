@@ -24,17 +24,19 @@ the database does not hold the run. ``ci/acceptance.sh`` ends with it;
 own verdict, and checks storage with :func:`not_stored`.
 '''
 
-import argparse
 import contextlib
-import io
 import os
 import sys
 
-from hpc_acceptance.tools.export import export
+from hpc_acceptance.tools.common.arguments import UsageError
+from hpc_acceptance.tools.export import export, sending
 from hpc_acceptance.tools.launch import reframe_call
 from hpc_acceptance.tools.page import page
 from hpc_acceptance.tools.results import db
-from hpc_acceptance.tools.run import dependency_drift, summary, verdict
+from hpc_acceptance.tools.results.runs import final_testcases, stored_testcases
+from hpc_acceptance.tools.run import (dependency_drift, finished_run,
+                                      summary, verdict)
+from hpc_acceptance.tools.run.finished_run import written
 
 #: One line for ``hpc-acceptance --help``.
 description = 'the end of a run: store, summary, page, storage check, verdict'
@@ -43,86 +45,101 @@ description = 'the end of a run: store, summary, page, storage check, verdict'
 NOT_STORED = 5
 
 
-def written(report):
-    '''Whether ReFrame wrote the run report ``report`` (a run stopped
-    early leaves none, or an empty one).'''
-    return os.path.exists(report) and os.path.getsize(report) > 0
+def read(pairs, nodes=None):
+    '''The :class:`..run.finished_run.FinishedRun` of the runs ``pairs``
+    (``[(report, ReFrame's exit status)]``), with the logs beside them and
+    the node list ``nodes`` of a fleet run.'''
+    logs = [reframe_call.log_of(path) for path, _ in pairs
+            if written(path) and os.path.exists(reframe_call.log_of(path))]
+    return finished_run.read(pairs, logs,
+                             nodes if nodes and os.path.exists(nodes)
+                             else None)
 
 
-def _logs(reports):
-    return [arg for path in reports
-            if os.path.exists(reframe_call.log_of(path))
-            for arg in ('--log', reframe_call.log_of(path))]
-
-
-def show(reports, nodes=None, prefix='acceptance'):
-    '''Steps 1 to 4 for the run reports ``reports`` that were written:
-    the store, the summary, the binaries' sources, the page.'''
-    reports = [path for path in reports if written(path)]
-    if not reports:
+def show(run, prefix='acceptance', judged=None):
+    '''Steps 1 to 4 for the finished run ``run`` where ReFrame wrote a
+    report: the store, the summary, the binaries' sources, the page (with
+    the run's verdict ``judged``, judged here where not given).'''
+    if not run.reports:
         return
 
-    node_args = ['--nodes', nodes] if nodes and os.path.exists(nodes) else []
-    with contextlib.redirect_stdout(io.StringIO()):
-        export.main(['--run-report', *reports])
-
-    summary.main([*reports, *_logs(reports), *node_args])
-    for path in reports:
-        dependency_drift.main([path])
-
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out):
-            status = page.main([arg for path in reports
-                                for arg in ('--run-report', path)] +
-                               _logs(reports) + node_args)
-    except Exception as err:
-        status = f'{type(err).__name__}: {err}'
-
-    if status == 0:
-        print(f'{prefix}: report page {out.getvalue().strip()}')
+    if not run.unreadable:
+        sent = export.after_run(run.parsed, (run.fleets, run.fleet_error),
+                                (run.shifts, run.shift_error))
     else:
-        print(f'{prefix}: the report page could not be written ({status})',
-              file=sys.stderr)
+        sent = sending.Sent(1, '', f'export: {run.unreadable}')
+    if sent and sent.trouble:
+        print(sent.trouble, file=sys.stderr)
+
+    summary.show(summary.of_run(run))
+    for report in run.parsed:
+        dependency_drift.show(dependency_drift.of_testcases(
+            final_testcases(report)))
+
+    try:
+        if run.unreadable:
+            raise finished_run.Unreadable(run.unreadable)
+        path = page.of_run(run, stored_testcases(page.HISTORY),
+                           judged=judged or verdict.of_run(run))
+    except Exception as err:
+        print(f'{prefix}: the report page could not be written '
+              f'({type(err).__name__}: {err})', file=sys.stderr)
+    else:
+        print(f'{prefix}: report page {path}')
 
 
 def not_stored(reports):
     '''The reports whose session the results database does not hold, each
     said (``hpc-acceptance db check --run``); a run that wrote no report
     may still have stored its session, which its log names.'''
-    return [path for path in reports
-            if os.path.exists(reframe_call.log_of(path)) and
-            db.main(['check', '--run', path,
-                     '--log', reframe_call.log_of(path)]) != 0]
+    missing = []
+    for path in reports:
+        if os.path.exists(reframe_call.log_of(path)):
+            is_stored, lines = db.run_check(db.database_path(), path,
+                                            reframe_call.log_of(path))
+            for line in lines:
+                print(line, file=sys.stderr)
+            if not is_stored:
+                missing.append(path)
+
+    return missing
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog='hpc-acceptance finish',
-                                     description=__doc__.split('\n\n')[0])
+def end(run, prefix='acceptance'):
+    '''Steps 1 to 6 for the finished run ``run``: its exit status.'''
+    judged = verdict.of_run(run)
+    show(run, prefix, judged)
+    reports = [path for path, _ in run.pairs]
+    if not run.reports:
+        with contextlib.suppress(OSError):
+            with open(reframe_call.log_of(reports[0])) as fp:
+                sys.stderr.write(''.join(fp.readlines()[-20:]))
+
+    missing = not_stored(reports)
+    status, message = judged
+    print(message, file=sys.stderr if status else sys.stdout)
+    if status == 0 and missing:
+        print(f'{prefix} NOT STORED: the checks passed, but the '
+              f'results are not in the results database (see above)',
+              file=sys.stderr)
+        return NOT_STORED
+
+    return status
+
+
+def setup_parser(parser):
     parser.add_argument('runs', nargs='+', metavar='REPORT STATUS',
                         help="each run's JSON report and ReFrame's exit "
                              'status')
     parser.add_argument('--nodes', help='the node list of a fleet run')
     parser.add_argument('--prefix', default='acceptance',
                         help='the word the lines start with')
-    args = parser.parse_args(argv)
+
+
+def command(args):
     if len(args.runs) % 2 or not all(s.isdigit() for s in args.runs[1::2]):
-        parser.error('REPORT STATUS pairs: a report, then ReFrame\'s exit '
-                     'status')
+        raise UsageError('REPORT STATUS pairs: a report, then ReFrame\'s '
+                         'exit status')
 
-    reports = args.runs[::2]
-    show(reports, args.nodes, args.prefix)
-    if not any(written(path) for path in reports):
-        with contextlib.suppress(OSError):
-            with open(reframe_call.log_of(reports[0])) as fp:
-                sys.stderr.write(''.join(fp.readlines()[-20:]))
-
-    missing = not_stored(reports)
-    status = verdict.main(args.runs)
-    if status == 0 and missing:
-        print(f'{args.prefix} NOT STORED: the checks passed, but the '
-              f'results are not in the results database (see above)',
-              file=sys.stderr)
-        return NOT_STORED
-
-    return status
+    pairs = list(zip(args.runs[::2], map(int, args.runs[1::2])))
+    return end(read(pairs, args.nodes), args.prefix)

@@ -31,6 +31,8 @@ import re
 import sys
 import time
 
+from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.fleet import suspects
@@ -39,6 +41,7 @@ from hpc_acceptance.tools.pipeline import finish
 from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.results.runs import CONFIG, ResultsError
 from hpc_acceptance.tools.run import dependency_drift
+from hpc_acceptance.tools.run.finished_run import written
 
 #: One line for ``hpc-acceptance --help``.
 description = ('a run from its start (ci/acceptance.sh runs it): the '
@@ -56,10 +59,6 @@ NOT_RUN = 2
 
 USAGE = ('usage: ci/acceptance.sh [--full-output] [--fleet[=STATE]] '
          '[--reservation NAME] [--max-jobs N] [REFRAME ARGS...]')
-
-
-class UsageError(Exception):
-    '''An option of the run is wrong; what and why.'''
 
 
 class NoNodes(Exception):
@@ -105,9 +104,18 @@ def database_ready(reports_dir, prefix):
               f'backups to keep, 1 or more', file=sys.stderr)
         return False
 
-    with contextlib.redirect_stdout(io.StringIO()):
-        return (db.main(['check', '--reports', reports_dir]) == 0 and
-                db.main(['backup', '--keep', keep]) == 0)
+    path = db.database_path()
+    trouble = db.unusable(path, reports_dir)
+    if not trouble:
+        try:
+            db.backup(path, int(keep))
+        except db.DatabaseError as err:
+            trouble = db.cannot_be_used(path, err)
+
+    for line in trouble:
+        print(line, file=sys.stderr)
+
+    return not trouble
 
 
 def system_named(reframe_args):
@@ -176,7 +184,7 @@ def fleet_runs(report, state, launch, reframe_args, nodes_run, multinode_run,
     nodes = list_nodes(report, state, launch, reframe_args)
     runs = [launch.reframe(report, launch.arguments(nodes_run, reframe_args))]
     rerun = []
-    if confirm and finish.written(report):
+    if confirm and written(report):
         try:
             rerun = suspects.rerun_args(report, nodes, state,
                                         [*launch.job, *reframe_args])
@@ -227,15 +235,14 @@ def _options(argv):
     return options, argv
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] in (['-h'], ['--help']):
-        print(__doc__)
-        return 0
+def setup_parser(parser):
+    arguments.pass_on(parser, 'reframe')
 
+
+def command(args):
     prefix = 'acceptance'
     try:
-        options, reframe_args = _options(argv)
+        options, reframe_args = _options(args.passed_on)
     except UsageError as err:
         print(f'{prefix}: {err}\n{USAGE}', file=sys.stderr)
         return NOT_RUN
@@ -255,7 +262,7 @@ def main(argv=None):
               file=sys.stderr)
         return finish.NOT_STORED
 
-    dependency_drift.main(['--system', system_named(reframe_args)])
+    dependency_drift.show(dependency_drift.before(system_named(reframe_args)))
     if options['max_jobs']:
         os.environ[MAX_JOBS] = options['max_jobs']
 
@@ -282,6 +289,4 @@ def main(argv=None):
               f'ran', file=sys.stderr)
         return 128 + stop.args[0]
 
-    return finish.main([arg for path, status in runs
-                        for arg in (path, str(status))] +
-                       (['--nodes', nodes] if nodes else []))
+    return finish.end(finish.read(runs, nodes))

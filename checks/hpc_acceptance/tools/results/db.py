@@ -381,9 +381,10 @@ def import_reports(path, reports):
     return done, present, errors
 
 
-def _check_run(path, report_path, log_path):
-    '''After a run: 0 if its session is stored, else 1 saying where its
-    results are; full file systems are named either way.'''
+def run_check(path, report_path, log_path):
+    '''After a run: ``(stored, lines)``, whether its session is stored
+    (and no file system it wrote to is full), and what to say on standard
+    error: where its results are, the full file systems.'''
     log = ''
     if log_path and os.path.exists(log_path):
         with open(log_path, errors='replace') as fp:
@@ -394,37 +395,54 @@ def _check_run(path, report_path, log_path):
                next(iter(_STORED_AS.findall(log)), None))
     full = disk_space.full([os.path.dirname(os.path.abspath(p))
                             for p in (report_path, path)])
-    for line in disk_space.describe(full):
-        print(f'db: {line}', file=sys.stderr)
-
+    lines = [f'db: {line}' for line in disk_space.describe(full)]
     if session and stored(path, session):
         if report is None:
-            print(f'db: the run report {report_path} could not be written; '
-                  f'the results are in {path} (session {session})',
-                  file=sys.stderr)
-        return 1 if full else 0
+            lines.append(f'db: the run report {report_path} could not be '
+                         f'written; the results are in {path} (session '
+                         f'{session})')
+        return not full, lines
 
     if report is None:
         if full or os.path.exists(report_path):
-            print(f'db: this run\'s results are lost: its report '
-                  f'{report_path} could not be written and nothing was '
-                  f'stored in {path}', file=sys.stderr)
-            return 1
+            return False, lines + [
+                f'db: this run\'s results are lost: its report '
+                f'{report_path} could not be written and nothing was '
+                f'stored in {path}']
 
-        return 0
+        return True, lines
 
     why = next(iter(_STORE_FAILED.findall(log)), 'not stored')
-    print(f'db: this run (session {session}) is not in the results '
-          f'database {path} ({why}); its results are only in '
-          f'{report_path}. Once "{COMMAND} db check --db {path}" passes, '
-          f'store them with:\n  {COMMAND} db import --db {path} '
-          f'{report_path}', file=sys.stderr)
-    return 1
+    return False, lines + [
+        f'db: this run (session {session}) is not in the results '
+        f'database {path} ({why}); its results are only in '
+        f'{report_path}. Once "{COMMAND} db check --db {path}" passes, '
+        f'store them with:\n  {COMMAND} db import --db {path} '
+        f'{report_path}']
 
 
-def _parser():
-    parser = argparse.ArgumentParser(prog='hpc-acceptance db',
-                                     description=__doc__.split('\n\n')[0])
+def cannot_be_used(path, error):
+    '''What a command that stopped on ``error`` says of the database at
+    ``path``, and where to look further.'''
+    return [f'db: the results database {path} cannot be used: {error}',
+            f'db: see "{COMMAND} db check --db {path}"']
+
+
+def unusable(path, reports_dir=None):
+    '''Why the database at ``path`` cannot take a run's results, with
+    the commands that recover it (the reports in ``reports_dir`` its
+    recovery would import), as lines; none when it can.'''
+    try:
+        check(path)
+    except DatabaseError as err:
+        return [f'db: the results database {path} cannot be used: {err}',
+                'db: to recover:\n' + '\n'.join(
+                    recovery(path, err, reports_dir or DEFAULT_REPORTS))]
+
+    return []
+
+
+def setup_parser(parser):
     commands = parser.add_subparsers(dest='command', required=True)
     db_help = ('the database (default: $RFM_SQLITE_DB_FILE, else '
                f'{DEFAULT_DB})')
@@ -442,24 +460,40 @@ def _parser():
     backup_cmd = commands.add_parser('backup', help='a backup copy, the '
                                                     'oldest ones removed')
     backup_cmd.add_argument('--db', help=db_help)
-    backup_cmd.add_argument('--keep', type=int, default=DEFAULT_KEEP,
+    backup_cmd.add_argument('--keep', type=_keep, default=DEFAULT_KEEP,
                             help='backups to keep (default: %(default)s)')
     import_cmd = commands.add_parser('import', help='store runs from their '
                                                     'JSON reports')
     import_cmd.add_argument('--db', help=db_help)
     import_cmd.add_argument('reports', nargs='+', metavar='REPORT.json')
-    return parser
 
 
-def main(argv=None):
-    parser = _parser()
-    args = parser.parse_args(argv)
+def _keep(text):
+    '''A ``--keep`` value: a whole number, 1 or more.'''
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f'{text}: keep at least one')
+
+    return int(text)
+
+
+def _say(lines):
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
+def command(args):
     path = database_path(args.db)
     if args.command == 'check' and args.run:
-        return _check_run(path, args.run, args.log)
+        is_stored, lines = run_check(path, args.run, args.log)
+        _say(lines)
+        return 0 if is_stored else 1
 
-    if args.command == 'backup' and args.keep < 1:
-        parser.error(f'--keep {args.keep}: keep at least one')
+    if args.command == 'check':
+        trouble = unusable(path, args.reports)
+        _say(trouble)
+        if not trouble:
+            print(f'db: {path}: ok')
+        return 1 if trouble else 0
 
     try:
         check(path)
@@ -468,14 +502,7 @@ def main(argv=None):
             print(f'db: backed up {path} to {made}' if made else
                   f'db: no database at {path} yet: nothing to back up')
     except DatabaseError as err:
-        print(f'db: the results database {path} cannot be used: {err}',
-              file=sys.stderr)
-        if args.command == 'check':
-            print('db: to recover:\n' + '\n'.join(
-                recovery(path, err, args.reports)), file=sys.stderr)
-        else:
-            print(f'db: see "{COMMAND} db check --db {path}"',
-                  file=sys.stderr)
+        _say(cannot_be_used(path, err))
         return 1
 
     if args.command == 'import':
@@ -484,14 +511,10 @@ def main(argv=None):
             print(f'db: stored {report_path}')
         for report_path in present:
             print(f'db: already stored: {report_path}')
-        for error in errors:
-            print(f'db: not stored: {error}', file=sys.stderr)
+        _say(f'db: not stored: {error}' for error in errors)
         if errors and not (done or present):
             return UNREADABLE
 
         return 1 if errors else 0
-
-    if args.command == 'check':
-        print(f'db: {path}: ok')
 
     return 0

@@ -18,12 +18,11 @@ run that sees them. Stored runs of the last :data:`HISTORY_DAYS` days are
 compared. This never changes a run's verdict.
 '''
 
-import argparse
 import datetime
 import sys
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from hpc_acceptance.core import spack_setup
 from hpc_acceptance.core.identity import dependency_kind
@@ -207,37 +206,68 @@ def before_run(record, history, now):
             f'be comparable with the runs before']
 
 
-def _parser():
-    parser = argparse.ArgumentParser(prog='hpc-acceptance dependency-drift',
-                                     description=__doc__.split('\n\n')[0])
+class Drift(NamedTuple):
+    '''What changed, a line per kind of change; or why the runs before
+    could not be compared (``error``).'''
+    lines: list
+    error: str = None
+
+
+def of_testcases(testcases):
+    '''The :class:`Drift` of a run's ``testcases`` (one report's)
+    against the stored runs of the last :data:`HISTORY_DAYS` days.'''
+    return _compared(lambda history, now: describe(changes(testcases,
+                                                           history)))
+
+
+def before(system):
+    '''The :class:`Drift` ReFrame's run of ``system`` will have: only
+    ``local``'s Spack is predicted.'''
+    if system != 'local':
+        return Drift([])
+
+    return _compared(lambda history, now: before_run(spack_setup.read(),
+                                                     history, now))
+
+
+def _compared(how):
+    now = time.time()
+    try:
+        history = database.stored_cases(database.database_path(),
+                                        now - HISTORY_DAYS * 86400, now)
+        return Drift(how(history, now))
+    except (ResultsError, database.DatabaseError, ValueError) as err:
+        return Drift([], str(err))
+
+
+def show(drift):
+    '''Print ``drift``.'''
+    if drift.error:
+        print(f'dependency source: not compared with earlier runs: '
+              f'{drift.error}', file=sys.stderr)
+
+    for line in drift.lines:
+        print(f'dependency source: {line}')
+
+
+def setup_parser(parser):
     parser.add_argument('report', nargs='?', metavar='REPORT.json',
                         help="after a run: ReFrame's JSON report of it")
     parser.add_argument('--system', default='local',
                         help='before a run: the system it runs (only '
                              '"local" is predicted; default: %(default)s)')
-    return parser
 
 
-def main(argv=None):
-    args = _parser().parse_args(argv)
-    if not args.report and args.system != 'local':
+def command(args):
+    if not args.report:
+        show(before(args.system))
         return 0
 
-    now = time.time()
     try:
-        history = database.stored_cases(database.database_path(),
-                                        now - HISTORY_DAYS * 86400, now)
-        if args.report:
-            lines = describe(changes(report_testcases(args.report),
-                                     history))
-        else:
-            lines = before_run(spack_setup.read(), history, now)
-    except (ResultsError, database.DatabaseError, ValueError) as err:
-        print(f'dependency source: not compared with earlier runs: {err}',
-              file=sys.stderr)
+        testcases = report_testcases(args.report)
+    except ResultsError as err:
+        show(Drift([], str(err)))
         return 0
 
-    for line in lines:
-        print(f'dependency source: {line}')
-
+    show(of_testcases(testcases))
     return 0

@@ -20,24 +20,20 @@ log. ReFrame's full output, its performance table included, stays in the
 log file.
 '''
 
-import argparse
 import os
 import sys
 import textwrap
 from collections import Counter, OrderedDict
+from typing import NamedTuple
 
 from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
-from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
-from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
-                                               report_session,
-                                               report_testcases, short_name)
-from hpc_acceptance.tools.shifts import limit as shift_limit
-from hpc_acceptance.tools.shifts import nightly as nightly_shifts
+from hpc_acceptance.tools.results.runs import FAILED_RESULTS, short_name
+from hpc_acceptance.tools.run import finished_run
 
 #: One line for ``hpc-acceptance --help``.
 description = 'the short console summary of an acceptance run'
@@ -277,11 +273,47 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
     return lines[:MAX_LINES - len(footer)] + footer
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog='hpc-acceptance summary',
-        description=__doc__.split('\n\n')[0],
-    )
+class Told(NamedTuple):
+    '''The summary of a run and what it says on standard error: why
+    there is none (``error``), else a warning before its lines and a note
+    after them (``None`` where there is nothing to say).'''
+    lines: list
+    error: str = None
+    warning: str = None
+    note: str = None
+
+
+def of_run(run, width=100):
+    '''The :class:`Told` of the :class:`.finished_run.FinishedRun`
+    ``run``: no lines where it cannot be read or compared.'''
+    error = run.unreadable or run.fleet_error or run.nodes_error
+    if error:
+        return Told([], error=error)
+
+    console = ''.join(skips.read(log) or '' for log in run.logs)
+    # the noise floors the bands were drawn with, and the site's
+    # time-series store: what it took of this run, what waits
+    floors = calibration.floors_line(run.testcases)
+    return Told(render(run.testcases, skips.reasons(run.testcases, console),
+                       width, run.fleets, run.node_map,
+                       [floors] + export.status_lines(run.reports),
+                       run.shifts),
+                warning=run.shift_error, note=run.fleet_note)
+
+
+def show(told):
+    '''Print the summary ``told``.'''
+    for line in filter(None, (told.error, told.warning)):
+        print(f'summary: {line}', file=sys.stderr)
+
+    if told.lines:
+        print('\n'.join(told.lines))
+
+    if told.note:
+        print(f'summary: {told.note}', file=sys.stderr)
+
+
+def setup_parser(parser):
     parser.add_argument('reports', nargs='+', metavar='report',
                         help="ReFrame's JSON run reports (a fleet run: the "
                              "nodes' run, then the multi-node one)")
@@ -293,31 +325,10 @@ def main(argv=None):
                                         '(hpc-acceptance nodes --json)')
     parser.add_argument('--width', type=int, default=100,
                         help='longest line (default: %(default)s)')
-    args = parser.parse_args(argv)
-    try:
-        testcases = report_testcases(*args.reports)
-        fleets, note = fleet_history.of_run(
-            testcases, report_session(args.reports[0]))
-        nodes = fleet_nodes.read(args.nodes) if args.nodes else None
-    except (ResultsError, fleet.FleetError) as err:
-        print(f'summary: {err}', file=sys.stderr)
-        return 1
 
-    try:
-        shifts = nightly_shifts.of_run(testcases)
-    except shift_limit.LimitError as err:
-        print(f'summary: {err}', file=sys.stderr)
-        shifts = []
 
-    console = ''.join(skips.read(log) or '' for log in args.log)
-    # the noise floors the bands were drawn with, and the site's
-    # time-series store: what it took of this run, what waits
-    floors = calibration.floors_line(testcases)
-    print('\n'.join(render(testcases, skips.reasons(testcases, console),
-                           args.width, fleets, nodes,
-                           [floors] + export.status_lines(args.reports),
-                           shifts)))
-    if note:
-        print(f'summary: {note}', file=sys.stderr)
-
-    return 0
+def command(args):
+    told = of_run(finished_run.of_reports(args.reports, args.log,
+                                          args.nodes), args.width)
+    show(told)
+    return 1 if told.error else 0

@@ -38,19 +38,17 @@ Usage: ``hpc-acceptance verdict REPORT.json REFRAME_EXIT_STATUS
 [REPORT.json REFRAME_EXIT_STATUS ...]``
 '''
 
-import os
 import sys
 from collections import Counter
 
 from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.fleet import history
+from hpc_acceptance.tools.fleet.compare import FleetError
 from hpc_acceptance.tools.references import noise, unreferenced
-from hpc_acceptance.tools.results import runs as stored
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figures_of,
                                                final_testcases,
                                                passed_on_retry, unmeasured)
-from hpc_acceptance.tools.shifts import limit as shift_limit
-from hpc_acceptance.tools.shifts import nightly as nightly_shifts
+from hpc_acceptance.tools.run import finished_run
 
 #: One line for ``hpc-acceptance --help``.
 description = "judge an acceptance run from ReFrame's JSON report"
@@ -108,24 +106,28 @@ def no_measurements(cases):
     return sorted(found)
 
 
-def judge(report, fleets=None, fleet_note=None, shifts=()):
+def judge(report, fleets=None, fleet_note=None, shifts=(), fleet_error=None):
     '''Return ``(exit status, message)`` for a parsed report; the
     message's last line is the verdict. ``fleets`` is the run's fleet
     comparison (:func:`..fleet.history.of_run`), made here from the report
-    where not given; ``shifts`` its figures' shifts across nights
-    (:func:`..shifts.nightly.of_run`), those that fail the run among
-    them.'''
+    where not given, ``fleet_error`` why it could not be made; ``shifts``
+    its figures' shifts across nights (:func:`..shifts.nightly.of_run`),
+    those that fail the run among them.'''
     cases = final_testcases(report)
     results, failures = tally(report)
     unmeasured_figures = no_measurements(cases)
-    if fleets is None:
+    if fleets is None and fleet_error is None:
         try:
-            fleets, fleet_note = fleet_history.of_run(
+            fleets, fleet_note = history.of_run(
                 cases, report.get('session_info') or {})
-        except fleet.FleetError as err:
-            failures.append(f'fleet comparison: {err}')
+        except FleetError as err:
+            fleet_error = str(err)
+
+    if fleet_error:
+        failures.append(f'fleet comparison: {fleet_error}')
 
     fleets = fleets or []
+
     suspects = [f'{s.node} ({s.partition}'
                 f'{", no measurement" if s.unmeasured else ""})'
                 for f in fleets for s in f.suspects]
@@ -175,67 +177,37 @@ def judge(report, fleets=None, fleet_note=None, shifts=()):
     return 0, f'acceptance passed{note} ({summary}){retried}'
 
 
-class Unreadable(Exception):
-    '''A run cannot be judged: ReFrame stopped before writing its report,
-    or the report cannot be read.'''
+def of_run(run):
+    '''``(exit status, message)`` of the :class:`.finished_run.FinishedRun`
+    ``run``; the message's last line is the verdict.'''
+    if run.unreadable:
+        return 3, f'acceptance NOT VALIDATED: {run.unreadable}'
+
+    if run.ran_nothing:
+        return 2, ('acceptance NOT VALIDATED: no check was selected (ReFrame '
+                   'ran no test case and wrote no report)')
+
+    if run.shift_error:
+        return 2, f'acceptance NOT VALIDATED: {run.shift_error}'
+
+    return judge(run.report, run.fleets or [], run.fleet_note, run.shifts,
+                 run.fleet_error)
 
 
-def read_runs(pairs):
-    '''The reports of ``[(path, ReFrame exit status)]`` as one report. A
-    run that wrote no report and exited 0 ran no test case: it adds
-    nothing. The runs of each report (the first and the retries) follow
-    the previous report's, so that a rerun's test case replaces its first
-    attempt; the session is the first report's.
-
-    :raises Unreadable: naming the report and why.
-    '''
-    runs, session_info = [], None
-    for path, reframe_status in pairs:
-        if not os.path.exists(path):
-            if reframe_status == 0:
-                continue
-
-            raise Unreadable(f'ReFrame stopped with status {reframe_status} '
-                             f'before writing {path}; see its output above')
-
-        try:
-            report = stored.read_report(path)
-        except stored.Unreadable as err:
-            raise Unreadable(str(err)) from None
-
-        runs += report['runs']
-
-        if session_info is None:
-            session_info = report.get('session_info') or {}
-
-    return {'runs': runs, 'session_info': session_info or {}}
+def setup_parser(parser):
+    parser.add_argument('runs', nargs='*', metavar='REPORT STATUS',
+                        help="each run's JSON report and ReFrame's exit "
+                             'status')
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
+def command(args):
+    argv = args.runs
     if not argv or len(argv) % 2 or not all(s.isdigit()
                                             for s in argv[1::2]):
         print(' '.join(__doc__.strip().splitlines()[-2:]), file=sys.stderr)
         return 3
 
-    try:
-        report = read_runs(list(zip(argv[::2], map(int, argv[1::2]))))
-    except Unreadable as err:
-        print(f'acceptance NOT VALIDATED: {err}', file=sys.stderr)
-        return 3
-
-    if not any(run['testcases'] for run in report['runs']):
-        status, message = 2, ('acceptance NOT VALIDATED: no check was '
-                              'selected (ReFrame ran no test case and wrote '
-                              'no report)')
-    else:
-        try:
-            shifts = nightly_shifts.of_run(final_testcases(report))
-        except shift_limit.LimitError as err:
-            print(f'acceptance NOT VALIDATED: {err}', file=sys.stderr)
-            return 2
-
-        status, message = judge(report, shifts=shifts)
-
+    status, message = of_run(finished_run.read(
+        list(zip(argv[::2], map(int, argv[1::2])))))
     print(message, file=sys.stderr if status else sys.stdout)
     return status

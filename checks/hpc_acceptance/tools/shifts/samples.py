@@ -44,17 +44,24 @@ def lines(shifts, extras):
     return samples
 
 
-def of_reports(reports):
+def of_reports(reports, found=None):
     '''The samples of the shifts of a run, from its parsed ReFrame reports
-    in order (a fleet run: the nodes' run, its rerun, the multi-node run);
-    none where the site's shift limit cannot be read (the verdict says
-    why).'''
-    cases = final_testcases({'runs': [run for report in reports
-                                      for run in report.get('runs') or []]})
-    try:
-        shifts = nightly.of_run(cases)
-    except limit.LimitError as err:
-        print(f'export: no shifts sent: {err}', file=sys.stderr)
+    in order (a fleet run: the nodes' run, its rerun, the multi-node run),
+    ``found`` its ``(shifts, why there are none)`` where the run's end
+    found them already; none where the site's shift limit cannot be read
+    (the verdict says why).'''
+    if found is None:
+        cases = final_testcases({'runs': [run for report in reports
+                                          for run in report.get('runs') or
+                                          []]})
+        try:
+            found = nightly.of_run(cases), None
+        except limit.LimitError as err:
+            found = [], str(err)
+
+    shifts, error = found
+    if error:
+        print(f'export: no shifts sent: {error}', file=sys.stderr)
         return []
 
     return lines(shifts, reports[0]['session_info'])

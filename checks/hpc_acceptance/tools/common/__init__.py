@@ -1,0 +1,2 @@
+'''What every command shares, below every room: the options several
+commands take (:mod:`.arguments`), defined once.'''

@@ -1,0 +1,165 @@
+'''A run once ReFrame is done with it, read once into one value.
+
+Its reports, each test case's final attempt, a fleet run's comparison
+across its nodes (:func:`..fleet.history.of_run`), its figures' shifts
+across nights (:mod:`..shifts.nightly`) and its node list: read and
+computed here once, and handed to the export, the summary, the page and
+the verdict of the run's end (:mod:`..pipeline.finish`). Each of those
+commands run alone reads its run here too, so that every tool reads a run
+one way. What cannot be read or computed is kept as the reason, one line,
+for each tool to say as it always has.
+'''
+
+import os
+from dataclasses import dataclass, field
+
+from hpc_acceptance.tools.fleet import history, nodes
+from hpc_acceptance.tools.fleet.compare import FleetError
+from hpc_acceptance.tools.results import runs
+from hpc_acceptance.tools.shifts import limit, nightly
+
+
+class Unreadable(Exception):
+    '''A run cannot be judged: ReFrame stopped before writing its report,
+    or the report cannot be read.'''
+
+
+@dataclass
+class FinishedRun:
+    '''One run, read: a fleet run's two or three reports (the nodes' run,
+    the confirmation rerun, the multi-node run) are one run.'''
+
+    #: ``[(report path, ReFrame's exit status)]``, in order; the status
+    #: ``None`` where it is not known (a report named alone)
+    pairs: list
+    #: ReFrame's console output of the run, for the skips' reasons
+    logs: list = field(default_factory=list)
+    #: the node list of a fleet run (``hpc-acceptance nodes --json``)
+    nodes_path: str = None
+    #: the reports as one (``{'runs', 'session_info'}``): a rerun's test
+    #: case after its first attempt
+    report: dict = None
+    #: each report read, in order
+    parsed: list = field(default_factory=list)
+    #: why the reports cannot be read, else ``None``
+    unreadable: str = None
+    #: each test case by its final attempt
+    testcases: list = field(default_factory=list)
+    #: the first report's ``session_info``
+    session_info: dict = field(default_factory=dict)
+    #: the node list, read; why it cannot be, else ``None``
+    node_map: dict = None
+    nodes_error: str = None
+    #: the fleet comparison of a fleet run (``None`` for another run), why
+    #: the earlier fleet runs could not be read, why it cannot be made
+    fleets: list = None
+    fleet_note: str = None
+    fleet_error: str = None
+    #: the persistent shifts of its figures' nightly series; why the site's
+    #: shift limit cannot be read
+    shifts: list = field(default_factory=list)
+    shift_error: str = None
+
+    @property
+    def reports(self):
+        '''The paths of the reports ReFrame wrote.'''
+        return [path for path, _ in self.pairs if written(path)]
+
+    @property
+    def ran_nothing(self):
+        '''Whether ReFrame ran no test case (and so wrote no report).'''
+        return not any(run['testcases'] for run in self.report['runs'])
+
+
+def written(report):
+    '''Whether ReFrame wrote the run report ``report`` (a run stopped
+    early leaves none, or an empty one).'''
+    return os.path.exists(report) and os.path.getsize(report) > 0
+
+
+def read_runs(pairs):
+    ''':func:`read_each` as one report.'''
+    return as_one(read_each(pairs))
+
+
+def as_one(parsed):
+    '''The reports ``parsed`` (in order) as one report.'''
+    return {'runs': [run for report in parsed for run in report['runs']],
+            'session_info': (parsed[0].get('session_info') or {}) if parsed
+            else {}}
+
+
+def read_each(pairs):
+    '''The reports of ``[(path, ReFrame exit status)]``, parsed. A
+    run that wrote no report and exited 0 ran no test case: it adds
+    nothing. As one report (:func:`as_one`), the runs of each (the first
+    and the retries) follow the previous report's, so that a rerun's test
+    case replaces its first attempt; the session is the first report's.
+
+    :raises Unreadable: naming the report and why.
+    '''
+    found = []
+    for path, reframe_status in pairs:
+        if not os.path.exists(path) and reframe_status is not None:
+            if reframe_status == 0:
+                continue
+
+            raise Unreadable(f'ReFrame stopped with status {reframe_status} '
+                             f'before writing {path}; see its output above')
+
+        try:
+            found.append(runs.read_report(path))
+        except runs.Unreadable as err:
+            raise Unreadable(str(err)) from None
+
+    return found
+
+
+def read(pairs, logs=(), nodes_path=None, testcases=None,
+         session_info=None, shift_history=None):
+    '''The :class:`FinishedRun` of the reports ``pairs``; ``testcases``
+    and ``session_info`` instead where the run is a stored session. Its
+    shifts are found against ``shift_history`` (stored test cases) where
+    given, else against the results database's last year.'''
+    run = FinishedRun(pairs=list(pairs), logs=list(logs),
+                      nodes_path=nodes_path)
+    if testcases is None:
+        try:
+            run.parsed = read_each(run.pairs)
+            run.report = as_one(run.parsed)
+        except Unreadable as err:
+            run.unreadable = str(err)
+            return run
+
+        run.testcases = runs.final_testcases(run.report)
+        run.session_info = run.report['session_info']
+    else:
+        run.report = {'runs': [{'testcases': testcases}],
+                      'session_info': session_info or {}}
+        run.testcases, run.session_info = testcases, session_info or {}
+
+    if nodes_path:
+        try:
+            run.node_map = nodes.read(nodes_path)
+        except runs.ResultsError as err:
+            run.nodes_error = str(err)
+
+    try:
+        run.fleets, run.fleet_note = history.of_run(run.testcases,
+                                                    run.session_info)
+    except FleetError as err:
+        run.fleet_error = str(err)
+
+    try:
+        run.shifts = (nightly.of_run(run.testcases) if shift_history is None
+                      else nightly.find(run.testcases, shift_history))
+    except limit.LimitError as err:
+        run.shift_error = str(err)
+
+    return run
+
+
+def of_reports(paths, logs=(), nodes_path=None):
+    ''':func:`read` of reports named alone (no ReFrame exit status): each
+    must be there.'''
+    return read([(path, None) for path in paths], logs, nodes_path)
