@@ -53,7 +53,7 @@ def test_skips_are_one_row_per_reason(tmp_path):
     page, path = _page(tmp_path)
     text = open(path).read()
     for reason in page.skips:
-        cell = f'<td>{report.report_page._e(reason)}</td>'
+        cell = f'<td>{report.html._e(reason)}</td>'
         assert text.count(cell) == 1
 
 

@@ -49,9 +49,9 @@ from hpc_acceptance.tools.export import verify
 from hpc_acceptance.tools.export.samples import (
     report_samples, suspect_samples, with_reruns)
 from hpc_acceptance.tools.export.sending import Sent, send, show
-from hpc_acceptance.tools.results import db as database
+from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.results.runs import ResultsError
-from hpc_acceptance.tools.shifts import samples as shift_samples
+from hpc_acceptance.tools.shifts.samples import shift_samples
 
 #: One line for ``hpc-acceptance --help``.
 description = ("send figures to the site's time-series store (--replay, "
@@ -60,18 +60,18 @@ description = ("send figures to the site's time-series store (--replay, "
 
 def _report_values(reports):
     '''The samples of the run reports at ``reports`` (paths) that exist.'''
-    parsed = [database.run_report(path) for path in reports]
+    parsed = [db.run_report(path) for path in reports]
     return [s for report in parsed if report for s in report_samples(report)]
 
 
-def status_lines(reports=(), db=None):
+def status_lines(reports=(), db_path=None):
     '''The lines a run's summary ends with: what the store took of this
     run's values (``reports``: its JSON reports), and what waits for it
     since when and why; none when the export is off and nothing waits.'''
     try:
         export = settings.of_site()
         waiting = spool.Spool(
-            spool.path_beside(database.database_path(db)),
+            spool.path_beside(db.database_path(db_path)),
             export.url if export else None)
         left = waiting.waiting()
         ours = _report_values(reports)
@@ -111,7 +111,7 @@ def run_samples(reports, compared=None, found=None):
     shifts where the run's end made them (:mod:`.samples`).'''
     return ([s for report in reports for s in report_samples(report)] +
             suspect_samples(reports, compared) +
-            shift_samples.of_reports(reports, found))
+            shift_samples(reports, found))
 
 
 def after_run(reports, compared=None, found=None):
@@ -127,12 +127,12 @@ def after_run(reports, compared=None, found=None):
     if export is None:
         return None
 
-    waiting = spool.Spool(spool.path_beside(database.database_path()),
+    waiting = spool.Spool(spool.path_beside(db.database_path()),
                           export.url)
     try:
         return send(export, waiting, 'of this run',
                     run_samples(reports, compared, found))
-    except (ResultsError, database.DatabaseError, store.StoreError,
+    except (ResultsError, db.DatabaseError, store.StoreError,
             sqlite3.Error, OSError) as err:
         return Sent(1, '', f'export: {err}')
 
@@ -162,7 +162,7 @@ def setup_parser(parser):
                              'it lacks')
     parser.add_argument('--db', help='the results database (default: '
                                      '$RFM_SQLITE_DB_FILE, else '
-                                     f'{database.DEFAULT_DB})')
+                                     f'{db.DEFAULT_DB})')
     parser.add_argument('--site-dir', help='the site directory of the '
                                            'export setting (default: '
                                            '$HPC_ACCEPTANCE_SITE_DIR)')
@@ -185,7 +185,7 @@ def _what(args):
 def _database(args, what):
     '''The results database's path; an error naming it when it is missing
     where it is read (``--since``, ``--verify``) or named by ``--db``.'''
-    path = database.database_path(args.db)
+    path = db.database_path(args.db)
     if os.path.exists(path) or (what in ('--replay', '--run-report') and
                                 not args.db):
         return path
@@ -202,14 +202,14 @@ def _samples(args, waiting, path):
         return 'waiting in the spool', waiting.waiting_samples()
 
     if args.run_report:
-        reports = [database.run_report(name) for name in args.run_report]
+        reports = [db.run_report(name) for name in args.run_report]
         for name, report in zip(args.run_report, reports):
             if report is None:
                 raise ResultsError(f'{name}: not a ReFrame run report')
 
         return 'of this run', run_samples(reports)
 
-    sessions = database.stored_sessions(path, args.since, time.time())
+    sessions = db.stored_sessions(path, args.since, time.time())
     return (f'of {len(sessions)} session(s) stored since '
             f'{time.strftime("%Y-%m-%d %H:%M", time.localtime(args.since))}',
             [s for report in sessions for s in report_samples(report)] +
@@ -245,7 +245,7 @@ def command(args):
             return verify.verify(export, waiting, args.since, path)
 
         sent = send(export, waiting, *_samples(args, waiting, path))
-    except (ResultsError, database.DatabaseError, store.StoreError,
+    except (ResultsError, db.DatabaseError, store.StoreError,
             sqlite3.Error, OSError) as err:
         print(f'export: {err}', file=sys.stderr)
         return 1

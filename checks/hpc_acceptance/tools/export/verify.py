@@ -14,9 +14,9 @@ import sys
 import time
 
 from hpc_acceptance.core.export import series, store
-from hpc_acceptance.tools.export import samples as session_samples
-from hpc_acceptance.tools.export.sending import send
-from hpc_acceptance.tools.results import db as database
+from hpc_acceptance.tools.export import samples
+from hpc_acceptance.tools.export.sending import send, show
+from hpc_acceptance.tools.results import db
 
 #: Days ``--verify`` reads back without ``--since``: VictoriaMetrics'
 #: default ``-retentionPeriod`` is one month.
@@ -28,11 +28,11 @@ VERIFY_DAYS = 30
 VISIBLE_WITHIN_S = 30
 
 
-def still_missing(export, samples):
-    '''Those of ``samples`` the store does not show within
+def still_missing(export, sent):
+    '''Those of the samples ``sent`` the store does not show within
     :data:`VISIBLE_WITHIN_S`.'''
     deadline = time.monotonic() + VISIBLE_WITHIN_S
-    missing = samples
+    missing = sent
     while missing:
         held = {series.key(s) for s in store.held(export, missing)}
         missing = [s for s in missing if series.key(s) not in held]
@@ -47,11 +47,11 @@ def verify(export, waiting, since, path):
     '''``--verify``: the store's holdings of the sessions since DATE
     against what the spool says it took; what it lacks sent.'''
     since = since if since is not None else time.time() - VERIFY_DAYS * 86400
-    sessions = database.stored_sessions(path, since, time.time())
+    sessions = db.stored_sessions(path, since, time.time())
     given = [s for report in sessions
-             for s in session_samples.report_samples(report)] + \
-        [s for run in session_samples.with_reruns(sessions)
-         for s in session_samples.suspect_samples(run)]
+             for s in samples.report_samples(report)] + \
+        [s for run in samples.with_reruns(sessions)
+         for s in samples.suspect_samples(run)]
     expected = list({series.key(s): s for s in given}.values())
     held = {series.key(s) for s in store.held(export, expected)}
     missing = [s for s in expected if series.key(s) not in held]
@@ -67,9 +67,10 @@ def verify(export, waiting, since, path):
         return 0
 
     waiting.forget(lost)
-    status = send(export, waiting, 'missing from the store', missing)
-    if status:
-        return status
+    sent = send(export, waiting, 'missing from the store', missing)
+    show(sent)
+    if sent.status:
+        return sent.status
 
     gone = still_missing(export, missing)
     if gone:

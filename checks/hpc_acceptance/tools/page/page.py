@@ -29,15 +29,14 @@ from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.page import heat_map
-from hpc_acceptance.tools.page import html as report_page
+from hpc_acceptance.tools.page import html
 from hpc_acceptance.tools.page import trend_plot
-from hpc_acceptance.tools.page import trends as trends_mod
+from hpc_acceptance.tools.page import trends
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import ResultsError, stored_testcases
 from hpc_acceptance.tools.run import finished_run, summary, verdict
-from hpc_acceptance.tools.shifts import limit as shift_limit
-from hpc_acceptance.tools.shifts import nightly as nightly_shifts
+from hpc_acceptance.tools.shifts import limit, nightly
 
 #: One line for ``hpc-acceptance --help``.
 description = ('write the HTML report page (trends, skips, provenance) of '
@@ -87,8 +86,8 @@ def _when(testcases):
 def _shifts(testcases, history):
     '''``(shifts, why none could be judged)``.'''
     try:
-        return nightly_shifts.find(testcases, history), None
-    except shift_limit.LimitError as err:
+        return nightly.find(testcases, history), None
+    except limit.LimitError as err:
         return [], str(err)
 
 
@@ -109,7 +108,7 @@ def page_for(session, testcases, history, skipped, *, runs, fleets=None,
         when=_when(testcases), status=status,
         message=message.splitlines()[-1], families=summary.tally(testcases),
         failures=summary.failures(testcases),
-        trends=trends_mod.build(testcases, history, runs, floors, shifts),
+        trends=trends.build(testcases, history, runs, floors, shifts),
         skips=skips.by_reason(skipped),
         left_out=summary.left_out(testcases), testcases=testcases,
         fleets=fleets, fleet_note=fleet_note, shifts=shifts,
@@ -138,7 +137,7 @@ def write(page, out_dir):
 
     path = os.path.join(out_dir, 'index.html')
     with open(path, 'w') as fp:
-        fp.write(report_page.render(page, images))
+        fp.write(html.render(page, images))
 
     return path
 
@@ -156,7 +155,7 @@ def setup_parser(parser):
                                         '(default: the one kept beside the '
                                         'page)')
     parser.add_argument('--runs', type=int,
-                        default=trends_mod.DEFAULT_RUNS,
+                        default=trends.DEFAULT_RUNS,
                         help='runs per trend (default: %(default)s)')
     parser.add_argument('--history', default=HISTORY,
                         help='stored sessions the trends draw from, as '
@@ -180,7 +179,7 @@ def _keep(source, kept):
         shutil.copyfile(source, kept)
 
 
-def of_run(run, history, *, runs=trends_mod.DEFAULT_RUNS, output=None,
+def of_run(run, history, *, runs=trends.DEFAULT_RUNS, output=None,
            judged=None):
     '''Write the page of the :class:`..run.finished_run.FinishedRun`
     ``run`` (not unreadable), its trends drawn from the stored test cases

@@ -26,7 +26,7 @@ from typing import NamedTuple, Optional
 
 from hpc_acceptance.core import spack_setup
 from hpc_acceptance.core.identity import dependency_kind
-from hpc_acceptance.tools.results import db as database
+from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.results.runs import (ResultsError, report_testcases,
                                                variant_of)
 
@@ -233,10 +233,10 @@ def before(system):
 def _compared(how):
     now = time.time()
     try:
-        history = database.stored_cases(database.database_path(),
-                                        now - HISTORY_DAYS * 86400, now)
+        history = db.stored_cases(db.database_path(),
+                                  now - HISTORY_DAYS * 86400, now)
         return Drift(how(history, now))
-    except (ResultsError, database.DatabaseError, ValueError) as err:
+    except (ResultsError, db.DatabaseError, ValueError) as err:
         return Drift([], str(err))
 
 
