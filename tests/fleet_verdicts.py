@@ -8,8 +8,8 @@ from typing import List, Tuple
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.outcome import verdict
 from hpc_acceptance.tools.results.runs import final_testcases
-from hpc_acceptance.tools.run import verdict
 
 #: The day the drain reasons carry.
 DAY = '2026-11-24'

@@ -38,7 +38,7 @@ command -v git >/dev/null || die "git is needed to copy the checkout"
 modules=${MODULES:-checks/hpc_acceptance/tools/fleet/compare.py
 checks/hpc_acceptance/tools/fleet/fingerprint.py
 checks/hpc_acceptance/tools/fleet/drain.py
-checks/hpc_acceptance/tools/run/verdict.py
+checks/hpc_acceptance/tools/outcome/verdict.py
 checks/hpc_acceptance/tools/upgrade/post_upgrade.py
 checks/hpc_acceptance/tools/upgrade/baseline.py}
 for module in $modules; do

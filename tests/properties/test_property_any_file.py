@@ -19,8 +19,8 @@ import generated_runs as gen
 import upgrade_runs
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.outcome import verdict
 from hpc_acceptance.tools.results import db
-from hpc_acceptance.tools.run import verdict
 from hpc_acceptance.tools.upgrade import post_upgrade as pu
 from hypothesis_profiles import examples
 

@@ -5,7 +5,7 @@ ReFrame lists a fleet run's test cases in its ``--distribute`` order, not in
 the nodes' order, and the results database gives a session's attempts in
 the order SQLite finds them; neither is an order of the nodes that may
 decide which of them is drained. The report is read as the verdict reads
-its file (:func:`finished_run.read_runs`).'''
+its file (:func:`finished_run.read`).'''
 
 import json
 import random
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import generated_runs as gen
 from fleet_verdicts import outcome
-from hpc_acceptance.tools.run import finished_run, verdict
+from hpc_acceptance.tools.outcome import finished_run, verdict
 from hypothesis_profiles import examples
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
@@ -33,7 +33,7 @@ def _permuted(report, seed):
 
 def _read(report, path):
     path.write_text(json.dumps(report))
-    return outcome(finished_run.read_runs([(str(path), 0)]))
+    return outcome(finished_run.read([(str(path), 0)]).report)
 
 
 #: Found on the code before: two generations whose memory was matched

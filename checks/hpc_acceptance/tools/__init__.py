@@ -9,7 +9,7 @@ each subcommand in the module of its name:
 - :mod:`.fleet`: every node against its siblings (``nodes``,
   ``suspects``);
 - :mod:`.export`: figures to the site's time-series store (``export``);
-- :mod:`.run`: judging and telling a run (``verdict``, ``summary``,
+- :mod:`.outcome`: judging and telling a run (``verdict``, ``summary``,
   ``dependency-drift``);
 - :mod:`.page`: the report page (``page``);
 - :mod:`.pipeline`: a run from its start to its end (``run``, ``finish``);

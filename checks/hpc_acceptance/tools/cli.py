@@ -18,12 +18,12 @@ from hpc_acceptance.tools.common import arguments
 #: import ReFrame's test machinery or matplotlib, seconds that every other
 #: command would pay); ``hpc-acceptance --help`` imports them all.
 SUBCOMMANDS = {
-    'verdict': 'run.verdict',
-    'summary': 'run.summary',
+    'verdict': 'outcome.verdict',
+    'summary': 'outcome.summary',
     'page': 'page.page',
     'run': 'pipeline.run',
     'finish': 'pipeline.finish',
-    'dependency-drift': 'run.dependency_drift',
+    'dependency-drift': 'outcome.dependency_drift',
     'db': 'results.db',
     'nodes': 'fleet.nodes',
     'suspects': 'fleet.suspects',

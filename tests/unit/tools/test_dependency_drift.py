@@ -1,9 +1,9 @@
 '''Saying when checks take their binaries from elsewhere than the runs
-before (hpc_acceptance.tools.run.dependency_drift).'''
+before (hpc_acceptance.tools.outcome.dependency_drift).'''
 
 import pytest
 
-from hpc_acceptance.tools.run import dependency_drift as drift
+from hpc_acceptance.tools.outcome import dependency_drift as drift
 
 ENV = '/opt/acceptance/spack-envs/local'
 DAY = 86400.0

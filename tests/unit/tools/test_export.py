@@ -12,7 +12,7 @@ from conftest import DATA_DIR
 from hpc_acceptance.core.export import series, spool
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.export import export
-from hpc_acceptance.tools.run import summary
+from hpc_acceptance.tools.outcome import summary
 
 NIGHTLY = DATA_DIR / 'reframe_runs' / 'nightly-report.json'
 

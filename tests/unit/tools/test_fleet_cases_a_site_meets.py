@@ -16,8 +16,8 @@ import fleet_cases
 from conftest import HPC_ACCEPTANCE
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.outcome import verdict
 from hpc_acceptance.tools.page import heat_map
-from hpc_acceptance.tools.run import verdict
 
 DAY = 86400.0
 #: The first night: ten days ago, so that the nights are within the

@@ -9,7 +9,7 @@ import pytest
 import fleet_cases
 from hpc_acceptance.tools.fleet import confirm as fleet_confirm
 from hpc_acceptance.tools.fleet import suspects
-from hpc_acceptance.tools.run import finished_run, verdict
+from hpc_acceptance.tools.outcome import finished_run, verdict
 
 SESSION = '00000000-0000-4000-8000-000000000001'
 
@@ -79,8 +79,8 @@ def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,
     assert 'passed only when retried: n5: MemoryDaxpyCheck' in text
     assert ('within the fleet on its rerun: n3: StreamCheck %threads=single'
             ' copy ' in text)
-    status, message = verdict.judge(finished_run.read_runs([(first, 0),
-                                                       (confirm, 0)]))
+    status, message = verdict.of_run(finished_run.read([(first, 0),
+                                                    (confirm, 0)]))
     assert status == 0 and 'passed only when retried: MemoryDaxpyCheck' \
         in message
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from hpc_acceptance.tools.run import summary, verdict
+from hpc_acceptance.tools.outcome import summary, verdict
 from hpc_acceptance.tools.shifts import detect, limit, night_facts, nightly
 from hpc_acceptance.tools.shifts import samples
 
@@ -174,7 +174,7 @@ def test_no_measurement_is_no_night_and_a_retyped_reference_no_bound():
 def test_a_fleet_run_has_one_series_per_node():
     runs = [c for node in ('n1', 'n2', 'n3', 'n4')
             for c in nights(22, 19, -0.10 if node == 'n3' else 0.0,
-                            node=node, seed=hash(node) % 100)]
+                            node=node, seed=int(node[1:]))]
     tonight = [c for c in runs if c['session_uuid'] == 'night-21']
     history = [c for c in runs if c['session_uuid'] != 'night-21']
     shifts = nightly.find(tonight, history, limits=(0.05, {}))

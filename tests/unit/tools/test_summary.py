@@ -8,8 +8,8 @@ from conftest import DATA_DIR
 
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.outcome import summary
 from hpc_acceptance.tools.results import skips
-from hpc_acceptance.tools.run import summary
 
 RUN = DATA_DIR / 'reframe_runs'
 

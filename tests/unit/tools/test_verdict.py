@@ -1,5 +1,5 @@
 '''Judging an acceptance run from ReFrame's report
-(hpc_acceptance.tools.run.verdict).'''
+(hpc_acceptance.tools.outcome.verdict).'''
 
 import json
 
@@ -7,8 +7,8 @@ import pytest
 
 import fleet_cases
 from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.outcome import verdict
 from hpc_acceptance.tools.references import unreferenced
-from hpc_acceptance.tools.run import verdict
 
 
 def report(*results, fixture_results=()):

@@ -1,4 +1,4 @@
-'''The rules of the acceptance verdict (hpc_acceptance.tools.run.verdict)
+'''The rules of the acceptance verdict (hpc_acceptance.tools.outcome.verdict)
 at their edges: what counts, what is no measurement, what the fleet
 comparison is given, the reports read as one run, the command's usage and
 exit statuses, and the words of the verdict line a sysadmin and ``ci/``
@@ -16,8 +16,8 @@ import pytest
 import fleet_cases
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.outcome import finished_run, verdict
 from hpc_acceptance.tools.results.runs import ResultsError
-from hpc_acceptance.tools.run import finished_run, verdict
 from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
 STREAM = {'StreamCheck': [('triad', 'MB/s', 38500)]}
@@ -216,10 +216,10 @@ def test_the_reports_of_a_run_are_read_as_one(tmp_path):
     first = fleet_cases.as_report(fleet_cases.fleet(4, figures=STREAM),
                                   session='s1', start=1000)
     rerun = fleet_cases.as_report([_one()], session='s2', start=2000)
-    read = finished_run.read_runs([
+    read = finished_run.read([
         (str(tmp_path / 'no-test-case-ran.json'), 0),
         (_write(tmp_path, 'first.json', first), 0),
-        (_write(tmp_path, 'rerun.json', rerun), 0)])
+        (_write(tmp_path, 'rerun.json', rerun), 0)]).report
     assert read['session_info'] == first['session_info']
     assert read['runs'] == first['runs'] + rerun['runs']
 

@@ -114,9 +114,10 @@ def run_samples(reports, compared=None, found=None):
             shift_samples(reports, found))
 
 
-def after_run(reports, compared=None, found=None):
+def after_run(reports, compared=None, found=None, unreadable=None):
     '''Send a run's :func:`run_samples` where the export is on; what
     was sent (:class:`.sending.Sent`), ``None`` where the export is off.
+    ``unreadable``: why the run's reports cannot be read (nothing sent).
     A store in trouble never fails a run: what it did not take waits in
     the spool.'''
     try:
@@ -126,6 +127,9 @@ def after_run(reports, compared=None, found=None):
 
     if export is None:
         return None
+
+    if unreadable:
+        return Sent(1, '', f'export: {unreadable}')
 
     waiting = spool.Spool(spool.path_beside(db.database_path()),
                           export.url)

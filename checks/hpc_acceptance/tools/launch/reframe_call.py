@@ -97,3 +97,31 @@ def run(args, report, prefix, env=None, echo=False):
                 sys.stdout.flush()
 
         return shown.returncode
+
+
+class Launcher:
+    '''How the ReFrame runs of one run are made: the word their lines start
+    with, the reservation, options every run gets, the environment they
+    add, and whether their output shows on the console too.'''
+
+    def __init__(self, prefix, reservation=None, extra=(), env=None,
+                 echo=False):
+        self.prefix = prefix
+        self.job = ['-J', f'reservation={reservation}'] if reservation \
+            else []
+        self.extra = list(extra)
+        self.env = env
+        self.echo = echo
+
+    def arguments(self, head, reframe_args):
+        '''ReFrame's arguments of a run: ``head`` (its mode and what
+        selects it), the reservation, the options every run gets, then the
+        run's own ``reframe_args``.'''
+        return [*head, *self.job, *self.extra, *reframe_args]
+
+    def reframe(self, report, args):
+        '''``(report, ReFrame's exit status)`` of ``reframe ARGS``.
+
+        :raises Interrupted: if a signal stopped it.
+        '''
+        return report, run(args, report, self.prefix, self.env, self.echo)

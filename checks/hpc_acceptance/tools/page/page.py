@@ -28,6 +28,7 @@ from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.launch import report_file
+from hpc_acceptance.tools.outcome import finished_run, summary, verdict
 from hpc_acceptance.tools.page import heat_map
 from hpc_acceptance.tools.page import html
 from hpc_acceptance.tools.page import trend_plot
@@ -35,7 +36,6 @@ from hpc_acceptance.tools.page import trends
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import ResultsError, stored_testcases
-from hpc_acceptance.tools.run import finished_run, summary, verdict
 from hpc_acceptance.tools.shifts import limit, nightly
 
 #: One line for ``hpc-acceptance --help``.
@@ -181,7 +181,7 @@ def _keep(source, kept):
 
 def of_run(run, history, *, runs=trends.DEFAULT_RUNS, output=None,
            judged=None):
-    '''Write the page of the :class:`..run.finished_run.FinishedRun`
+    '''Write the page of the :class:`..outcome.finished_run.FinishedRun`
     ``run`` (not unreadable), its trends drawn from the stored test cases
     ``history``; its path. ``judged`` is the run's verdict, judged here
     where not given. Its console output and node list are kept beside it.

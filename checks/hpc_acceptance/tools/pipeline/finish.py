@@ -9,14 +9,14 @@ confirmation rerun, the multi-node run), each with ReFrame's exit status:
 
 1. to the site's time-series store, where it is on, what no log record
    carried (:mod:`..export.export`); a store in trouble never fails a run;
-2. the console summary (:mod:`..run.summary`);
+2. the console summary (:mod:`..outcome.summary`);
 3. where each check's binary came from, against the runs before
-   (:mod:`..run.dependency_drift`);
+   (:mod:`..outcome.dependency_drift`);
 4. the report page (:mod:`..page.page`), its path printed; a page that
    cannot be written never hides the verdict;
 5. that the results database holds every run (``hpc-acceptance db check
    --run``);
-6. the verdict (:mod:`..run.verdict`), its last line printed last.
+6. the verdict (:mod:`..outcome.verdict`), its last line printed last.
 
 Exit status: the verdict's (0, 1, 2, 3), or 5 when the checks passed but
 the database does not hold the run. ``ci/acceptance.sh`` ends with it;
@@ -29,14 +29,16 @@ import os
 import sys
 
 from hpc_acceptance.tools.common.arguments import UsageError
-from hpc_acceptance.tools.export import export, sending
+from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.launch import reframe_call
+from hpc_acceptance.tools.outcome import (dependency_drift, finished_run,
+                                          summary, verdict)
+from hpc_acceptance.tools.outcome.finished_run import written
 from hpc_acceptance.tools.page import page
 from hpc_acceptance.tools.results import db
-from hpc_acceptance.tools.results.runs import final_testcases, stored_testcases
-from hpc_acceptance.tools.run import (dependency_drift, finished_run,
-                                      summary, verdict)
-from hpc_acceptance.tools.run.finished_run import written
+from hpc_acceptance.tools.results.runs import (ResultsError,
+                                               final_testcases,
+                                               stored_testcases)
 
 #: One line for ``hpc-acceptance --help``.
 description = 'the end of a run: store, summary, page, storage check, verdict'
@@ -46,7 +48,7 @@ NOT_STORED = 5
 
 
 def read(pairs, nodes=None):
-    '''The :class:`..run.finished_run.FinishedRun` of the runs ``pairs``
+    '''The :class:`..outcome.finished_run.FinishedRun` of the runs ``pairs``
     (``[(report, ReFrame's exit status)]``), with the logs beside them and
     the node list ``nodes`` of a fleet run.'''
     logs = [reframe_call.log_of(path) for path, _ in pairs
@@ -63,11 +65,8 @@ def show(run, prefix='acceptance', judged=None):
     if not run.reports:
         return
 
-    if not run.unreadable:
-        sent = export.after_run(run.parsed, (run.fleets, run.fleet_error),
-                                (run.shifts, run.shift_error))
-    else:
-        sent = sending.Sent(1, '', f'export: {run.unreadable}')
+    sent = export.after_run(run.parsed, (run.fleets, run.fleet_error),
+                            (run.shifts, run.shift_error), run.unreadable)
     if sent and sent.trouble:
         print(sent.trouble, file=sys.stderr)
 
@@ -78,7 +77,7 @@ def show(run, prefix='acceptance', judged=None):
 
     try:
         if run.unreadable:
-            raise finished_run.Unreadable(run.unreadable)
+            raise ResultsError(run.unreadable)
         path = page.of_run(run, stored_testcases(page.HISTORY),
                            judged=judged or verdict.of_run(run))
     except Exception as err:

@@ -37,11 +37,11 @@ from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.launch import reframe_call, report_file
+from hpc_acceptance.tools.outcome import dependency_drift
+from hpc_acceptance.tools.outcome.finished_run import written
 from hpc_acceptance.tools.pipeline import finish
 from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.results.runs import CONFIG, ResultsError
-from hpc_acceptance.tools.run import dependency_drift
-from hpc_acceptance.tools.run.finished_run import written
 
 #: One line for ``hpc-acceptance --help``.
 description = ('a run from its start (ci/acceptance.sh runs it): the '
@@ -63,35 +63,6 @@ USAGE = ('usage: ci/acceptance.sh [--full-output] [--fleet[=STATE]] '
 
 class NoNodes(Exception):
     '''A fleet run found no node to run on.'''
-
-
-class Launch:
-    '''How the ReFrame runs of one run are made: the word their lines start
-    with, the reservation, options every run gets, the environment they
-    add, and whether their output shows on the console too.'''
-
-    def __init__(self, prefix, reservation=None, extra=(), env=None,
-                 echo=False):
-        self.prefix = prefix
-        self.job = ['-J', f'reservation={reservation}'] if reservation \
-            else []
-        self.extra = list(extra)
-        self.env = env
-        self.echo = echo
-
-    def arguments(self, head, reframe_args):
-        '''ReFrame's arguments of a run: ``head`` (its mode and what
-        selects it), the reservation, the options every run gets, then the
-        run's own ``reframe_args``.'''
-        return [*head, *self.job, *self.extra, *reframe_args]
-
-    def reframe(self, report, args):
-        '''``(report, ReFrame's exit status)`` of ``reframe ARGS``.
-
-        :raises reframe_call.Interrupted: if a signal stopped it.
-        '''
-        return report, reframe_call.run(args, report, self.prefix, self.env,
-                                        self.echo)
 
 
 def database_ready(reports_dir, prefix):
@@ -144,7 +115,7 @@ def fleet_state(state, reservation):
     return state or ('avail' if reservation else 'idle')
 
 
-def list_nodes(report, state, launch, reframe_args):
+def list_nodes(report, state, launcher, reframe_args):
     '''The node map of a fleet run, written beside ``report`` and shown;
     its path. Unless ``--max-jobs`` said otherwise, one job a node covered
     is queued at once.
@@ -152,11 +123,11 @@ def list_nodes(report, state, launch, reframe_args):
     :raises NoNodes: if no node is in ``state``.
     '''
     nodes = fleet_nodes.path_beside(report)
-    print(f'{launch.prefix}: the nodes this fleet run covers ({state}):')
+    print(f'{launcher.prefix}: the nodes this fleet run covers ({state}):')
     listed = io.StringIO()
     with contextlib.redirect_stdout(listed):
         status = fleet_nodes.main(['--state', state, '--json', nodes, '-C',
-                                   str(CONFIG), *launch.job, *reframe_args])
+                                   str(CONFIG), *launcher.job, *reframe_args])
     for line in listed.getvalue().splitlines():
         print(f'  {line}')
 
@@ -168,8 +139,8 @@ def list_nodes(report, state, launch, reframe_args):
     return nodes
 
 
-def fleet_runs(report, state, launch, reframe_args, nodes_run, multinode_run,
-               confirm=True):
+def fleet_runs(report, state, launcher, reframe_args, nodes_run,
+               multinode_run, confirm=True):
     '''The ReFrame runs of a fleet run, ``[(report, exit status)]``: the
     node map (:func:`list_nodes`); ``nodes_run`` (ReFrame's options that
     run the single-node checks on each node in ``state``); with
@@ -181,25 +152,27 @@ def fleet_runs(report, state, launch, reframe_args, nodes_run, multinode_run,
     :raises NoNodes: if no node is in ``state``.
     :raises reframe_call.Interrupted: if a signal stopped a run.
     '''
-    nodes = list_nodes(report, state, launch, reframe_args)
-    runs = [launch.reframe(report, launch.arguments(nodes_run, reframe_args))]
+    nodes = list_nodes(report, state, launcher, reframe_args)
+    runs = [launcher.reframe(report,
+                             launcher.arguments(nodes_run, reframe_args))]
     rerun = []
     if confirm and written(report):
         try:
             rerun = suspects.rerun_args(report, nodes, state,
-                                        [*launch.job, *reframe_args])
+                                        [*launcher.job, *reframe_args])
         except (ResultsError, fleet.FleetError) as err:
-            print(f'{launch.prefix}: no rerun of the suspects: {err}',
+            print(f'{launcher.prefix}: no rerun of the suspects: {err}',
                   file=sys.stderr)
 
     if rerun:
-        print(f"{launch.prefix}: the suspects' checks once more, on their "
+        print(f"{launcher.prefix}: the suspects' checks once more, on their "
               f"nodes")
-        runs.append(launch.reframe(report_file.stem(report) +
-                                   '-confirm.json', rerun))
+        runs.append(launcher.reframe(report_file.stem(report) +
+                                     '-confirm.json', rerun))
 
-    runs.append(launch.reframe(report_file.stem(report) + '-multinode.json',
-                               launch.arguments(multinode_run, reframe_args)))
+    runs.append(launcher.reframe(
+        report_file.stem(report) + '-multinode.json',
+        launcher.arguments(multinode_run, reframe_args)))
     return runs
 
 
@@ -266,17 +239,17 @@ def command(args):
     if options['max_jobs']:
         os.environ[MAX_JOBS] = options['max_jobs']
 
-    launch = Launch(prefix, options['reservation'],
-                    echo=options['full_output'])
+    launcher = reframe_call.Launcher(prefix, options['reservation'],
+                                     echo=options['full_output'])
     nodes = None
     try:
         if options['fleet'] is None:
-            runs = [launch.reframe(report, launch.arguments(
+            runs = [launcher.reframe(report, launcher.arguments(
                 ['--mode', 'nightly', '-r'], reframe_args))]
         else:
             state = fleet_state(options['fleet'], options['reservation'])
             runs = fleet_runs(
-                report, state, launch, reframe_args,
+                report, state, launcher, reframe_args,
                 nodes_run=['--mode', 'fleet', f'--distribute={state}', '-r'],
                 multinode_run=['--mode', 'nightly', '--tag=multinode', '-r'])
             nodes = fleet_nodes.path_beside(report)

@@ -44,11 +44,11 @@ from collections import Counter
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.fleet.compare import FleetError
+from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.references import noise, unreferenced
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figures_of,
                                                final_testcases,
                                                passed_on_retry, unmeasured)
-from hpc_acceptance.tools.run import finished_run
 
 #: One line for ``hpc-acceptance --help``.
 description = "judge an acceptance run from ReFrame's JSON report"
@@ -180,8 +180,8 @@ def judge(report, fleets=None, fleet_note=None, shifts=(), fleet_error=None):
 def of_run(run):
     '''``(exit status, message)`` of the :class:`.finished_run.FinishedRun`
     ``run``; the message's last line is the verdict.'''
-    if run.unreadable:
-        return 3, f'acceptance NOT VALIDATED: {run.unreadable}'
+    if run.unjudged:
+        return 3, f'acceptance NOT VALIDATED: {run.unjudged}'
 
     if run.ran_nothing:
         return 2, ('acceptance NOT VALIDATED: no check was selected (ReFrame '

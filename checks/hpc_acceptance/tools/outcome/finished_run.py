@@ -19,11 +19,6 @@ from hpc_acceptance.tools.results import runs
 from hpc_acceptance.tools.shifts import limit, nightly
 
 
-class Unreadable(Exception):
-    '''A run cannot be judged: ReFrame stopped before writing its report,
-    or the report cannot be read.'''
-
-
 @dataclass
 class FinishedRun:
     '''One run, read: a fleet run's two or three reports (the nodes' run,
@@ -41,8 +36,11 @@ class FinishedRun:
     report: dict = None
     #: each report read, in order
     parsed: list = field(default_factory=list)
-    #: why the reports cannot be read, else ``None``
+    #: why a report ReFrame wrote cannot be read, else ``None``
     unreadable: str = None
+    #: why the run cannot be judged (that, or ReFrame stopped before
+    #: writing a report), else ``None``
+    unjudged: str = None
     #: each test case by its final attempt
     testcases: list = field(default_factory=list)
     #: the first report's ``session_info``
@@ -77,42 +75,26 @@ def written(report):
     return os.path.exists(report) and os.path.getsize(report) > 0
 
 
-def read_runs(pairs):
-    ''':func:`read_each` as one report.'''
-    return as_one(read_each(pairs))
-
-
-def as_one(parsed):
-    '''The reports ``parsed`` (in order) as one report.'''
-    return {'runs': [run for report in parsed for run in report['runs']],
-            'session_info': (parsed[0].get('session_info') or {}) if parsed
-            else {}}
-
-
-def read_each(pairs):
-    '''The reports of ``[(path, ReFrame exit status)]``, parsed. A
+def _read_each(run):
+    '''Read the reports of ``run.pairs`` in order into ``run.parsed``. A
     run that wrote no report and exited 0 ran no test case: it adds
-    nothing. As one report (:func:`as_one`), the runs of each (the first
-    and the retries) follow the previous report's, so that a rerun's test
-    case replaces its first attempt; the session is the first report's.
-
-    :raises Unreadable: naming the report and why.
-    '''
-    found = []
-    for path, reframe_status in pairs:
+    nothing. The first report that cannot be judged (ReFrame stopped before
+    writing it, or it cannot be read) is ``run.unjudged``; the first one
+    ReFrame wrote that cannot be read is also ``run.unreadable``.'''
+    for path, reframe_status in run.pairs:
         if not os.path.exists(path) and reframe_status is not None:
-            if reframe_status == 0:
-                continue
-
-            raise Unreadable(f'ReFrame stopped with status {reframe_status} '
-                             f'before writing {path}; see its output above')
+            if reframe_status != 0:
+                run.unjudged = run.unjudged or (
+                    f'ReFrame stopped with status {reframe_status} before '
+                    f'writing {path}; see its output above')
+            continue
 
         try:
-            found.append(runs.read_report(path))
+            run.parsed.append(runs.read_report(path))
         except runs.Unreadable as err:
-            raise Unreadable(str(err)) from None
-
-    return found
+            run.unjudged = run.unjudged or str(err)
+            if reframe_status is None or written(path):
+                run.unreadable = run.unreadable or str(err)
 
 
 def read(pairs, logs=(), nodes_path=None, testcases=None,
@@ -124,13 +106,16 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
     run = FinishedRun(pairs=list(pairs), logs=list(logs),
                       nodes_path=nodes_path)
     if testcases is None:
-        try:
-            run.parsed = read_each(run.pairs)
-            run.report = as_one(run.parsed)
-        except Unreadable as err:
-            run.unreadable = str(err)
+        _read_each(run)
+        if run.unreadable:
             return run
 
+        # the runs of each report (the first and the retries) follow the
+        # previous report's: a rerun's test case replaces its first attempt
+        run.report = {'runs': [r for report in run.parsed
+                               for r in report['runs']],
+                      'session_info': (run.parsed[0].get('session_info') or
+                                       {}) if run.parsed else {}}
         run.testcases = runs.final_testcases(run.report)
         run.session_info = run.report['session_info']
     else:

@@ -30,10 +30,10 @@ from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import FAILED_RESULTS, short_name
-from hpc_acceptance.tools.run import finished_run
 
 #: One line for ``hpc-acceptance --help``.
 description = 'the short console summary of an acceptance run'
