@@ -134,7 +134,8 @@ def test_floors_of_runs_that_were_not_quiet_are_refused(
     # a busy guest: memory bandwidth halves on some nights
     busy = [case(s, 12000 * rng.choice((1, 0.1)) * (1 + 0.01 * rng.random()))
             for s in range(12)]
-    monkeypatch.setattr(propose_references, 'stored_testcases', lambda query: busy)
+    monkeypatch.setattr(propose_references, 'stored_testcases',
+                        lambda query: busy)
     assert cli.main(['propose-references', '--system', 'local',
                      '--calibrate-noise', '--write', '--reference-dir',
                      str(tmp_path)]) == 1
