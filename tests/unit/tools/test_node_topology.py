@@ -6,6 +6,7 @@ ReFrame is tested in tests/topology/.'''
 from conftest import load_topology
 from descriptions import described
 from hpc_acceptance.core import node_shape, topology
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.topology import node_plan
 from hpc_acceptance.tools.topology import snapshot
 from hpc_acceptance.tools.topology import topology as node_topology
@@ -23,7 +24,7 @@ def node(info=TWO_SOCKETS, probed=PROBED):
 
 def test_figures_are_the_sizes_the_checks_use(monkeypatch, capsys):
     monkeypatch.setattr(snapshot, 'this_host', node)
-    assert node_topology.main(['--format', 'figures']) == 0
+    assert cli.main(['topology', '--format', 'figures']) == 0
     first_core = node_shape.shape(TWO_SOCKETS).cores[:1]
     assert capsys.readouterr().out.splitlines() == [
         f'memory_working_set {topology.memory_working_set(TWO_SOCKETS)} B',
@@ -39,7 +40,7 @@ def test_figures_without_caches_say_so(monkeypatch, capsys):
     described = dict(TWO_SOCKETS, topology=dict(TWO_SOCKETS['topology'],
                                                 caches=[]))
     monkeypatch.setattr(snapshot, 'this_host', lambda: node(described))
-    assert node_topology.main(['--format', 'figures']) == 2
+    assert cli.main(['topology', '--format', 'figures']) == 2
     assert 'no processor topology with caches' in capsys.readouterr().err
 
 

@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from hpc_acceptance.tools.references import calibration, noise
-from hpc_acceptance.tools.references import propose_references as pr
+from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.references import propose_references
 from hpc_acceptance.tools.upgrade import baseline as bl
 from hpc_acceptance.tools.upgrade import post_upgrade as pu
 
@@ -111,18 +112,19 @@ def test_an_8_percent_loss_regresses_on_a_system_whose_noise_allows_it(
 
 def test_calibrate_noise_writes_only_with_write(tmp_path, monkeypatch,
                                                 capsys):
-    monkeypatch.setattr(pr, 'stored_testcases',
+    monkeypatch.setattr(propose_references, 'stored_testcases',
                         lambda query: quiet_repeats(0.01))
-    args = ['--system', 'local', '--calibrate-noise',
+    args = ['propose-references', '--system', 'local', '--calibrate-noise',
             '--reference-dir', str(tmp_path)]
-    assert pr.main(args) == 0
+    assert cli.main(args) == 0
     assert 'floors:' in capsys.readouterr().out
     assert not (tmp_path / 'local' / 'noise.yaml').exists()
-    assert pr.main(args + ['--write']) == 0
+    assert cli.main(args + ['--write']) == 0
     assert calibration.load('local', str(tmp_path))[0]['Memory'] >= 0.02
     # no runs of the system: said, exit 1
-    assert pr.main(['--system', 'none', '--calibrate-noise',
-                    '--reference-dir', str(tmp_path)]) == 1
+    assert cli.main(['propose-references', '--system', 'none',
+                     '--calibrate-noise', '--reference-dir',
+                     str(tmp_path)]) == 1
     assert 'has enough passed runs' in capsys.readouterr().err
 
 
@@ -132,9 +134,11 @@ def test_floors_of_runs_that_were_not_quiet_are_refused(
     # a busy guest: memory bandwidth halves on some nights
     busy = [case(s, 12000 * rng.choice((1, 0.1)) * (1 + 0.01 * rng.random()))
             for s in range(12)]
-    monkeypatch.setattr(pr, 'stored_testcases', lambda query: busy)
-    assert pr.main(['--system', 'local', '--calibrate-noise', '--write',
-                    '--reference-dir', str(tmp_path)]) == 1
+    monkeypatch.setattr(propose_references, 'stored_testcases',
+                        lambda query: busy)
+    assert cli.main(['propose-references', '--system', 'local',
+                     '--calibrate-noise', '--write', '--reference-dir',
+                     str(tmp_path)]) == 1
     assert 'REFUSED: the floor of Memory bounds nothing' in \
         capsys.readouterr().err
     assert not (tmp_path / 'local' / 'noise.yaml').exists()

@@ -10,6 +10,7 @@ import math
 
 import pytest
 
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.references import propose_references as pr
 from hpc_acceptance.tools.results import atomic_file
 from hpc_acceptance.tools.results import runs as results
@@ -164,7 +165,8 @@ def test_a_systems_family_floor_applies_to_that_family_only():
 ])
 def test_a_bad_floor_option_is_named(capsys, floor, named):
     with pytest.raises(SystemExit) as stop:
-        pr.main(['--system', 'local', '--floor', floor])
+        cli.main(['propose-references', '--system', 'local', '--floor',
+                  floor])
     assert stop.value.code == 2
     assert named in capsys.readouterr().err
 
@@ -217,8 +219,8 @@ def test_a_band_that_bounds_nothing_is_refused(tmp_path, monkeypatch,
          'partition': 'p', 'environ': 'gnu', 'identity': 'n=1',
          'perfvalues': {'sys:p:bw': [value, 0, None, None, 'MB/s', 'pass']}}
         for value in (100.0, 100.0, 5.0)])
-    status = pr.main(['--system', 'sys', '--reference-dir', str(tmp_path),
-                      '--write'])
+    status = cli.main(['propose-references', '--system', 'sys',
+                       '--reference-dir', str(tmp_path), '--write'])
     assert status == 1
     err = capsys.readouterr().err
     assert 'REFUSED StreamCheck.sys:p.gnu.n=1.bw: band ' in err

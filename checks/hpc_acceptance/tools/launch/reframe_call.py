@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 
-from hpc_acceptance.tools.launch import lock as run_lock
+from hpc_acceptance.tools.launch import lock
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.results.runs import CONFIG, REFRAME
 
@@ -52,16 +52,16 @@ def run_lock_held(command):
 
     :raises Busy: naming the run that holds it.
     '''
-    if os.environ.get(run_lock.HELD_VARIABLE):
+    if os.environ.get(lock.HELD_VARIABLE):
         yield
         return
 
-    path = os.environ.get(run_lock.LOCK_VARIABLE, str(run_lock.DEFAULT_LOCK))
-    lock = run_lock.acquire(path, command, wait=False)
-    if lock is None:
-        raise Busy(run_lock.describe(run_lock.holder(path)))
+    path = os.environ.get(lock.LOCK_VARIABLE, str(lock.DEFAULT_LOCK))
+    held = lock.acquire(path, command, wait=False)
+    if held is None:
+        raise Busy(lock.describe(lock.holder(path)))
 
-    with lock:
+    with held:
         yield
 
 

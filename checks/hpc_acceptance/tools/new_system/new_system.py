@@ -18,7 +18,6 @@ diff), prints the files instead of writing them with ``--dry-run``, and
 writes either every file or none.
 '''
 
-import argparse
 import os
 import shutil
 import socket
@@ -29,13 +28,15 @@ import time
 from hpc_acceptance.core import site
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.stream import sizing
+from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.new_system import node_probe
 from hpc_acceptance.tools.new_system import partition_entries
 from hpc_acceptance.tools.new_system import slurm_facts
 from hpc_acceptance.tools.new_system import spack_env_file
-from hpc_acceptance.tools.new_system import system_writer as system_file
+from hpc_acceptance.tools.new_system import system_writer
 from hpc_acceptance.tools.new_system import toolchain
 from hpc_acceptance.tools.new_system import written_checks
+from hpc_acceptance.tools.new_system.request import Request
 from hpc_acceptance.tools.new_system.staged_files import (StagedFiles,
                                                           StagedFilesError)
 from hpc_acceptance.tools.new_system.system_writer import Value
@@ -62,68 +63,23 @@ def say(message):
     print(f'new-system: {message}', flush=True)
 
 
-def parse_args(argv):
-    parser = argparse.ArgumentParser(
-        prog='hpc-acceptance new-system',
-        description=__doc__.split('\n\n')[0])
-    parser.add_argument('name', help='the new system\'s name')
-    parser.add_argument('--scheduler', choices=('slurm', 'local'),
-                        default='slurm',
-                        help='Slurm partitions, or this host alone '
-                             '(default: %(default)s)')
-    parser.add_argument('--partition', action='append', default=[],
-                        help='a Slurm partition to bring in (repeatable; '
-                             'default: Slurm\'s default partition)')
-    parser.add_argument('--module', action='append', default=[],
-                        help='a module of the site\'s compiler or MPI '
-                             '(repeatable); without it, Spack finds them')
-    parser.add_argument('--site-dir',
-                        default=os.environ.get(site.VARIABLE),
-                        help=f'the site directory to write into (default: '
-                             f'${site.VARIABLE})')
-    parser.add_argument('--probe-timeout', type=float, default=600,
-                        help='seconds the probe job of a partition may take '
-                             'from submission to its end (default: '
-                             '%(default)s)')
-    parser.add_argument('--dry-run', action='store_true',
-                        help='print the files instead of writing them')
-    parser.add_argument('--force', action='store_true',
-                        help='replace existing files, after showing the '
-                             'diff')
-    args = parser.parse_args(argv)
-    if not system_file.NAME.match(args.name):
-        parser.error(f'NAME {args.name!r}: letters, digits, "-" and "_", '
-                     f'starting with a letter or "_" (ReFrame\'s rule)')
-
-    if not args.site_dir:
-        parser.error(f'name the site directory to write into: --site-dir '
-                     f'DIR or {site.VARIABLE} (outside this checkout, e.g. '
-                     f'in the site\'s own repository)')
-
-    root = os.path.realpath(args.site_dir)
-    if os.path.commonpath([root, str(PROJECT_DIR)]) == str(PROJECT_DIR):
-        parser.error(f'--site-dir {args.site_dir} is inside this checkout: '
-                     f'keep the site\'s files in a directory of their own')
-
-    args.site_dir = root
-    if args.scheduler == 'local' and args.partition:
-        parser.error('--partition is for --scheduler slurm')
-
-    return args
+class NotBroughtIn(Exception):
+    '''The system could not be brought in; nothing was written. The
+    message says why, and where the probes' output was kept.'''
 
 
-def find_toolchain(args, workdir):
-    if args.module:
-        say(f'loading {" ".join(args.module)} for the compiler and MPI')
-        return toolchain.from_modules(args.module)
+def find_toolchain(request, workdir):
+    if request.module:
+        say(f'loading {" ".join(request.module)} for the compiler and MPI')
+        return toolchain.from_modules(request.module)
 
     say('asking Spack for the compiler and MPI (spack compiler find, '
         'spack external find)')
     return toolchain.from_spack(workdir)
 
 
-def require_a_toolchain_source(args):
-    if not args.module and not shutil.which('spack'):
+def require_a_toolchain_source(request):
+    if not request.module and not shutil.which('spack'):
         raise toolchain.ToolchainError(
             'no Spack on PATH and no --module: new-system reads the '
             'compiler and MPI from Spack (spack compiler find, spack '
@@ -140,17 +96,17 @@ def local_partition(workdir, tools):
     return [(partition_entries.local_entry(node, tools), node)]
 
 
-def chosen_partitions(args):
+def chosen_partitions(request):
     '''The Slurm partitions to bring in: asked first, so that an unknown
     one is told before anything takes long.'''
     say('asking Slurm for its partitions (scontrol show partition)')
     available = slurm_facts.partitions()
-    chosen = slurm_facts.select(available, args.partition)
+    chosen = slurm_facts.select(available, request.partition)
     left = slurm_facts.left_out(available, chosen)
     if left:
         say(f'left out: {left}; add each with --partition (repeatable)')
     for partition in chosen:
-        if not system_file.NAME.match(partition.name):
+        if not system_writer.NAME.match(partition.name):
             raise slurm_facts.SlurmError(
                 f'partition {partition.name!r} cannot be a ReFrame '
                 f'partition of the same name (letters, digits, "-" and '
@@ -159,7 +115,7 @@ def chosen_partitions(args):
     return chosen
 
 
-def slurm_partitions(args, chosen, workdir, tools):
+def slurm_partitions(request, chosen, workdir, tools):
     '''Each chosen Slurm partition, read from Slurm and its probe job.'''
     backend = slurm_facts.accounting()
     launcher = slurm_facts.launcher_for(
@@ -170,20 +126,20 @@ def slurm_partitions(args, chosen, workdir, tools):
         nodes = slurm_facts.nodes(partition)
         say(f'probing a node of partition {partition.name} (one job: '
             f'reframe --detect-host-topology, node_state.sh; at most '
-            f'{args.probe_timeout:.0f} s)')
+            f'{request.probe_timeout:.0f} s)')
         node = node_probe.probe_partition(str(workdir), partition.name,
-                                          args.probe_timeout)
+                                          request.probe_timeout)
         found.append((partition_entries.slurm_entry(
             partition, nodes, node, tools, backend, launcher), node))
 
     return found
 
 
-def render_files(args, partitions, tools, command):
-    files = StagedFiles(args.site_dir)
+def render_files(request, partitions, tools, command):
+    files = StagedFiles(request.site_dir)
     modules = Value(list(tools.modules), f'--module ({tools.modules_system})')
-    files.add(f'systems/{args.name}.py', system_file.render(
-        name=args.name, command=command, hostname=socket.gethostname(),
+    files.add(f'systems/{request.name}.py', system_writer.render(
+        name=request.name, command=command, hostname=socket.gethostname(),
         modules_system=Value(tools.modules_system,
                              'the modules of --module load with it'
                              if tools.modules else
@@ -208,31 +164,31 @@ def render_files(args, partitions, tools, command):
         if problem:
             say(f'warning: partition {entry.name}: {problem}')
 
-    files.add(f'spack-envs/{args.name}/spack.yaml', spack_env_file.render(
-        name=args.name, command=command,
+    files.add(f'spack-envs/{request.name}/spack.yaml', spack_env_file.render(
+        name=request.name, command=command,
         targets=[(node.processor.get('arch'),
                   f'reframe --detect-host-topology, {node.where}')
                  for _, node in partitions],
         stream=stream, toolchain=tools))
     for entry, node in partitions:
         with open(node.topology_file) as fp:
-            files.add(f'topology/{args.name}-{entry.name}/processor.json',
+            files.add(f'topology/{request.name}-{entry.name}/processor.json',
                       fp.read())
 
-    if not os.path.exists(os.path.join(args.site_dir, 'config.py')):
-        files.add('config.py', system_file.SITE_CONFIG)
+    if not os.path.exists(os.path.join(request.site_dir, 'config.py')):
+        files.add('config.py', system_writer.SITE_CONFIG)
 
     return files
 
 
-def check_files(files, args, workdir):
+def check_files(files, request, workdir):
     staging = os.path.join(workdir, 'site')
     files.write_to(staging)
     say('checking: reframe --mode nightly -l for the new system')
-    listed = written_checks.nightly_checks(staging, args.name)
+    listed = written_checks.nightly_checks(staging, request.name)
     say(f'reframe lists {sum(listed.values())} nightly test cases: '
         f'{", ".join(f"{name} ({n})" for name, n in sorted(listed.items()))}')
-    env_dir = os.path.join(staging, 'spack-envs', args.name)
+    env_dir = os.path.join(staging, 'spack-envs', request.name)
     if shutil.which('spack'):
         say('checking: spack concretize of the new environment (minutes)')
         written_checks.concretize(env_dir)
@@ -241,8 +197,8 @@ def check_files(files, args, workdir):
         say('no spack on PATH: the environment is not concretized here')
 
 
-def next_steps(args):
-    site_dir, name = args.site_dir, args.name
+def next_steps(request):
+    site_dir, name = request.site_dir, request.name
     return f'''
 Review the files: each value says where it was read. Then:
 
@@ -263,59 +219,106 @@ Review the files: each value says where it was read. Then:
 '''
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    started = time.monotonic()
-    command = ' '.join(['hpc-acceptance', 'new-system', args.name,
-                        '--scheduler', args.scheduler] +
-                       [f'--partition {p}' for p in args.partition] +
-                       [f'--module {m}' for m in args.module])
-    files = StagedFiles(args.site_dir)
-    os.makedirs(work_dir(), exist_ok=True)
-    workdir = tempfile.mkdtemp(prefix=f'{args.name}-', dir=work_dir())
-    try:
-        if not args.dry_run:
-            files.refuse_to_replace([f'systems/{args.name}.py',
-                                     f'spack-envs/{args.name}/spack.yaml'],
-                                    args.force)
+def bring_in(request):
+    '''The new system's files, read from the cluster (or this host),
+    staged and checked, not yet written.
 
-        chosen = (chosen_partitions(args) if args.scheduler == 'slurm'
-                  else None)
-        require_a_toolchain_source(args)
-        tools = find_toolchain(args, workdir)
+    :raises NotBroughtIn: one of :data:`FAILURES`, with where the probes'
+        output was kept.
+    '''
+    files = StagedFiles(request.site_dir)
+    os.makedirs(work_dir(), exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix=f'{request.name}-', dir=work_dir())
+    try:
+        if not request.dry_run:
+            files.refuse_to_replace([f'systems/{request.name}.py',
+                                     f'spack-envs/{request.name}/spack.yaml'],
+                                    request.force)
+
+        chosen = (chosen_partitions(request)
+                  if request.scheduler == 'slurm' else None)
+        require_a_toolchain_source(request)
+        tools = find_toolchain(request, workdir)
         say(f'compiler {tools.compiler} {tools.compiler_version}, MPI '
             f'{tools.mpi} {tools.mpi_version}: {tools.source}')
-        partitions = (slurm_partitions(args, chosen, workdir, tools)
+        partitions = (slurm_partitions(request, chosen, workdir, tools)
                       if chosen else local_partition(workdir, tools))
-        files = render_files(args, partitions, tools, command)
-        if not args.dry_run:
-            files.refuse_to_replace(None, args.force)
+        files = render_files(request, partitions, tools,
+                             request.command_line())
+        if not request.dry_run:
+            files.refuse_to_replace(None, request.force)
 
-        check_files(files, args, workdir)
+        check_files(files, request, workdir)
     except FAILURES as err:
         kept = (f'; what the probes wrote is in {workdir}'
                 if os.listdir(workdir) else '')
         if not kept:
             os.rmdir(workdir)
 
-        print(f'new-system: {err}\n(nothing written{kept})',
-              file=sys.stderr)
-        return 1
+        raise NotBroughtIn(f'{err}\n(nothing written{kept})') from None
 
     shutil.rmtree(workdir, ignore_errors=True)
-    if args.dry_run:
+    return files
+
+
+def setup_parser(parser):
+    '''The options of ``hpc-acceptance new-system``.'''
+    parser.add_argument('name', help='the new system\'s name')
+    parser.add_argument('--scheduler', choices=('slurm', 'local'),
+                        default='slurm',
+                        help='Slurm partitions, or this host alone '
+                             '(default: %(default)s)')
+    parser.add_argument('--partition', action='append', default=[],
+                        help='a Slurm partition to bring in (repeatable; '
+                             'default: Slurm\'s default partition)')
+    parser.add_argument('--module', action='append', default=[],
+                        help='a module of the site\'s compiler or MPI '
+                             '(repeatable); without it, Spack finds them')
+    parser.add_argument('--site-dir',
+                        default=os.environ.get(site.VARIABLE),
+                        help=f'the site directory to write into (default: '
+                             f'${site.VARIABLE})')
+    parser.add_argument('--probe-timeout', type=float, default=600,
+                        help='seconds the probe job of a partition may take '
+                             'from submission to its end (default: '
+                             '%(default)s)')
+    parser.add_argument('--dry-run', action='store_true',
+                        help='print the files instead of writing them')
+    parser.add_argument('--force', action='store_true',
+                        help='replace existing files, after showing the '
+                             'diff')
+
+
+def command(args):
+    '''``hpc-acceptance new-system``: the files brought in, written (or
+    shown with ``--dry-run``), then the next commands.'''
+    request = Request(args.name, args.site_dir, args.scheduler,
+                      args.partition, args.module, args.probe_timeout,
+                      args.dry_run, args.force)
+    problem = request.problem()
+    if problem:
+        raise UsageError(problem)
+
+    request.site_dir = os.path.realpath(request.site_dir)
+    started = time.monotonic()
+    try:
+        files = bring_in(request)
+    except NotBroughtIn as err:
+        print(f'new-system: {err}', file=sys.stderr)
+        return 1
+
+    if request.dry_run:
         print(files.diff() if files.existing() else files.show(), end='')
         say(f'--dry-run: nothing written ({time.monotonic() - started:.0f} '
             f's)')
         return 0
 
-    if files.existing() and args.force:
+    if files.existing() and request.force:
         print(files.diff(), end='')
 
-    written = files.commit()
-    for path in written:
+    for path in files.commit():
         say(f'wrote {path}')
 
     say(f'done in {time.monotonic() - started:.0f} s')
-    print(next_steps(args))
+    print(next_steps(request))
     return 0

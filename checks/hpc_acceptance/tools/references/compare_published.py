@@ -10,7 +10,6 @@ compared. By default the newest run of each variant stored in the last
 7 days is used.
 '''
 
-import argparse
 import sys
 
 from hpc_acceptance.core.references import ReferenceFileError
@@ -86,16 +85,18 @@ def compare(testcases, systems):
     return rows
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog='hpc-acceptance compare-published',
-        description=__doc__.split('\n\n')[0],
-    )
+def setup_parser(parser):
+    '''The options of ``hpc-acceptance compare-published``.'''
     source = parser.add_mutually_exclusive_group()
     source.add_argument('--report', help='a ReFrame JSON run report')
+    # shared option: --sessions
     source.add_argument('--sessions', default='now-7d:now',
                         help='stored sessions (default: %(default)s)')
-    args = parser.parse_args(argv)
+
+
+def command(args):
+    '''``hpc-acceptance compare-published``: the comparable figures as a
+    table, then their sources.'''
     try:
         testcases = (report_testcases(args.report) if args.report
                      else stored_testcases(args.sessions))

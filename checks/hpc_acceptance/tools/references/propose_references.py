@@ -46,8 +46,10 @@ then run this command.
 '''
 
 import argparse
+import dataclasses
 import difflib
 import os
+import shlex
 import sys
 
 import yaml
@@ -192,78 +194,139 @@ def render(data):
                           width=79)
 
 
-def _floors(parser, entries):
+def floor_entry(entry):
+    '''``(fraction, {})`` for a ``--floor F`` (every family), ``(None,
+    {family: fraction})`` for a ``--floor FAMILY=F``.
+
+    :raises ValueError: saying what is wrong with ``entry``.
+    '''
+    if '=' in entry:
+        return None, noise.parse_floors(entry)
+
+    floor = float(entry)
+    if not 0 <= floor <= 1:
+        raise ValueError('must be a fraction in [0, 1]')
+
+    return floor, {}
+
+
+def floors_of(entries):
     '''``(floor for every family or None, {family: floor})`` from the
-    ``--floor`` arguments; a usage error names the one at fault.'''
+    ``--floor`` arguments: the last ``F`` for every family, each
+    ``FAMILY=F`` for its own.'''
     floor, floors = None, {}
     for entry in entries:
-        try:
-            if '=' in entry:
-                floors.update(noise.parse_floors(entry))
-                continue
-
-            floor = float(entry)
-        except ValueError as err:
-            parser.error(f'--floor {entry}: {err}')
-
-        if not 0 <= floor <= 1:
-            parser.error(f'--floor {entry}: must be a fraction in [0, 1]')
+        every, families = floor_entry(entry)
+        floors.update(families)
+        if every is not None:
+            floor = every
 
     return floor, floors
 
 
-def _calibrate(args, testcases, argv):
-    '''``--calibrate-noise``: the system's own floors from the selected
-    sessions, shown, and written with ``--write``.'''
-    floors, details, notes = calibration.measure(
-        testcases, args.system, args.min_runs or calibration.MIN_RUNS)
-    for note in notes:
-        print(f'note: {note}', file=sys.stderr)
+class FloorOption(argparse.Action):
+    '''``--floor F|FAMILY=F``, repeatable: each kept as given, a usage
+    error naming the one at fault.'''
 
+    def __call__(self, parser, namespace, value, option_string=None):
+        try:
+            floor_entry(value)
+        except ValueError as err:
+            parser.error(f'--floor {value}: {err}')
+
+        setattr(namespace, self.dest,
+                [*(getattr(namespace, self.dest) or []), value])
+
+
+@dataclasses.dataclass
+class Calibration:
+    '''The noise floors ``--calibrate-noise`` measured: the noise file's
+    content, where it goes, and the families whose floor bounds nothing.'''
+    floors: dict
+    content: dict
+    path: str
+    refused: list
+    notes: list
+
+
+def calibrate(testcases, system, *, min_runs, reference_dir, command):
+    '''The system's own floors from ``testcases``; no ``floors`` where
+    no figure has enough passed runs to measure its noise.'''
+    floors, details, notes = calibration.measure(testcases, system,
+                                                 min_runs)
     if not floors:
-        print(f'propose_references: no figure of system {args.system!r} '
-              f'has enough passed runs in sessions {args.sessions!r} to '
-              f'measure its noise', file=sys.stderr)
-        return 1
+        return Calibration({}, {}, None, [], notes)
 
-    command = ' '.join(['hpc-acceptance', 'propose-references',
-                        *(argv if argv is not None else sys.argv[2:])])
-    content = calibration.document(floors, details, command)
-    print(yaml.safe_dump(content, sort_keys=False, width=79), end='')
-    path = calibration.path_of(args.system, args.reference_dir)
-    refused = calibration.unbounded(floors)
-    if refused:
-        print(f'propose_references: REFUSED: the floor of '
-              f'{", ".join(refused)} bounds nothing (a figure could lose '
-              f'{100 * calibration.NO_BOUND:.0f} % or more): these runs were '
-              f'not quiet; {path} not written. Run the suite again on a '
-              f'quiet system (a node of its own, nothing else running)',
-              file=sys.stderr)
-        return 1
-
-    if args.write:
-        calibration.write(path, content)
-        print(f'wrote {path}', file=sys.stderr)
-    else:
-        print(f'propose_references: not written (--write writes {path})',
-              file=sys.stderr)
-
-    return 0
+    return Calibration(floors, calibration.document(floors, details, command),
+                       calibration.path_of(system, reference_dir),
+                       calibration.unbounded(floors), notes)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog='hpc-acceptance propose-references',
-        description=__doc__.split('\n\n')[0],
-    )
+@dataclasses.dataclass
+class Proposal:
+    '''A reference file proposed: where it goes, what it holds now and
+    would hold, and the notes (``WARNING``, ``REFUSED`` and what was left
+    out).'''
+    path: str
+    current: dict
+    merged: dict
+    notes: list
+
+    @property
+    def refused(self):
+        return [n for n in self.notes if n.startswith('REFUSED')]
+
+    def diff(self):
+        '''The unified diff from the current file to the proposed one.'''
+        old = render(self.current) if self.current else ''
+        return list(difflib.unified_diff(
+            old.splitlines(keepends=True),
+            render(self.merged).splitlines(keepends=True),
+            fromfile=self.path if self.current else '/dev/null',
+            tofile=self.path))
+
+
+def proposal(testcases, system, *, floor, floors, min_runs, reference_dir):
+    '''The reference file of ``system`` proposed from ``testcases``,
+    merged into the current one; ``merged`` is empty where no run of the
+    system passed with enough runs.
+
+    :raises ReferenceFileError: the current file or the merge is not a
+        reference file.
+    '''
+    collected, notes = collect(testcases, system)
+    proposed, more_notes = propose(collected, floor=floor, floors=floors,
+                                   min_runs=min_runs)
+    path = os.path.join(reference_dir, f'{system}.yaml')
+    if not proposed:
+        return Proposal(path, {}, {}, notes + more_notes)
+
+    current = references.load(path) if os.path.exists(path) else {}
+    merged = merge(current, proposed)
+    references.check_shape(path, merged)
+    return Proposal(path, current, merged, notes + more_notes)
+
+
+def write(found):
+    '''Write the proposed file of ``found`` in one step.'''
+    # a new site directory has no reference/ yet
+    os.makedirs(os.path.dirname(found.path), exist_ok=True)
+    write_atomically(found.path, render(found.merged))
+
+
+def setup_parser(parser):
+    '''The options of ``hpc-acceptance propose-references``.'''
+    # shared option: --system
     parser.add_argument('--system', required=True,
                         help='system whose reference file to propose')
+    # shared option: --sessions
     parser.add_argument('--sessions', default='now-30d:now',
                         help="stored sessions to use: a time period, a "
                              "session UUID or a filter, as ReFrame's "
                              "--describe-stored-testcases takes "
                              "(default: %(default)s)")
-    parser.add_argument('--floor', action='append', default=[],
+    # shared option: --floor
+    parser.add_argument('--floor', action=FloorOption, default=[],
                         metavar='F|FAMILY=F',
                         help='smallest tolerance, as a fraction: F for '
                              'every check, FAMILY=F (e.g. Memory=0.5, '
@@ -286,8 +349,11 @@ def main(argv=None):
     parser.add_argument('--write', action='store_true',
                         help='write the file instead of only showing the '
                              'diff')
-    args = parser.parse_args(argv)
-    floor, floors = _floors(parser, args.floor)
+
+
+def command(args):
+    '''``hpc-acceptance propose-references``: the proposed file's diff
+    (or the noise floors), written with ``--write``.'''
     try:
         testcases = stored_testcases(args.sessions)
     except ResultsError as err:
@@ -295,54 +361,86 @@ def main(argv=None):
         return 1
 
     if args.calibrate_noise:
-        return _calibrate(args, testcases, argv)
+        return _calibrate_command(args, testcases)
 
-    if args.min_runs is None:
-        args.min_runs = 3
-
+    floor, floors = floors_of(args.floor)
     if not args.floor:
         floors, said = calibration.floors_of(args.system,
                                              args.reference_dir)
         print(said, file=sys.stderr)
 
-    collected, notes = collect(testcases, args.system)
-    proposed, more_notes = propose(collected, floor=floor, floors=floors,
-                                   min_runs=args.min_runs)
-    notes += more_notes
-    for note in notes:
+    found = proposal(testcases, args.system, floor=floor, floors=floors,
+                     min_runs=3 if args.min_runs is None else args.min_runs,
+                     reference_dir=args.reference_dir)
+    for note in found.notes:
         loud = note.startswith(('WARNING', 'REFUSED'))
         print(note if loud else f'note: {note}', file=sys.stderr)
 
-    refused = [n for n in notes if n.startswith('REFUSED')]
-
-    if not proposed:
+    if not found.merged:
         print(f'propose_references: no passed runs of system '
               f'{args.system!r} in sessions {args.sessions!r}',
               file=sys.stderr)
         return 1
 
-    path = os.path.join(args.reference_dir, f'{args.system}.yaml')
-    current = references.load(path) if os.path.exists(path) else {}
-    merged = merge(current, proposed)
-    references.check_shape(path, merged)
-    old, new = render(current) if current else '', render(merged)
-    sys.stdout.writelines(difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True),
-        fromfile=path if current else '/dev/null', tofile=path
-    ))
-    if refused:
-        print(f'propose_references: {len(refused)} figure(s) would get no '
-              f'bound (REFUSED above): {path} not written. Run the suite more '
-              f'times on a quiet system (a node of its own, nothing else '
-              f'running), or select other sessions with --sessions',
-              file=sys.stderr)
+    sys.stdout.writelines(found.diff())
+    if found.refused:
+        print(f'propose_references: {len(found.refused)} figure(s) would '
+              f'get no bound (REFUSED above): {found.path} not written. Run '
+              f'the suite more times on a quiet system (a node of its own, '
+              f'nothing else running), or select other sessions with '
+              f'--sessions', file=sys.stderr)
         return 1
 
     if args.write:
-        # a new site directory has no reference/ yet
-        os.makedirs(args.reference_dir, exist_ok=True)
-        write_atomically(path, new)
-
-        print(f'wrote {path}', file=sys.stderr)
+        write(found)
+        print(f'wrote {found.path}', file=sys.stderr)
 
     return 0
+
+
+def _calibrate_command(args, testcases):
+    '''``--calibrate-noise``: the system's own floors from the selected
+    sessions, shown, and written with ``--write``.'''
+    found = calibrate(testcases, args.system,
+                      min_runs=args.min_runs or calibration.MIN_RUNS,
+                      reference_dir=args.reference_dir,
+                      command=_command_line(args))
+    for note in found.notes:
+        print(f'note: {note}', file=sys.stderr)
+
+    if not found.floors:
+        print(f'propose_references: no figure of system {args.system!r} '
+              f'has enough passed runs in sessions {args.sessions!r} to '
+              f'measure its noise', file=sys.stderr)
+        return 1
+
+    print(yaml.safe_dump(found.content, sort_keys=False, width=79), end='')
+    if found.refused:
+        print(f'propose_references: REFUSED: the floor of '
+              f'{", ".join(found.refused)} bounds nothing (a figure could '
+              f'lose {100 * calibration.NO_BOUND:.0f} % or more): these runs '
+              f'were not quiet; {found.path} not written. Run the suite '
+              f'again on a quiet system (a node of its own, nothing else '
+              f'running)', file=sys.stderr)
+        return 1
+
+    if args.write:
+        calibration.write(found.path, found.content)
+        print(f'wrote {found.path}', file=sys.stderr)
+    else:
+        print(f'propose_references: not written (--write writes '
+              f'{found.path})', file=sys.stderr)
+
+    return 0
+
+
+def _command_line(args):
+    '''The command that measured the floors, for their provenance: every
+    option it ran with, defaults included, so that it can be run again.'''
+    line = ['hpc-acceptance', 'propose-references', '--calibrate-noise',
+            '--system', args.system, '--sessions', args.sessions,
+            '--reference-dir', args.reference_dir]
+    if args.min_runs is not None:
+        line += ['--min-runs', str(args.min_runs)]
+
+    return shlex.join(line + ['--write'] * args.write)

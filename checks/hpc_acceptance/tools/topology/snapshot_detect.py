@@ -1,7 +1,7 @@
-'''ReFrame's processor detection, run by :func:`hpc_acceptance.tools.
-snapshot.detect` inside a mount namespace where a snapshot's ``sys/`` and
-``proc/cpuinfo`` are bound over the host's: prints ReFrame's description
-as JSON.
+'''ReFrame's processor detection, run by
+:func:`hpc_acceptance.tools.topology.snapshot.detect` inside a mount
+namespace where a snapshot's ``sys/`` and ``proc/cpuinfo`` are bound over
+the host's: prints ReFrame's description as JSON.
 
 ``python -m hpc_acceptance.tools.topology.snapshot_detect ARCHITECTURE``: the
 snapshot's architecture (``x86_64``, ``aarch64``, ...), which archspec and

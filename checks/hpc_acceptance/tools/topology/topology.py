@@ -14,7 +14,6 @@ for tools; ``--format figures`` the sizes the ci/bench scripts measure at,
 as ``name value unit`` lines.
 '''
 
-import argparse
 import json
 import sys
 
@@ -30,13 +29,12 @@ from hpc_acceptance.tools.topology.text import render
 description = 'what the suite would do on this node or a snapshot of one'
 
 
-def _parser():
-    parser = argparse.ArgumentParser(
-        prog='hpc-acceptance topology',
-        description=__doc__.split('\n\n')[0],
-        epilog='Replaying a snapshot runs ReFrame\'s own detection on it in '
-               'a private mount namespace: as root, or where the kernel '
-               'allows unprivileged user namespaces.')
+def setup_parser(parser):
+    '''The options of ``hpc-acceptance topology``.'''
+    # cli.py's formatter keeps text as written: the lines are broken here
+    parser.epilog = ('Replaying a snapshot runs ReFrame\'s own detection on '
+                     'it in a private mount\nnamespace: as root, or where the '
+                     'kernel allows unprivileged user namespaces.')
     parser.add_argument('snapshot', nargs='?',
                         help='a directory or tarball with sys/ and '
                              'proc/cpuinfo (default: this host)')
@@ -52,70 +50,77 @@ def _parser():
                              'the sizes the ci/bench scripts measure at, '
                              'as "name value unit" lines (default: '
                              '%(default)s)')
-    return parser
 
 
-def main(argv=None):
-    args = _parser().parse_args(argv)
+def command(args):
+    '''``hpc-acceptance topology``: the node and its test cases, as text
+    or JSON, or the benchmarks' sizes.'''
     try:
         if args.snapshot:
             with snapshot.opened(args.snapshot) as snap:
-                node = snapshot.node_of(snap)
-                return _report(node, args)
+                return _show(snapshot.node_of(snap), args)
 
-        return _report(snapshot.this_host(), args)
+        return _show(snapshot.this_host(), args)
     except (snapshot.SnapshotError, node_plan.ReplayError) as err:
         print(f'hpc-acceptance topology: {err}', file=sys.stderr)
         return 2
 
 
-def _report(node, args):
+def _show(node, args):
     if args.format == 'figures':
-        return _figures(node)
+        try:
+            found = figures(node)
+        except topology.TopologyError as err:
+            print(f'hpc-acceptance topology: {node.source}: {err}',
+                  file=sys.stderr)
+            return 2
 
-    cases, settings = node_plan.load_cases(node, args.partition)
+        for name, value, unit in found:
+            print(name, value, unit)
+    elif args.format == 'json':
+        json.dump(report(node, args.partition), sys.stdout, indent=1,
+                  default=sorted)
+        print()
+    else:
+        print('\n'.join(render(report(node, args.partition))))
+
+    return 0
+
+
+def report(node, partition):
+    '''What the suite would do on ``node`` with the settings of
+    ``partition``: the node, the partition, and per mode each test case's
+    decisions.'''
+    cases, settings = node_plan.load_cases(node, partition)
     decisions = {mode: [node_plan.decide(case, mode, settings[mode], node)
                         for case in cases
                         if node_plan.in_mode(case.check, mode)]
                  for mode in node_plan.MODES}
-    report = {
+    return {
         'node': describe(node),
         'partition': _partition(cases[0].partition if cases else None,
-                                args.partition),
+                                partition),
         'modes': {mode: [vars(d) for d in found]
                   for mode, found in decisions.items()},
         'not_replayed': node_plan.NOT_RUN,
     }
-    if args.format == 'json':
-        json.dump(report, sys.stdout, indent=1, default=sorted)
-        print()
-    else:
-        print('\n'.join(render(report)))
-
-    return 0
 
 
-def _figures(node):
-    '''The sizes the ci/bench scripts measure at, one ``name value unit``
-    line each.'''
+def figures(node):
+    '''The sizes the ci/bench scripts measure at, ``(name, value,
+    unit)`` each.
+
+    :raises TopologyError: where the node's topology has no cores or
+        caches to size by.
+    '''
     shape = node_shape.shape(node.info)
-    try:
-        shape.require('cores')
-        sizes = topology.level_working_sets(node.info, shape.cores[:1])
-    except topology.TopologyError as err:
-        print(f'hpc-acceptance topology: {node.source}: {err}',
-              file=sys.stderr)
-        return 2
-
-    figures = [('memory_working_set', sizes.pop('memory'), 'B'),
-               ('cores', shape.core_count, 'cores'),
-               ('sockets', shape.socket_count or 1, 'sockets')]
-    figures += [(f'working_set_{level}', size, 'B')
-                for level, size in sizes.items()]
-    for name, value, unit in figures:
-        print(name, value, unit)
-
-    return 0
+    shape.require('cores')
+    sizes = topology.level_working_sets(node.info, shape.cores[:1])
+    found = [('memory_working_set', sizes.pop('memory'), 'B'),
+             ('cores', shape.core_count, 'cores'),
+             ('sockets', shape.socket_count or 1, 'sockets')]
+    return found + [(f'working_set_{level}', size, 'B')
+                    for level, size in sizes.items()]
 
 
 def describe(node):
