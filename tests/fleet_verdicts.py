@@ -5,7 +5,7 @@ drain lines (``hpc-acceptance suspects``), the nodes named.'''
 from dataclasses import dataclass
 from typing import List, Tuple
 
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.results.runs import final_testcases
@@ -48,7 +48,7 @@ def outcome(report):
     try:
         fleets, note = fleet_history.of_run(cases,
                                             report.get('session_info') or {})
-    except fleet.FleetError:
+    except FleetError:
         fleets, note = None, None
 
     status, message = verdict.judge(report, fleets, note)

@@ -6,7 +6,7 @@ import json
 import pytest
 
 import fleet_cases
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.fleet import suspects
 
 
@@ -84,7 +84,7 @@ def test_a_failure_is_the_drain_reason_before_any_figure():
     failed = next(c for c in cases if c['node'] == 'n5' and
                   c['display_name'].startswith('MemoryDaxpy'))
     failed['result'] = 'fail'
-    (partition,) = fleet.compare(cases)
+    (partition,) = comparison.compare(cases)
     (command,) = suspects.drain_commands([partition], '2026-11-24')
     assert command[:4] == ['scontrol', 'update', 'NodeName=n5',
                            'State=DRAIN']

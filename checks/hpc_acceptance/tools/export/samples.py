@@ -5,7 +5,7 @@ suspects.'''
 import sys
 
 from hpc_acceptance.core.export import series
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet import confirm as fleet_confirm
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.results.runs import final_testcases
@@ -27,7 +27,7 @@ def suspect_samples(reports):
                                       for run in report.get('runs') or []]})
     try:
         fleets, _ = fleet_history.of_run(cases, info)
-    except fleet.FleetError as err:
+    except FleetError as err:
         print(f'export: session {info.get("uuid")}: no suspects sent: {err}',
               file=sys.stderr)
         return []

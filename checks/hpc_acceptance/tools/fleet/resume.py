@@ -32,7 +32,9 @@ import os
 import sys
 import time
 
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
+from hpc_acceptance.tools.fleet.model import node_of
+from hpc_acceptance.tools.fleet.wording import number
 from hpc_acceptance.tools.fleet import drain as slurm_drain
 from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
 from hpc_acceptance.tools.fleet import history as fleet_history
@@ -89,7 +91,7 @@ def latest_fleet():
         raise ResultsError('no fleet run stored to compare the nodes with '
                            '(ci/acceptance.sh --fleet)')
 
-    return fleet.compare(fleet_history.stored_run(sessions[-1]['UUID']))
+    return comparison.compare(fleet_history.stored_run(sessions[-1]['UUID']))
 
 
 def judge_node(node, cases, fleets):
@@ -122,8 +124,8 @@ def judge_node(node, cases, fleets):
             compared += 1
             if spread.is_out(value):
                 change = 100 * (float(value) - spread.median) / spread.median
-                return (f'{spread.figure.label} {fleet.number(value)} vs '
-                        f'fleet median {fleet.number(spread.median)} '
+                return (f'{spread.figure.label} {number(value)} vs '
+                        f'fleet median {number(spread.median)} '
                         f'({change:+.0f}%)')
 
     return None if compared else ('no figure to compare with the latest '
@@ -177,7 +179,7 @@ def resume_nodes(nodes, reframe_args, fleets):
     day = datetime.date.today().isoformat()
     lines, status = [], 0
     for node in nodes:
-        why = judge_node(node, [c for c in cases if fleet.node_of(c) == node],
+        why = judge_node(node, [c for c in cases if node_of(c) == node],
                          fleets)
         if why is None:
             lines.append(f'resumed {node}: its checks pass within the '

@@ -37,7 +37,9 @@ import json
 import os
 import sys
 
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
+from hpc_acceptance.tools.fleet.model import FleetError, MIN_NODES
+from hpc_acceptance.tools.fleet.wording import node_list, number
 from hpc_acceptance.tools.fleet import confirm as fleet_confirm
 from hpc_acceptance.tools.fleet import drain as slurm_drain
 from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
@@ -75,7 +77,7 @@ def text_lines(fleets, nodes=None):
             lines.append(f'{partition.name}: {len(judged)} groups of nodes '
                          f'of other hardware or software, each judged on '
                          f'its own:')
-            lines += [f'  {len(g.nodes)} node(s) ({fleet.node_list(g.nodes)})'
+            lines += [f'  {len(g.nodes)} node(s) ({node_list(g.nodes)})'
                       f': {node_fingerprint.describe(g.fingerprint)}'
                       for g in judged]
 
@@ -87,8 +89,8 @@ def text_lines(fleets, nodes=None):
         lines += [f'  passed only when retried: {node}: {case}'
                   for node, case in partition.passed_on_retry]
         lines += [f'  within the fleet on its rerun: {node}: {label} '
-                  f'{fleet.number(first)} on the first run, '
-                  f'{fleet.number(then)} on the rerun'
+                  f'{number(first)} on the first run, '
+                  f'{number(then)} on the rerun'
                   for node, label, first, then in partition.recovered]
         lines += [f'  ran with other inputs: {node}: {case} ({what})'
                   for node, case, what in partition.other_inputs]
@@ -301,7 +303,7 @@ def rerun_args(report, nodes, state, run_args):
     :raises FleetError: if the run cannot be compared.
     '''
     testcases = report_testcases(report)
-    if not fleet.is_fleet_run(testcases):
+    if not comparison.is_fleet_run(testcases):
         return []
 
     info = report_session(report)
@@ -351,7 +353,7 @@ def _parser():
     parser.add_argument('--floor', default=None, metavar='FAMILY=F ...',
                         help='minimum bands instead of those the run '
                              'recorded (e.g. "Memory=0.3")')
-    parser.add_argument('--min-nodes', type=int, default=fleet.MIN_NODES,
+    parser.add_argument('--min-nodes', type=int, default=MIN_NODES,
                         help='nodes a figure needs to be compared '
                              '(default: %(default)s)')
     parser.add_argument('reframe_args', nargs='*',
@@ -378,7 +380,7 @@ def main(argv=None):
 
     try:
         testcases, session_info = read_run(args)
-        if not fleet.is_fleet_run(testcases):
+        if not comparison.is_fleet_run(testcases):
             print(f'suspects: session {session_info.get("uuid")} did not '
                   f'run checks on several nodes of a partition: not a '
                   f'fleet run', file=sys.stderr)
@@ -395,7 +397,7 @@ def main(argv=None):
     except Unreadable as err:
         print(f'suspects: {err}', file=sys.stderr)
         return UNREADABLE
-    except (ResultsError, fleet.FleetError) as err:
+    except (ResultsError, FleetError) as err:
         print(f'suspects: {err}', file=sys.stderr)
         return 2
 

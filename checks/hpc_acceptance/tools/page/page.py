@@ -25,7 +25,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.launch import report_file
@@ -63,7 +63,7 @@ class ReportPage:
     skips: dict
     left_out: list
     testcases: list
-    #: the fleet comparison (:func:`..fleet.compare.compare`) of a fleet
+    #: the fleet comparison (:func:`..fleet.comparison.compare`) of a fleet
     #: run, else ``None``
     fleets: list = None
     #: the node list of a fleet run (:mod:`..fleet.nodes`)
@@ -186,7 +186,7 @@ def _fleet_facts(testcases, session_info):
     '''``(fleets, note)`` of :func:`..fleet.history.of_run`.'''
     try:
         return fleet_history.of_run(testcases, session_info)
-    except fleet.FleetError as err:
+    except FleetError as err:
         return None, str(err)
 
 

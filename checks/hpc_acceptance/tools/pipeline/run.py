@@ -31,7 +31,7 @@ import re
 import sys
 import time
 
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.launch import reframe_call, report_file
@@ -180,7 +180,7 @@ def fleet_runs(report, state, launch, reframe_args, nodes_run, multinode_run,
         try:
             rerun = suspects.rerun_args(report, nodes, state,
                                         [*launch.job, *reframe_args])
-        except (ResultsError, fleet.FleetError) as err:
+        except (ResultsError, FleetError) as err:
             print(f'{launch.prefix}: no rerun of the suspects: {err}',
                   file=sys.stderr)
 

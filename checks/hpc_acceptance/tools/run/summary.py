@@ -5,7 +5,7 @@
 
 Per family (the directory of the check under ``checks/``): how many test
 cases passed, failed and skipped; for a fleet run, the suspect nodes
-(:mod:`..fleet.compare`) with their worst figures; each failure with its
+(:mod:`..fleet.comparison`) with their worst figures; each failure with its
 reason; each figure whose nightly series ended on a persistent shift
 (:mod:`..shifts.nightly`), with its size, first night, confidence and
 what changed that night; skip reasons grouped, one line each with a
@@ -27,10 +27,11 @@ import textwrap
 from collections import Counter, OrderedDict
 
 from hpc_acceptance.tools.export import export
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.fleet import wording
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
@@ -191,8 +192,8 @@ def _fleet_items(fleets):
         items += [f'{where}{s.describe()}' for s in partition.suspects]
         items += [f'{where}{node}: {case} passed only when retried'
                   for node, case in partition.passed_on_retry]
-        items += [f'{where}{node}: {label} {fleet.number(first)} on the '
-                  f'first run, {fleet.number(then)} on its rerun: not a '
+        items += [f'{where}{node}: {label} {wording.number(first)} on the '
+                  f'first run, {wording.number(then)} on its rerun: not a '
                   f'suspect' for node, label, first, then in
                   partition.recovered]
         items += [f'{where}{node} ran with other inputs, not compared: '
@@ -221,7 +222,7 @@ def _shifts_title(shifts):
 def render(testcases, skipped, width=100, fleets=None, nodes=None,
            footer=(), shifts=()):
     '''The summary's lines; ``fleets`` is the fleet comparison of a fleet
-    run (:func:`..fleet.compare.compare`), ``nodes`` its node list
+    run (:func:`..fleet.comparison.compare`), ``nodes`` its node list
     (:mod:`..fleet.nodes`), ``footer`` the lines it ends with, ``shifts``
     the persistent shifts its figures' nightly series ended on
     (:func:`..shifts.nightly.of_run`).'''
@@ -299,7 +300,7 @@ def main(argv=None):
         fleets, note = fleet_history.of_run(
             testcases, report_session(args.reports[0]))
         nodes = fleet_nodes.read(args.nodes) if args.nodes else None
-    except (ResultsError, fleet.FleetError) as err:
+    except (ResultsError, FleetError) as err:
         print(f'summary: {err}', file=sys.stderr)
         return 1
 

@@ -10,7 +10,7 @@ sysadmins read green as "validated", so the acceptance run is judged here:
   a passed check has no measurement of a figure (NaN, +-inf, null, a
   negative or non-numeric value, or no figure at all from a check of this
   project: :mod:`..results.measurement`), or a fleet run found something
-  (:mod:`..fleet.compare`): a suspect node (slower than its siblings, alone
+  (:mod:`..fleet.comparison`): a suspect node (slower than its siblings, alone
   in failing a check, with no measurement of a figure its siblings
   measured, or of another hardware or software than its partition's other
   nodes), a fleet that lost as a whole against its references or its
@@ -42,7 +42,8 @@ import os
 import sys
 from collections import Counter
 
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet.comparison import judged_by_siblings
+from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet import history as fleet_history
 from hpc_acceptance.tools.references import noise, unreferenced
 from hpc_acceptance.tools.results import runs as stored
@@ -122,7 +123,7 @@ def judge(report, fleets=None, fleet_note=None, shifts=()):
         try:
             fleets, fleet_note = fleet_history.of_run(
                 cases, report.get('session_info') or {})
-        except fleet.FleetError as err:
+        except FleetError as err:
             failures.append(f'fleet comparison: {err}')
 
     fleets = fleets or []
@@ -157,7 +158,7 @@ def judge(report, fleets=None, fleet_note=None, shifts=()):
         return 2, (f'acceptance NOT VALIDATED: {reason} ({summary}); '
                    f'see the skip reasons above')
 
-    compared = {id(case) for case in fleet.judged_by_siblings(fleets, cases)}
+    compared = {id(case) for case in judged_by_siblings(fleets, cases)}
     unjudged = unreferenced.unjudged_systems(
         [case for case in cases if id(case) not in compared])
     refused = unreferenced.refused(unjudged)
