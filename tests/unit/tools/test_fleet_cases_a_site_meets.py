@@ -14,8 +14,9 @@ import pytest
 
 import fleet_cases
 from conftest import HPC_ACCEPTANCE
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import comparison
-from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.fleet.suspect_report import text_lines
 from hpc_acceptance.tools.page import heat_map
 from hpc_acceptance.tools.run import verdict
 
@@ -169,7 +170,7 @@ def test_two_hardware_generations_are_two_fleets():
     assert partition.suspects == [] and partition.not_uniform == []
     assert [g.nodes for g in partition.judged_groups] == [
         ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'], ['n10', 'n7', 'n8', 'n9']]
-    lines = suspects.text_lines([partition])
+    lines = text_lines([partition])
     assert 'cluster:compute: 2 groups of nodes of other hardware or ' \
         'software, each judged on its own:' in lines
     # the same figures without the fingerprint that explains them
@@ -231,5 +232,5 @@ def test_nothing_to_compare_exits_2(tmp_path, capsys, monkeypatch):
     path = tmp_path / 'report.json'
     path.write_text(json.dumps({'session_info': {'fleet': 'yes'}, 'runs': [
         {'testcases': fleet_cases.fleet(3)}]}))
-    assert suspects.main(['--run-report', str(path)]) == 2
+    assert cli.main(['suspects', '--run-report', str(path)]) == 2
     assert 'nothing could be compared' in capsys.readouterr().err

@@ -6,8 +6,7 @@ import sys
 
 from hpc_acceptance.core.export import series
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet import confirm as fleet_confirm
-from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.fleet import confirm, history
 from hpc_acceptance.tools.results.runs import final_testcases
 
 
@@ -26,7 +25,7 @@ def suspect_samples(reports):
     cases = final_testcases({'runs': [run for report in reports
                                       for run in report.get('runs') or []]})
     try:
-        fleets, _ = fleet_history.of_run(cases, info)
+        fleets, _ = history.of_run(cases, info)
     except FleetError as err:
         print(f'export: session {info.get("uuid")}: no suspects sent: {err}',
               file=sys.stderr)
@@ -65,7 +64,7 @@ def with_reruns(sessions):
     runs among ``sessions``.'''
     reruns = {}
     for session in sessions:
-        confirms = session['session_info'].get(fleet_confirm.CONFIRMS)
+        confirms = session['session_info'].get(confirm.CONFIRMS)
         if confirms:
             reruns.setdefault(confirms, []).append(session)
 

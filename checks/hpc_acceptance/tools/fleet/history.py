@@ -18,10 +18,8 @@ rerun, ``fleet=confirm``, is not one):
 import datetime
 from collections import defaultdict
 
-from hpc_acceptance.tools.fleet import comparison
+from hpc_acceptance.tools.fleet import comparison, confirm, fingerprint
 from hpc_acceptance.tools.fleet.model import MIN_NODES
-from hpc_acceptance.tools.fleet import confirm as fleet_confirm
-from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
 from hpc_acceptance.tools.results.runs import (ResultsError, final_attempts,
                                                stored_sessions,
                                                stored_testcases)
@@ -68,7 +66,7 @@ def stored_run(session, lookback=LOOKBACK):
     :raises ResultsError: if the results database cannot be read.
     '''
     cases = stored_testcases(session)
-    reruns = stored_sessions(f'{lookback}?{fleet_confirm.CONFIRMS}=='
+    reruns = stored_sessions(f'{lookback}?{confirm.CONFIRMS}=='
                              f'"{session}"')
     for row in reruns:
         cases += stored_testcases(row['UUID'])
@@ -87,7 +85,7 @@ def earlier_medians(runs):
             for spread in partition.spreads:
                 if spread.split is None:
                     key = (spread.figure.key, spread.figure.variable,
-                           node_fingerprint.hardware(spread.fingerprint))
+                           fingerprint.hardware(spread.fingerprint))
                     medians[key].append(spread.median)
 
     return dict(medians)

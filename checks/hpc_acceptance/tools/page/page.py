@@ -26,8 +26,8 @@ import sys
 from dataclasses import dataclass
 
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet import history as fleet_history
-from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.fleet.history import of_run, stored_run
+from hpc_acceptance.tools.fleet.nodes import read_node_map
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.page import heat_map
 from hpc_acceptance.tools.page import html as report_page
@@ -185,7 +185,7 @@ def _keep(source, kept):
 def _fleet_facts(testcases, session_info):
     '''``(fleets, note)`` of :func:`..fleet.history.of_run`.'''
     try:
-        return fleet_history.of_run(testcases, session_info)
+        return of_run(testcases, session_info)
     except FleetError as err:
         return None, str(err)
 
@@ -198,7 +198,7 @@ def main(argv=None):
 
     try:
         if args.session:
-            testcases = fleet_history.stored_run(args.session)
+            testcases = stored_run(args.session)
             if not testcases:
                 raise ResultsError(f'no stored session {args.session!r}')
 
@@ -233,7 +233,7 @@ def main(argv=None):
     page = page_for(session, testcases, history, skipped, runs=args.runs,
                     fleets=fleets, fleet_note=fleet_note)
     try:
-        page.nodes = fleet_nodes.read(kept_nodes)
+        page.nodes = read_node_map(kept_nodes)
     except ResultsError as err:
         page.fleet_note = str(err)
 

@@ -32,7 +32,8 @@ import sys
 import time
 
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.fleet.nodes import (listing_of_run, node_map_path,
+                                              write_node_map)
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.pipeline import finish
@@ -143,20 +144,21 @@ def list_nodes(report, state, launch, reframe_args):
 
     :raises NoNodes: if no node is in ``state``.
     '''
-    nodes = fleet_nodes.path_beside(report)
+    nodes = node_map_path(report)
     print(f'{launch.prefix}: the nodes this fleet run covers ({state}):')
-    listed = io.StringIO()
-    with contextlib.redirect_stdout(listed):
-        status = fleet_nodes.main(['--state', state, '--json', nodes, '-C',
-                                   str(CONFIG), *launch.job, *reframe_args])
-    for line in listed.getvalue().splitlines():
+    listed = listing_of_run(state, ['-C', str(CONFIG), *launch.job,
+                                    *reframe_args])
+    if listed.nodes is not None:
+        write_node_map(nodes, listed.nodes)
+    if listed.problem:
+        print(listed.problem, file=sys.stderr)
+    for line in listed.lines:
         print(f'  {line}')
 
-    if status != 0:
+    if listed.problem:
         raise NoNodes(state)
 
-    os.environ.setdefault(MAX_JOBS, str(max(1, sum(
-        len(p['covered']) for p in fleet_nodes.read(nodes).values()))))
+    os.environ.setdefault(MAX_JOBS, str(max(1, listed.covered)))
     return nodes
 
 
@@ -272,7 +274,7 @@ def main(argv=None):
                 report, state, launch, reframe_args,
                 nodes_run=['--mode', 'fleet', f'--distribute={state}', '-r'],
                 multinode_run=['--mode', 'nightly', '--tag=multinode', '-r'])
-            nodes = fleet_nodes.path_beside(report)
+            nodes = node_map_path(report)
     except NoNodes:
         print(f'{prefix} NOT VALIDATED: no node to run on (see above)',
               file=sys.stderr)

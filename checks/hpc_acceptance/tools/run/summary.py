@@ -28,10 +28,8 @@ from collections import Counter, OrderedDict
 
 from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
-from hpc_acceptance.tools.fleet import history as fleet_history
-from hpc_acceptance.tools.fleet import nodes as fleet_nodes
-from hpc_acceptance.tools.fleet import wording
+from hpc_acceptance.tools.fleet import fingerprint, history, wording
+from hpc_acceptance.tools.fleet.nodes import left_out_line, read_node_map
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
@@ -186,7 +184,7 @@ def _fleet_items(fleets):
             items.append(f'{partition.name}: {len(judged)} groups of other '
                          f'hardware or software, judged apart: ' + '; '.join(
                              f'{len(g.nodes)} node(s) '
-                             f'{node_fingerprint.describe(g.fingerprint)}'
+                             f'{fingerprint.describe(g.fingerprint)}'
                              for g in judged))
 
         items += [f'{where}{s.describe()}' for s in partition.suspects]
@@ -255,7 +253,7 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
     absent = _Section(
         'nodes left out (not in the state asked for when the run '
         'started):',
-        [f'{partition} {fleet_nodes.left_out_line(n)}'
+        [f'{partition} {left_out_line(n)}'
          for partition, about in (nodes or {}).items()
          for n in about.get('left_out', [])], width)
 
@@ -297,9 +295,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         testcases = report_testcases(*args.reports)
-        fleets, note = fleet_history.of_run(
+        fleets, note = history.of_run(
             testcases, report_session(args.reports[0]))
-        nodes = fleet_nodes.read(args.nodes) if args.nodes else None
+        nodes = read_node_map(args.nodes) if args.nodes else None
     except (ResultsError, FleetError) as err:
         print(f'summary: {err}', file=sys.stderr)
         return 1

@@ -44,7 +44,7 @@ from collections import Counter
 
 from hpc_acceptance.tools.fleet.comparison import judged_by_siblings
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.references import noise, unreferenced
 from hpc_acceptance.tools.results import runs as stored
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figures_of,
@@ -121,7 +121,7 @@ def judge(report, fleets=None, fleet_note=None, shifts=()):
     unmeasured_figures = no_measurements(cases)
     if fleets is None:
         try:
-            fleets, fleet_note = fleet_history.of_run(
+            fleets, fleet_note = history.of_run(
                 cases, report.get('session_info') or {})
         except FleetError as err:
             failures.append(f'fleet comparison: {err}')

@@ -64,7 +64,7 @@ from collections import Counter, defaultdict
 from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.fleet.model import node_of, variant_key
-from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.fleet.nodes import node_map_path
 from hpc_acceptance.tools.launch import lock as run_lock
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.pipeline import finish
@@ -510,7 +510,7 @@ def show_run(runs):
     none of it may hide the verdict that follows.'''
     reports = [path for path, _ in runs]
     if reports:
-        finish.show(reports, fleet_nodes.path_beside(reports[0]),
+        finish.show(reports, node_map_path(reports[0]),
                     'post-upgrade')
 
 
