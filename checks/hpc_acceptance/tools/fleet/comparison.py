@@ -54,7 +54,6 @@ Nothing depends on the order a run lists its nodes, test cases or runs in
 ties are taken in a fixed order of their own.
 '''
 
-
 import math
 import statistics
 from collections import defaultdict
