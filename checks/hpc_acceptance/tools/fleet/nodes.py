@@ -1,7 +1,7 @@
 '''The nodes a fleet run covers, and those it leaves out with their state.
 
     hpc-acceptance nodes [--state STATE] [--json FILE]
-        [-C CONFIG ...] [--system NAME] [-J OPTION ...]
+        [-C CONFIG ...] [--system NAME] [-J OPTION ...] [REFRAME ARGS...]
 
 ReFrame's ``--distribute=STATE`` makes one test per node of each partition
 that is in ``STATE`` (``idle`` by default; ``avail``, ``all`` or a Slurm
@@ -10,8 +10,9 @@ backends the same question, with the same configuration, system and job
 options (a reservation: ``-J reservation=NAME``), before the run: which
 nodes it will cover, and which it will leave out with the state and the
 reason the scheduler gives (``drained: memory errors``), so that the run's
-summary and report can list them (a run asks :func:`listing_of_run` with
-its own reframe arguments).
+summary and report can list them. Other reframe arguments are accepted and
+ignored, so that the run's own can be passed as they are (a run asks
+:func:`listing_of_run` with them).
 ``ci/acceptance.sh --fleet`` runs it and keeps the answer beside the
 run's report as JSON::
 
@@ -252,6 +253,9 @@ def setup_parser(parser):
                              "it (default: %(default)s)")
     parser.add_argument('--json', help='also write the node map here')
     _reframe_options(parser)
+    # shared: arguments.pass_on(parser, 'reframe'): the run's other reframe
+    # arguments, accepted and ignored (cli.py keeps them in passed_on)
+    parser.set_defaults(passed_on=[])
 
 
 def command(args):
