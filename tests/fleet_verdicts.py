@@ -5,9 +5,10 @@ drain lines (``hpc-acceptance suspects``), the nodes named.'''
 from dataclasses import dataclass
 from typing import List, Tuple
 
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import history as fleet_history
-from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.fleet import history
+from hpc_acceptance.tools.fleet.model import FleetError
+from hpc_acceptance.tools.fleet.suspect_drains import drain_commands, shell_line
+from hpc_acceptance.tools.fleet.suspect_report import text_lines
 from hpc_acceptance.tools.outcome import verdict
 from hpc_acceptance.tools.results.runs import final_testcases
 
@@ -46,15 +47,14 @@ def outcome(report):
     verdict reads it.'''
     cases = final_testcases(report)
     try:
-        fleets, note = fleet_history.of_run(cases,
-                                            report.get('session_info') or {})
-    except fleet.FleetError:
+        fleets, note = history.of_run(cases,
+                                      report.get('session_info') or {})
+    except FleetError:
         fleets, note = None, None
 
     status, message = verdict.judge(report, fleets, note)
     fleets = fleets or []
     return Outcome(
-        status, message, fleets, suspects.text_lines(fleets),
-        [suspects.shell_line(c) for c in suspects.drain_commands(fleets,
-                                                                 DAY)],
+        status, message, fleets, text_lines(fleets),
+        [shell_line(c) for c in drain_commands(fleets, DAY)],
         [(s.partition, s.node) for f in fleets for s in f.suspects])

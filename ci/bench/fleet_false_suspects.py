@@ -4,12 +4,12 @@
         [--nodes 1000] [--figures 40] [--seeds 100]
 
 Makes synthetic quiet fleets (no node is worse than another but by chance),
-compares them with :func:`hpc_acceptance.tools.fleet.compare.compare` at its
+compares them with :func:`hpc_acceptance.tools.fleet.comparison.compare` at its
 default settings, reruns the suspects' checks with fresh noise as the fleet run
 does before it names a node, and prints per rule the suspects per run (mean and
 largest) and the share of runs that name any node, over ``--seeds`` fleets: the
 rule as it is (band factor corrected for the number of comparisons,
-:func:`~hpc_acceptance.tools.fleet.compare.spread_factor`, then the rerun),
+:func:`~hpc_acceptance.tools.fleet.comparison.spread_factor`, then the rerun),
 without the rerun, and with the fixed factor of 4 robust standard deviations it
 had before.
 
@@ -34,7 +34,7 @@ import random
 import re
 import statistics
 
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.results.runs import final_attempts
 
 FAMILIES = ('Stream', 'Memory', 'Network', 'Npb', 'Hpcc')
@@ -88,7 +88,7 @@ def suspects(nodes, figures, seed, confirm, tails):
     (:mod:`hpc_acceptance.tools.fleet.confirm`), as the fleet run does.'''
     quiet = QuietFleet(nodes, figures, seed, tails)
     cases = quiet.run()
-    (partition,) = fleet.compare(cases)
+    (partition,) = comparison.compare(cases)
     if not confirm or not partition.suspects:
         return len(partition.suspects)
 
@@ -96,22 +96,22 @@ def suspects(nodes, figures, seed, confirm, tails):
                                               o.figure.key[0])[1]))
              for s in partition.suspects
              for o in {o.figure.key: o for o in s.outliers}.values()]
-    (partition,) = fleet.compare(final_attempts(cases + rerun))
+    (partition,) = comparison.compare(final_attempts(cases + rerun))
     return len(partition.suspects)
 
 
 def suspects_per_run(nodes, figures, seeds, confirm, tails,
                      fixed_factor=None):
     '''``[suspects of each seed's fleet]``.'''
-    saved = fleet.spread_factor
+    saved = comparison.spread_factor
     if fixed_factor is not None:
-        fleet.spread_factor = lambda comparisons: fixed_factor
+        comparison.spread_factor = lambda comparisons: fixed_factor
 
     try:
         return [suspects(nodes, figures, seed, confirm, tails)
                 for seed in range(seeds)]
     finally:
-        fleet.spread_factor = saved
+        comparison.spread_factor = saved
 
 
 def main():
@@ -132,7 +132,7 @@ def main():
           f'figures ({comparisons} comparisons a run), noise {tails}')
     print(f'{"rule":<48} {"suspects/run":>12} {"largest":>8} '
           f'{"runs naming any":>16}')
-    corrected = fleet.spread_factor(comparisons)
+    corrected = comparison.spread_factor(comparisons)
     rules = [(f'{corrected:.2f} robust SD, after the rerun (default)', None,
               True),
              (f'{corrected:.2f} robust SD, first run only', None, False),

@@ -35,7 +35,10 @@ die() { echo "mutation: $*" >&2; exit 2; }
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$project_dir"
 command -v git >/dev/null || die "git is needed to copy the checkout"
-modules=${MODULES:-checks/hpc_acceptance/tools/fleet/compare.py
+modules=${MODULES:-checks/hpc_acceptance/tools/fleet/model.py
+checks/hpc_acceptance/tools/fleet/grouping.py
+checks/hpc_acceptance/tools/fleet/comparison.py
+checks/hpc_acceptance/tools/fleet/wording.py
 checks/hpc_acceptance/tools/fleet/fingerprint.py
 checks/hpc_acceptance/tools/fleet/drain.py
 checks/hpc_acceptance/tools/outcome/verdict.py

@@ -47,9 +47,14 @@ class _Parsed(Exception):
 
 def parser_of(name):
     '''The argparse parser of subcommand ``name``, or ``None`` where it
-    parses its arguments by hand: its ``main`` is called with the parsing
+    parses its arguments by hand: cli.py's of a module with
+    ``setup_parser``, else its ``main`` is called with the parsing
     replaced by a stop, so nothing else of it runs.'''
     module = cli.module_of(name)
+    if hasattr(module, 'setup_parser'):
+        # the command contract: the parser cli.py makes of it
+        return cli.parser_of(name, module)
+
     if 'ArgumentParser(' not in inspect.getsource(module):
         return None
 

@@ -27,7 +27,7 @@ import exported
 import slurm_cluster
 import victoria_metrics
 from conftest import DATA_DIR, HPC_ACCEPTANCE, PROJECT_DIR, REFRAME
-from hpc_acceptance.tools.fleet.compare import node_of
+from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.results.runs import final_testcases
 
 NODES = slurm_cluster.node_names(4)

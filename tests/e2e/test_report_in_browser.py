@@ -18,7 +18,7 @@ import pytest
 
 import fleet_cases
 from conftest import DATA_DIR
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.page import page as report
 from hpc_acceptance.tools.results import skips
 
@@ -120,7 +120,7 @@ def test_a_fleet_of_1000_nodes_is_one_readable_page(tmp_path):
         'n88': (0.4, ('Synthetic03Check',)),
         'n417': (0.3, ('Synthetic11Check', 'Synthetic17Check'))})
     page = report.page_for('fleet-test', cases, [], [], runs=30)
-    page.fleets = fleet.compare(cases)
+    page.fleets = comparison.compare(cases)
     page.nodes = {'cluster:compute': {'state': 'idle', 'covered': [],
                                       'left_out': [{'node': 'n1001',
                                                     'state': 'DOWN',

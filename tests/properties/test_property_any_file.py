@@ -18,9 +18,6 @@ from hypothesis import strategies as st
 import generated_runs as gen
 import upgrade_runs
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.fleet import suspects
-from hpc_acceptance.tools.outcome import verdict
-from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.upgrade import post_upgrade as pu
 from hypothesis_profiles import examples
 
@@ -143,7 +140,7 @@ FOUND_BEFORE = (
     ('retype', 'fleet', [(979, 82)]),
     # every command: a file that is no UTF-8
     ('not JSON', 'fleet', [(486, 104)]),
-    # suspects, verdict: float('x') (compare.py:545)
+    # suspects, verdict: float('x') (the fleet comparison)
     ('retype', 'fleet', [(602, 292)]),
     # post-upgrade: two lines for one unreadable report
     ('not a report', 'fleet', [(612, 599)]),
@@ -185,7 +182,8 @@ def test_any_file_is_judged_or_refused_in_one_line(
     path.write_bytes(render(*handed_over))
     commands = {
         'verdict': lambda: cli.main(['verdict', str(path), '0']),
-        'suspects': lambda: suspects.main(['--run-report', str(path)]),
+        'suspects': lambda: cli.main(['suspects', '--run-report',
+                                      str(path)]),
         'post-upgrade': lambda: pu.main(['--report', str(path), '--json',
                                          str(tmp_path / 'verdict.json')]),
         'db import': lambda: cli.main(['db', 'import', '--db', str(database),

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 import generated_runs as gen
 from conftest import DATA_DIR
-from hpc_acceptance.tools.fleet import drain as slurm_drain
-from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.fleet import drain
 from hypothesis_profiles import examples
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
@@ -46,21 +46,21 @@ class Slurm:
                 line += f' Reason={reason} [root@2026-11-24T07:05:34]'
             lines.append(line)
 
-        return slurm_drain.parse_nodes('\n'.join(lines))
+        return drain.parse_nodes('\n'.join(lines))
 
     def drain(self, node, reason):
-        text = reason if reason.startswith(slurm_drain.PREFIX) else \
-            f'{slurm_drain.PREFIX} {reason}'
+        text = reason if reason.startswith(drain.PREFIX) else \
+            f'{drain.PREFIX} {reason}'
         self.nodes[node] = ('IDLE+DRAIN', text)
 
     def ours(self):
         return {n for n, (state, reason) in self.nodes.items()
-                if 'DRAIN' in state and reason.startswith(slurm_drain.PREFIX)}
+                if 'DRAIN' in state and reason.startswith(drain.PREFIX)}
 
 
 #: Slurm states of a node out of service: drained by this tool on an
 #: earlier night, by an administrator, down.
-OUT = (('IDLE+DRAIN', f'{slurm_drain.PREFIX} 2026-11-20 failed StreamCheck'),
+OUT = (('IDLE+DRAIN', f'{drain.PREFIX} 2026-11-20 failed StreamCheck'),
        ('IDLE+DRAIN', 'DIMM errors'), ('DOWN', 'Not responding'))
 
 #: A partition and its nights: ``(nodes, [(node, state of OUT)], nights,
@@ -101,7 +101,7 @@ def _report(tmp_path, nodes, failing):
 
 def _run(args, capsys):
     capsys.readouterr()
-    status = suspects.main(args)
+    status = cli.main(['suspects', *args])
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -117,8 +117,8 @@ ONE_DRAINED_BEFORE = (5, [(1, 0)], [[0]], [])
 def test_cap_holds_across_calls_and_nights(tmp_path, monkeypatch, capsys,
                                            site, share):
     nodes, slurm, nights, resumed = _site(*site)
-    monkeypatch.setattr(slurm_drain, 'node_states', slurm.show)
-    monkeypatch.setattr(slurm_drain, 'drain', slurm.drain)
+    monkeypatch.setattr(drain, 'node_states', slurm.show)
+    monkeypatch.setattr(drain, 'drain', slurm.drain)
     cap = max(1, math.floor(share * len(nodes)))
     for night, failing in enumerate(nights):
         # the nodes that are in service run the night's fleet run
@@ -145,7 +145,7 @@ def test_cap_holds_across_calls_and_nights(tmp_path, monkeypatch, capsys,
 def test_cap_slurm_format_honours_it_and_says_what_it_leaves_out(
         tmp_path, monkeypatch, capsys, site, share):
     nodes, slurm, nights, _ = _site(*site)
-    monkeypatch.setattr(slurm_drain, 'node_states', slurm.show)
+    monkeypatch.setattr(drain, 'node_states', slurm.show)
     running = [n for n in nodes if slurm.nodes[n][0] == 'IDLE']
     if len(running) < 4:
         return

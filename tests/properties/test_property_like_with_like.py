@@ -8,7 +8,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import generated_runs as gen
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
+from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.fleet import fingerprint
 from hpc_acceptance.tools.results.runs import final_testcases
 from hypothesis_profiles import examples
@@ -36,7 +37,7 @@ def test_like_with_like_fingerprints_group_each_generation(made):
     comparison reads them from the run's test cases.'''
     by_node = {}
     for case in final_testcases(gen.report(made)):
-        by_node.setdefault(fleet.node_of(case), []).append(case)
+        by_node.setdefault(node_of(case), []).append(case)
 
     groups = fingerprint.groups(fingerprint.of_nodes(by_node))
     assert {frozenset(g.nodes) for g in groups} == _generations(made)
@@ -46,7 +47,7 @@ def test_like_with_like_fingerprints_group_each_generation(made):
 @given(gen.fleets(nodes=st.integers(4, 40), degraded=False, troubles=False))
 @example(ACROSS_A_ROUNDING_BOUNDARY)
 def test_like_with_like_no_node_differs_from_its_own_generation(made):
-    (partition,) = fleet.compare(final_testcases(gen.report(made)))
+    (partition,) = comparison.compare(final_testcases(gen.report(made)))
     assert {frozenset(g.nodes) for g in partition.groups} == \
         _generations(made)
     judged = {n for g in partition.judged_groups for n in g.nodes}
@@ -77,7 +78,7 @@ def test_like_with_like_a_node_that_lost_a_dimm_stands_alone(made, dimms):
         made.memory_kb[node] -= (
             made.generations[made.generation_of[node]].memory_kb // share)
 
-    (partition,) = fleet.compare(final_testcases(gen.report(made)))
+    (partition,) = comparison.compare(final_testcases(gen.report(made)))
     expected = {}
     for node in made.nodes:
         expected.setdefault((made.generation_of[node], lost.get(node)),

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 import generated_runs as gen
 from fleet_verdicts import outcome
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
+from hpc_acceptance.tools.fleet.model import MIN_NODES
 from hpc_acceptance.tools.results.runs import figures_of, final_testcases
 from hypothesis_profiles import examples
 
@@ -39,9 +40,9 @@ def _healthy_spreads(made, report):
     comparisons = sum(len(figures_of(c)) for c in cases
                       if c['result'] == 'pass')
     healthy = final_testcases(gen.report(gen.without(made, made.degraded)))
-    partition = fleet.compare_partition(
+    partition = comparison.compare_partition(
         gen.PARTITION_NAME, healthy, min_nodes=1,
-        factor=fleet.spread_factor(comparisons))
+        factor=comparison.spread_factor(comparisons))
     return {(s.figure.key[0], s.figure.variable): s
             for s in partition.spreads}
 
@@ -50,7 +51,7 @@ def _healthy_spreads(made, report):
 @given(gen.fleets(generation_count=1, troubles=False))
 def test_power_a_degraded_minority_beyond_the_band_is_named(made):
     assume(made.degraded and
-           len(made.nodes) - len(made.degraded) >= fleet.MIN_NODES)
+           len(made.nodes) - len(made.degraded) >= MIN_NODES)
     report = gen.report(made)
     spreads = _healthy_spreads(made, report)
     result = outcome(report)

@@ -98,7 +98,7 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
     #: The partition's own minimum bands for comparing its nodes with each
     #: other (``extras.fleet_floors``, e.g. ``{'Memory': 0.3}``), as
     #: ``Family=fraction ...``; empty: the families' defaults
-    #: (:mod:`hpc_acceptance.tools.fleet.compare`). Recorded so that whoever
+    #: (:mod:`hpc_acceptance.tools.fleet.comparison`). Recorded so that whoever
     #: reads the results judges the fleet as the site set it.
     #:
     #: :type: :class:`str`

@@ -1,10 +1,11 @@
-'''Nodes against their fleet (hpc_acceptance.tools.fleet.compare), on synthetic
+'''Nodes against their fleet (hpc_acceptance.tools.fleet.comparison), on synthetic
 fleet runs with realistic spreads (tests/fleet_cases.py).'''
 
 import pytest
 
 import fleet_cases
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
+from hpc_acceptance.tools.fleet.model import FleetError, node_of
 
 
 def _only(fleets):
@@ -13,7 +14,7 @@ def _only(fleets):
 
 
 def test_a_quiet_fleet_has_no_suspect():
-    partition = _only(fleet.compare(fleet_cases.fleet(8)))
+    partition = _only(comparison.compare(fleet_cases.fleet(8)))
     assert partition.nodes == [f'n{i}' for i in range(1, 9)]
     assert partition.suspects == []
     assert partition.not_compared is None
@@ -24,7 +25,7 @@ def test_a_quiet_fleet_has_no_suspect():
 
 def test_the_slow_node_is_named_with_the_figures_that_moved():
     cases = fleet_cases.fleet(8, slow={'n3': (0.6, ('StreamCheck',))})
-    (suspect,) = _only(fleet.compare(cases)).suspects
+    (suspect,) = _only(comparison.compare(cases)).suspects
     assert suspect.node == 'n3'
     moved = {o.figure.variable for o in suspect.outliers}
     assert moved == {'copy', 'scale', 'add', 'triad', 'core_clock'}
@@ -36,7 +37,7 @@ def test_the_slow_node_is_named_with_the_figures_that_moved():
 
 def test_a_time_is_worse_when_it_grows():
     cases = fleet_cases.fleet(6, slow={'n5': (0.5, ('MemoryLatencyCheck',))})
-    (suspect,) = _only(fleet.compare(cases)).suspects
+    (suspect,) = _only(comparison.compare(cases)).suspects
     latency = [o for o in suspect.outliers if o.figure.unit == 'ns']
     assert latency and all(o.value > o.median for o in latency)
     assert all(o.change == pytest.approx(1.0, abs=0.2) for o in latency)
@@ -49,12 +50,12 @@ def test_a_faster_node_is_not_a_suspect():
             for perf in case['perfvalues'].values():
                 perf[0] *= (0.5 if perf[4] == 'ns' else 2.0)
 
-    assert _only(fleet.compare(cases)).suspects == []
+    assert _only(comparison.compare(cases)).suspects == []
 
 
 def test_fewer_than_four_nodes_are_not_compared():
     cases = fleet_cases.fleet(3, slow={'n3': (0.6, ('StreamCheck',))})
-    partition = _only(fleet.compare(cases))
+    partition = _only(comparison.compare(cases))
     assert partition.suspects == [] and partition.spreads == []
     assert partition.not_compared == ('3 node(s): the fleet comparison '
                                       'needs at least 4')
@@ -63,14 +64,14 @@ def test_fewer_than_four_nodes_are_not_compared():
 def test_the_band_is_the_fleets_own_spread_when_it_is_wider():
     '''Identical processors differ with Turbo: a fleet scattered by 10 %
     sets a band beyond the family minimum, and its nodes stay inside.'''
-    partition = _only(fleet.compare(fleet_cases.fleet(64, spread=0.10)))
+    partition = _only(comparison.compare(fleet_cases.fleet(64, spread=0.10)))
     bands = [s.band for s in partition.spreads]
     assert min(bands) > 0.25
     assert partition.suspects == []
 
 
 def test_the_family_minimum_holds_on_a_tight_fleet():
-    partition = _only(fleet.compare(fleet_cases.fleet(64, spread=0.001)))
+    partition = _only(comparison.compare(fleet_cases.fleet(64, spread=0.001)))
     stream = [s for s in partition.spreads
               if s.figure.key[0] == 'StreamCheck']
     assert {s.band for s in stream} == {0.25}
@@ -78,20 +79,20 @@ def test_the_family_minimum_holds_on_a_tight_fleet():
 
 def test_the_floors_the_partition_recorded_are_used():
     cases = fleet_cases.fleet(6, slow={'n3': (0.4, ('StreamCheck',))})
-    assert _only(fleet.compare(cases)).suspects
+    assert _only(comparison.compare(cases)).suspects
     for case in cases:
         case['fleet_floors'] = 'Stream=0.5'
 
-    assert _only(fleet.compare(cases)).suspects == []
-    assert _only(fleet.compare(cases, floors={'Stream': 0.1})).suspects
+    assert _only(comparison.compare(cases)).suspects == []
+    assert _only(comparison.compare(cases, floors={'Stream': 0.1})).suspects
 
 
 def test_different_recorded_floors_are_an_error():
     cases = fleet_cases.fleet(4)
     cases[0]['fleet_floors'] = 'Stream=0.5'
     cases[1]['fleet_floors'] = 'Stream=0.4'
-    with pytest.raises(fleet.FleetError, match='different fleet floors'):
-        fleet.compare(cases)
+    with pytest.raises(FleetError, match='different fleet floors'):
+        comparison.compare(cases)
 
 
 def test_a_bad_recorded_floor_names_the_partition():
@@ -99,9 +100,9 @@ def test_a_bad_recorded_floor_names_the_partition():
     for case in cases:
         case['fleet_floors'] = 'Disk=0.5'
 
-    with pytest.raises(fleet.FleetError,
+    with pytest.raises(FleetError,
                        match='extras.fleet_floors of cluster:compute'):
-        fleet.compare(cases)
+        comparison.compare(cases)
 
 
 def test_a_node_with_other_inputs_is_its_own_group():
@@ -113,7 +114,7 @@ def test_a_node_with_other_inputs_is_its_own_group():
             for perf in case['perfvalues'].values():
                 perf[0] *= 0.3
 
-    partition = _only(fleet.compare(cases))
+    partition = _only(comparison.compare(cases))
     assert partition.suspects == []
     (odd,) = partition.other_inputs
     assert odd[0] == 'n4' and odd[1].startswith('StreamCheck')
@@ -127,7 +128,7 @@ def test_a_node_alone_in_failing_a_check_is_a_suspect():
     cases = fleet_cases.fleet(5)
     broken = next(c for c in cases if c['node'] == 'n2')
     broken.update(result='fail', fail_reason='Solution did not validate')
-    (suspect,) = _only(fleet.compare(cases)).suspects
+    (suspect,) = _only(comparison.compare(cases)).suspects
     assert suspect.node == 'n2'
     assert suspect.failures == [(
         broken['display_name'].split(' %.part')[0].replace(
@@ -143,14 +144,14 @@ def test_a_check_failing_on_most_nodes_is_not_a_node_fault():
                 case['node'] != 'n1':
             case['result'] = 'fail'
 
-    assert _only(fleet.compare(cases)).suspects == []
+    assert _only(comparison.compare(cases)).suspects == []
 
 
 def test_partitions_are_compared_apart():
     cases = (fleet_cases.fleet(4, partition='cpu') +
              fleet_cases.fleet(4, partition='gpu',
                                slow={'n1': (0.6, ('StreamCheck',))}))
-    fleets = {f.name: f for f in fleet.compare(cases)}
+    fleets = {f.name: f for f in comparison.compare(cases)}
     assert not fleets['cluster:cpu'].suspects
     assert [s.node for s in fleets['cluster:gpu'].suspects] == ['n1']
 
@@ -159,34 +160,34 @@ def test_a_thousand_nodes_name_exactly_the_slow_ones():
     cases = fleet_cases.big_fleet(1000, 100, slow={
         'n88': (0.3, ('Synthetic03Check',)),
         'n417': (0.15, ('Synthetic11Check', 'Synthetic17Check'))})
-    partition = _only(fleet.compare(cases))
+    partition = _only(comparison.compare(cases))
     assert len(partition.nodes) == 1000 and len(partition.spreads) == 100
     assert [s.node for s in partition.suspects] == ['n88', 'n417']
 
 
 def test_the_node_comes_from_the_job_then_the_distribution():
     case = fleet_cases.case('n7', 'StreamCheck', {})
-    assert fleet.node_of(case) == 'n7'
+    assert node_of(case) == 'n7'
     del case['node']
-    assert fleet.node_of(case) == 'n7'
+    assert node_of(case) == 'n7'
     case['display_name'] = 'StreamCheck %threads=single'
-    assert fleet.node_of(case) == 'n7'
+    assert node_of(case) == 'n7'
     case['job_nodelist'] = ['n7', 'n8']
-    assert fleet.node_of(case) is None
+    assert node_of(case) is None
 
 
 def test_a_fleet_run_ran_a_variant_on_several_nodes():
-    assert fleet.is_fleet_run(fleet_cases.fleet(2))
-    assert not fleet.is_fleet_run(fleet_cases.fleet(1))
+    assert comparison.is_fleet_run(fleet_cases.fleet(2))
+    assert not comparison.is_fleet_run(fleet_cases.fleet(1))
 
 
 def test_a_suspect_again_is_marked():
     slow = {'n3': (0.6, ('StreamCheck',))}
-    earlier = fleet.compare(fleet_cases.fleet(6, slow=slow, seed=2))
-    tonight = fleet.compare(fleet_cases.fleet(
+    earlier = comparison.compare(fleet_cases.fleet(6, slow=slow, seed=2))
+    tonight = comparison.compare(fleet_cases.fleet(
         6, slow=dict(slow, n4=(0.6, ('StreamCheck',))), seed=3,
         session='fleet-2'))
-    fleet.mark_repeats(tonight, earlier)
+    comparison.mark_repeats(tonight, earlier)
     assert {s.node: s.again for s in tonight[0].suspects} == \
         {'n3': True, 'n4': False}
     assert '[a suspect in the previous fleet run too]' in \

@@ -14,8 +14,9 @@ import pytest
 
 import fleet_cases
 from conftest import HPC_ACCEPTANCE
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.fleet import comparison
+from hpc_acceptance.tools.fleet.suspect_report import text_lines
 from hpc_acceptance.tools.outcome import verdict
 from hpc_acceptance.tools.page import heat_map
 
@@ -130,7 +131,7 @@ def test_a_whole_fleet_below_its_references_fails_without_history():
             perf[1:4] = [level, -0.2, None] if perf[4] != 'ns' \
                 else [level, None, 0.25]
 
-    (partition,) = fleet.compare(cases)
+    (partition,) = comparison.compare(cases)
     lost = {s.figure.variable for s in partition.fleet_losses}
     assert lost == {'copy', 'scale', 'add', 'triad', 'core_clock'}
     assert all(s.against.source == 'reference'
@@ -153,7 +154,7 @@ def test_half_a_fleet_at_half_speed_is_not_uniform_not_five_suspects():
     assert ('not uniform: StreamCheck %threads=single copy splits into 5 '
             'node(s) at' in message)
     assert '(n6, n7, n8, n9, n10)' in message
-    (partition,) = fleet.compare(cases)
+    (partition,) = comparison.compare(cases)
     assert partition.suspects == []
 
 
@@ -165,11 +166,11 @@ def test_two_hardware_generations_are_two_fleets():
         for check in fleet_cases.FIGURES:
             _with(cases, node, check, 0.7)
 
-    (partition,) = fleet.compare(cases)
+    (partition,) = comparison.compare(cases)
     assert partition.suspects == [] and partition.not_uniform == []
     assert [g.nodes for g in partition.judged_groups] == [
         ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'], ['n10', 'n7', 'n8', 'n9']]
-    lines = suspects.text_lines([partition])
+    lines = text_lines([partition])
     assert 'cluster:compute: 2 groups of nodes of other hardware or ' \
         'software, each judged on its own:' in lines
     # the same figures without the fingerprint that explains them
@@ -178,7 +179,7 @@ def test_two_hardware_generations_are_two_fleets():
         for check in fleet_cases.FIGURES:
             _with(plain, node, check, 0.7)
 
-    (partition,) = fleet.compare(plain)
+    (partition,) = comparison.compare(plain)
     assert partition.suspects == [] and partition.not_uniform
 
 
@@ -190,7 +191,7 @@ def test_two_hardware_generations_are_two_fleets():
 def test_a_node_of_another_fingerprint_is_named_with_what_differs(odd,
                                                                   differs):
     cases = fleet_cases.with_fingerprint(fleet_cases.fleet(8), {'n4'}, **odd)
-    (partition,) = fleet.compare(cases)
+    (partition,) = comparison.compare(cases)
     (suspect,) = partition.suspects
     assert (suspect.node, suspect.differs) == ('n4', [differs])
     assert suspect.describe() == (
@@ -206,7 +207,7 @@ def test_memory_a_few_megabytes_apart_is_the_same_memory():
                 f'memory_kb={512 * 2 ** 20}',
                 f'memory_kb={512 * 2 ** 20 - 9000}')
 
-    (partition,) = fleet.compare(cases)
+    (partition,) = comparison.compare(cases)
     assert partition.suspects == [] and len(partition.groups) == 1
 
 
@@ -215,7 +216,7 @@ def test_a_figure_of_zero_is_the_worst_and_drawn_as_such():
     zero = next(c for c in cases if c['node'] == 'n5' and
                 c['display_name'].startswith('StreamCheck'))
     zero['perfvalues']['cluster:compute:triad'][0] = 0.0
-    (partition,) = fleet.compare(cases)
+    (partition,) = comparison.compare(cases)
     assert partition.suspects[0].node == 'n5'
     worst = partition.suspects[0].outliers[0]
     assert (worst.figure.variable, worst.value) == ('triad', 0.0)
@@ -231,5 +232,5 @@ def test_nothing_to_compare_exits_2(tmp_path, capsys, monkeypatch):
     path = tmp_path / 'report.json'
     path.write_text(json.dumps({'session_info': {'fleet': 'yes'}, 'runs': [
         {'testcases': fleet_cases.fleet(3)}]}))
-    assert suspects.main(['--run-report', str(path)]) == 2
+    assert cli.main(['suspects', '--run-report', str(path)]) == 2
     assert 'nothing could be compared' in capsys.readouterr().err

@@ -7,8 +7,9 @@ import json
 import pytest
 
 import fleet_cases
-from hpc_acceptance.tools.fleet import confirm as fleet_confirm
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.fleet.confirm import without_names
 from hpc_acceptance.tools.outcome import finished_run, verdict
 
 SESSION = '00000000-0000-4000-8000-000000000001'
@@ -72,8 +73,8 @@ def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,
              and c['display_name'].startswith(('StreamCheck',
                                                'MemoryDaxpy'))]
     confirm = _write(tmp_path, 'confirm', rerun)
-    assert suspects.main(['--run-report', first, '--run-report',
-                          confirm]) == 0
+    assert cli.main(['suspects', '--run-report', first, '--run-report',
+                     confirm]) == 0
     text = capsys.readouterr().out
     assert 'cluster:compute: 0 suspect node(s) of 6' in text
     assert 'passed only when retried: n5: MemoryDaxpyCheck' in text
@@ -86,6 +87,6 @@ def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,
 
 
 def test_names_are_left_out_in_every_spelling():
-    assert fleet_confirm.without_names(
+    assert without_names(
         ['-n', 'A', '--name', 'B', '--name=C', '-nD', '--nocolor', '-S',
          'x=1']) == ['--nocolor', '-S', 'x=1']

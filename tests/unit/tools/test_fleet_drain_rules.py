@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from conftest import DATA_DIR
-from hpc_acceptance.tools.fleet import drain as slurm_drain
+from hpc_acceptance.tools.fleet import drain
 
 REAL = (DATA_DIR / 'slurm' / 'scontrol-show-node.n1.txt').read_text()
 OURS = 'hpc-acceptance: 2026-11-24 failed StreamCheck'
@@ -35,11 +35,11 @@ def _nodes(count):
 def test_the_cap_counts_this_tools_earlier_drains_once_each():
     '''20 nodes, a share of 0.1: two drained at once. One drained the
     night before leaves room for one more, not none.'''
-    states = slurm_drain.parse_nodes('\n'.join(
+    states = drain.parse_nodes('\n'.join(
         [_node('n1', 'IDLE+DRAIN', OURS)] +
         [_node(f'n{i}') for i in range(2, 21)]))
-    plan = slurm_drain.plan([('c', 'n5', 'slow'), ('c', 'n6', 'slow')],
-                            states, {'c': _nodes(20)}, max_share=0.1)
+    plan = drain.plan([('c', 'n5', 'slow'), ('c', 'n6', 'slow')],
+                      states, {'c': _nodes(20)}, max_share=0.1)
     assert plan.drain == [('n5', 'slow')]
     assert plan.left_alone == [('n6', (
         'c: at most 2 of its 20 node(s) are kept drained by hpc-acceptance '
@@ -50,26 +50,26 @@ def test_the_cap_counts_this_tools_earlier_drains_once_each():
 def test_a_suspect_of_a_partition_the_run_does_not_list_is_drained():
     '''Slurm could not be asked and the run named no nodes of the
     partition: the suspect is a partition of one, one node may go.'''
-    plan = slurm_drain.plan([('other', 'n3', 'slow'), ('other', 'n4', 'x')],
-                            None, {})
+    plan = drain.plan([('other', 'n3', 'slow'), ('other', 'n4', 'x')],
+                      None, {})
     assert plan.drain == [('n3', 'slow')]
     assert [node for node, _ in plan.left_alone] == ['n4']
 
 
 def test_a_node_this_tool_drained_is_left_as_it_is():
-    states = slurm_drain.parse_nodes(_node('n1', 'IDLE+DRAIN', OURS))
-    plan = slurm_drain.plan([('c', 'n1', 'slow')], states, {'c': _nodes(10)})
+    states = drain.parse_nodes(_node('n1', 'IDLE+DRAIN', OURS))
+    plan = drain.plan([('c', 'n1', 'slow')], states, {'c': _nodes(10)})
     assert plan.left_alone == [('n1', 'already drain+idle by hpc-acceptance')]
 
 
 def test_a_line_that_is_no_node_is_passed_over_not_the_rest():
-    states = slurm_drain.parse_nodes('\n'.join(
+    states = drain.parse_nodes('\n'.join(
         ['', 'No nodes in the system', _node('n1'), _node('n2', 'DOWN')]))
     assert sorted(states) == ['n1', 'n2']
 
 
 def test_partitions_and_states_are_read_whole():
-    states = slurm_drain.parse_nodes('\n'.join([
+    states = drain.parse_nodes('\n'.join([
         _node('n1', 'IDLE+DRAIN', partitions='compute,debug'),
         _node('n2', partitions='(null)'),
         'NodeName=n3 Arch=x86_64']))
@@ -83,8 +83,8 @@ def test_partitions_and_states_are_read_whole():
 
 def test_no_scontrol_on_path_is_said_so(tmp_path, monkeypatch):
     monkeypatch.setenv('PATH', str(tmp_path))
-    with pytest.raises(slurm_drain.SlurmError) as raised:
-        slurm_drain.node_states()
+    with pytest.raises(drain.SlurmError) as raised:
+        drain.node_states()
     assert str(raised.value) == 'scontrol is not on PATH'
 
 
@@ -101,7 +101,7 @@ def no_cluster(tmp_path, monkeypatch):
 
 
 def _refused(call, *args):
-    with pytest.raises(slurm_drain.SlurmError) as raised:
+    with pytest.raises(drain.SlurmError) as raised:
         call(*args)
     message = str(raised.value)
     assert 'Unable to process configuration file' in message
@@ -110,18 +110,18 @@ def _refused(call, *args):
 
 def test_what_a_failing_scontrol_said_is_the_error(no_cluster):
     '''The error names the command and gives its words as text.'''
-    assert _refused(slurm_drain.node_states).startswith(
+    assert _refused(drain.node_states).startswith(
         'scontrol -o show node: scontrol')
 
 
 def test_a_drain_carries_this_tools_prefix_once(no_cluster):
-    assert _refused(slurm_drain.drain, 'n3', 'slow "triad"').startswith(
+    assert _refused(drain.drain, 'n3', 'slow "triad"').startswith(
         "scontrol update NodeName=n3 State=DRAIN Reason=hpc-acceptance: "
         "slow 'triad': scontrol")
-    assert _refused(slurm_drain.drain, 'n3', f'{OURS}: slow').startswith(
+    assert _refused(drain.drain, 'n3', f'{OURS}: slow').startswith(
         f'scontrol update NodeName=n3 State=DRAIN Reason={OURS}: slow: ')
 
 
 def test_a_resume_returns_the_node_to_service(no_cluster):
-    assert _refused(slurm_drain.resume, 'n3').startswith(
+    assert _refused(drain.resume, 'n3').startswith(
         'scontrol update NodeName=n3 State=RESUME: scontrol')

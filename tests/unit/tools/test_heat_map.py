@@ -5,12 +5,12 @@ import math
 import matplotlib.image
 
 import fleet_cases
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.page import heat_map
 
 
 def _partition(nodes, **kwargs):
-    (partition,) = fleet.compare(fleet_cases.fleet(nodes, **kwargs))
+    (partition,) = comparison.compare(fleet_cases.fleet(nodes, **kwargs))
     return partition
 
 
@@ -32,7 +32,7 @@ def test_a_figure_a_node_lacks_is_left_empty():
     cases = fleet_cases.fleet(6)
     cases = [c for c in cases if not (c['node'] == 'n2' and
                                       c['display_name'].startswith('Stream'))]
-    (partition,) = fleet.compare(cases)
+    (partition,) = comparison.compare(cases)
     nodes, spreads, changes, _ = heat_map.matrix(partition)
     stream = [i for i, s in enumerate(spreads)
               if s.figure.key[0] == 'StreamCheck']

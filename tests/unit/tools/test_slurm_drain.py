@@ -3,7 +3,7 @@
 (tests/fixtures/data/slurm/).'''
 
 from conftest import DATA_DIR
-from hpc_acceptance.tools.fleet import drain as slurm_drain
+from hpc_acceptance.tools.fleet import drain
 from hpc_acceptance.tools.fleet import resume
 
 REAL = (DATA_DIR / 'slurm' / 'scontrol-show-node.n1.txt').read_text()
@@ -23,7 +23,7 @@ def _nodes(count):
 
 
 def _states(*lines):
-    return slurm_drain.parse_nodes('\n'.join(lines))
+    return drain.parse_nodes('\n'.join(lines))
 
 
 def test_states_and_reasons_are_read_whole():
@@ -40,7 +40,7 @@ def test_an_administrators_node_and_one_out_of_service_are_left_alone():
     states = _states(_node('n1'), _node('n2', 'IDLE+DRAIN', 'DIMM errors'),
                      _node('n3', 'DOWN+NOT_RESPONDING', 'Not responding'),
                      _node('n4', 'IDLE', 'power capping test'))
-    plan = slurm_drain.plan(
+    plan = drain.plan(
         [('c', n, 'hpc-acceptance: slow') for n in ('n2', 'n3', 'n4', 'n1',
                                                     'n9')],
         states, {'c': _nodes(10)}, max_share=1.0)
@@ -57,8 +57,8 @@ def test_an_administrators_node_and_one_out_of_service_are_left_alone():
 def test_at_most_a_share_of_a_partition_is_drained_at_once_worst_first():
     states = _states(*(_node(f'n{i}') for i in range(1, 41)))
     suspects = [('c', f'n{i}', 'slow') for i in (7, 3, 9, 1, 5)]
-    plan = slurm_drain.plan(suspects, states, {'c': _nodes(40)},
-                            max_share=0.1)
+    plan = drain.plan(suspects, states, {'c': _nodes(40)},
+                      max_share=0.1)
     assert [n for n, _ in plan.drain] == ['n7', 'n3', 'n9', 'n1']
     (node, why), = plan.left_alone
     assert node == 'n5'
@@ -69,14 +69,14 @@ def test_at_most_a_share_of_a_partition_is_drained_at_once_worst_first():
 
 def test_a_node_late_to_answer_is_drained_like_any_suspect():
     states = _states(_node('n1', 'IDLE+NOT_RESPONDING'))
-    plan = slurm_drain.plan([('c', 'n1', 'x')], states, {'c': _nodes(10)})
+    plan = drain.plan([('c', 'n1', 'x')], states, {'c': _nodes(10)})
     assert plan.drain == [('n1', 'x')]
 
 
 def test_a_small_partition_may_lose_one_node():
     states = _states(*(_node(f'n{i}') for i in range(1, 5)))
-    plan = slurm_drain.plan([('c', 'n1', 'x'), ('c', 'n2', 'y')], states,
-                            {'c': _nodes(4)})
+    plan = drain.plan([('c', 'n1', 'x'), ('c', 'n2', 'y')], states,
+                      {'c': _nodes(4)})
     assert [n for n, _ in plan.drain] == ['n1']
 
 

@@ -7,7 +7,7 @@ import fleet_cases
 from conftest import DATA_DIR
 
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.outcome import summary
 from hpc_acceptance.tools.results import skips
 
@@ -96,7 +96,7 @@ def test_a_long_reason_wraps_and_keeps_its_end():
 
 def test_a_fleet_run_lists_its_suspect_nodes():
     cases = fleet_cases.fleet(6, slow={'n5': (0.6, ('StreamCheck',))})
-    lines = summary.render(cases, [], fleets=fleet.compare(cases))
+    lines = summary.render(cases, [], fleets=comparison.compare(cases))
     at = lines.index('suspect nodes (1 of 6; against the median of their '
                      'partition\'s nodes in this run):')
     node_line = ' '.join(line.strip() for line in lines[at + 1:at + 4])
@@ -108,13 +108,13 @@ def test_a_fleet_run_lists_its_suspect_nodes():
 
 def test_a_quiet_fleet_run_says_no_node_is_a_suspect():
     cases = fleet_cases.fleet(6)
-    lines = summary.render(cases, [], fleets=fleet.compare(cases))
+    lines = summary.render(cases, [], fleets=comparison.compare(cases))
     assert 'suspect nodes: none of 6 node(s)' in lines
 
 
 def test_a_fleet_of_one_node_says_once_that_it_is_not_compared():
     cases = fleet_cases.fleet(1)
-    lines = summary.render(cases, [], fleets=fleet.compare(cases))
+    lines = summary.render(cases, [], fleets=comparison.compare(cases))
     notes = [line for line in lines if 'not compared' in line]
     assert notes == ['  cluster:compute: not compared across nodes: 1 '
                      'node(s): the fleet comparison needs at least 4']
@@ -130,7 +130,7 @@ def test_many_suspects_and_the_nodes_left_out_fit_in_40_lines():
                                               for i in range(10)]}}
     lines = summary.render(cases, skips.parse(
         (RUN / 'nightly-console.log').read_text()),
-                           fleets=fleet.compare(cases), nodes=nodes)
+                           fleets=comparison.compare(cases), nodes=nodes)
     assert len(lines) <= summary.MAX_LINES
     assert any('more: hpc-acceptance suspects' in line for line in lines)
     assert any(line.startswith('nodes left out') for line in lines)

@@ -6,8 +6,9 @@ import json
 import pytest
 
 import fleet_cases
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.fleet import comparison
+from hpc_acceptance.tools.fleet.suspect_drains import drain_commands
 
 
 @pytest.fixture(autouse=True)
@@ -30,8 +31,8 @@ def _slow_fleet():
 
 
 def test_slurm_format_prints_one_drain_line_per_suspect(tmp_path, capsys):
-    status = suspects.main(['--run-report', _report(tmp_path, _slow_fleet()),
-                            '--format', 'slurm'])
+    status = cli.main(['suspects', '--run-report',
+                       _report(tmp_path, _slow_fleet()), '--format', 'slurm'])
     assert status == 1
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith('scontrol update NodeName=n5 State=DRAIN '
@@ -43,11 +44,11 @@ def test_slurm_format_prints_one_drain_line_per_suspect(tmp_path, capsys):
 def test_text_names_the_suspect_and_json_carries_its_figures(tmp_path,
                                                              capsys):
     report = _report(tmp_path, _slow_fleet())
-    assert suspects.main(['--run-report', report]) == 1
+    assert cli.main(['suspects', '--run-report', report]) == 1
     text = capsys.readouterr().out
     assert 'cluster:compute: 1 suspect node(s) of 6:' in text
     assert '\n  n5: StreamCheck %threads=single ' in text
-    assert suspects.main(['--run-report', report, '--format', 'json']) == 1
+    assert cli.main(['suspects', '--run-report', report, '--format', 'json']) == 1
     (partition,) = json.loads(capsys.readouterr().out)['partitions']
     (suspect,) = partition['suspects']
     assert suspect['node'] == 'n5' and len(suspect['figures']) == 5
@@ -56,13 +57,13 @@ def test_text_names_the_suspect_and_json_carries_its_figures(tmp_path,
 
 def test_a_quiet_fleet_exits_0(tmp_path, capsys):
     report = _report(tmp_path, fleet_cases.fleet(6))
-    assert suspects.main(['--run-report', report, '--format', 'slurm']) == 0
+    assert cli.main(['suspects', '--run-report', report, '--format', 'slurm']) == 0
     assert capsys.readouterr().out.strip() == ''
 
 
 def test_a_run_on_one_node_is_not_a_fleet_run(tmp_path, capsys):
     report = _report(tmp_path, fleet_cases.fleet(1))
-    assert suspects.main(['--run-report', report]) == 2
+    assert cli.main(['suspects', '--run-report', report]) == 2
     assert 'not a fleet run' in capsys.readouterr().err
 
 
@@ -73,8 +74,8 @@ def test_the_nodes_left_out_are_listed(tmp_path, capsys):
         'left_out': [{'node': 'n9', 'state': 'DRAIN+IDLE',
                       'reason': 'memory errors'}]}}))
     report = _report(tmp_path, fleet_cases.fleet(6))
-    assert suspects.main(['--run-report', report, '--nodes',
-                          str(nodes)]) == 0
+    assert cli.main(['suspects', '--run-report', report, '--nodes',
+                     str(nodes)]) == 0
     assert ('cluster:compute: left out: n9 (drain+idle: memory errors)'
             in capsys.readouterr().out)
 
@@ -84,8 +85,8 @@ def test_a_failure_is_the_drain_reason_before_any_figure():
     failed = next(c for c in cases if c['node'] == 'n5' and
                   c['display_name'].startswith('MemoryDaxpy'))
     failed['result'] = 'fail'
-    (partition,) = fleet.compare(cases)
-    (command,) = suspects.drain_commands([partition], '2026-11-24')
+    (partition,) = comparison.compare(cases)
+    (command,) = drain_commands([partition], '2026-11-24')
     assert command[:4] == ['scontrol', 'update', 'NodeName=n5',
                            'State=DRAIN']
     assert command[4] == ('Reason=hpc-acceptance: 2026-11-24 failed '
@@ -95,7 +96,7 @@ def test_a_failure_is_the_drain_reason_before_any_figure():
 def test_a_bad_floor_is_refused_naming_the_option(tmp_path, capsys):
     report = _report(tmp_path, fleet_cases.fleet(6))
     try:
-        suspects.main(['--run-report', report, '--floor', 'Disk=2'])
+        cli.main(['suspects', '--run-report', report, '--floor', 'Disk=2'])
     except SystemExit as stop:
         assert stop.code == 2
 

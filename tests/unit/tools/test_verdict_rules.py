@@ -15,7 +15,7 @@ import pytest
 
 import fleet_cases
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.fleet import history as fleet_history
+from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.outcome import finished_run, verdict
 from hpc_acceptance.tools.results.runs import ResultsError
 from hpc_acceptance.tools.shifts import nightly as nightly_shifts
@@ -187,7 +187,7 @@ def test_the_fleet_is_held_to_the_earlier_runs_of_its_session(monkeypatch):
         return [fleet_cases.fleet(6, figures=STREAM, seed=seed)
                 for seed in (1, 2, 3)]
 
-    monkeypatch.setattr(fleet_history, 'earlier_runs', earlier_runs)
+    monkeypatch.setattr(history, 'earlier_runs', earlier_runs)
     slow = fleet_cases.fleet(6, figures=STREAM, seed=4, slow={
         f'n{i}': (0.5, ('StreamCheck',)) for i in range(1, 7)})
     status, message = verdict.judge(_report(
@@ -201,7 +201,7 @@ def test_earlier_runs_that_cannot_be_read_are_said_so(monkeypatch):
     def earlier_runs(session, started):
         raise ResultsError('the results database is locked')
 
-    monkeypatch.setattr(fleet_history, 'earlier_runs', earlier_runs)
+    monkeypatch.setattr(history, 'earlier_runs', earlier_runs)
     status, message = verdict.judge(_report(
         fleet_cases.fleet(4, figures=STREAM), uuid='s1', fleet='yes'))
     assert status == 0

@@ -74,7 +74,7 @@ def run_labels(extras):
 
 def node_of(case):
     '''The node a test case ran on, as
-    :func:`hpc_acceptance.tools.fleet.compare.node_of` reads it: what its job
+    :func:`hpc_acceptance.tools.fleet.model.node_of` reads it: what its job
     reported, else the node ``--distribute`` pinned it to, else its job's
     only node; ``''`` when unknown.'''
     if case.get('node'):

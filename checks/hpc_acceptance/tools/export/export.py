@@ -23,7 +23,7 @@ waits in the spool beside the results database:
   than its retention);
 - ``--run-report`` (``ci/acceptance.sh`` after each run) sends what no
   log record carries: the outcome of test cases that failed before their
-  job ran, a fleet run's suspects (:mod:`..fleet.compare`), and its
+  job ran, a fleet run's suspects (:mod:`..fleet.comparison`), and its
   figures' shifts across nights (:mod:`..shifts.samples`).
 
 A sample the store took already (same series, same time, the same store's

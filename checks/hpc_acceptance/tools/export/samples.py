@@ -6,7 +6,7 @@ import sys
 
 from hpc_acceptance.core.export import series
 from hpc_acceptance.tools.fleet import confirm, history
-from hpc_acceptance.tools.fleet.compare import FleetError
+from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.results.runs import final_testcases
 
 

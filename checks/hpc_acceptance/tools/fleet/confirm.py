@@ -28,7 +28,7 @@ import re
 
 from reframe.utility import nodelist_abbrev
 
-from hpc_acceptance.tools.fleet import compare as fleet
+from hpc_acceptance.tools.fleet.model import node_of, variant_key
 from hpc_acceptance.tools.results.runs import FAILED_RESULTS, figure_key
 
 #: The session extra of a confirmation rerun.
@@ -50,13 +50,13 @@ def rerun_selection(fleets, testcases):
     for partition in fleets:
         for suspect in partition.suspects:
             wanted.setdefault(suspect.node, set()).update(
-                fleet.variant_key(o.figure.key) for o in suspect.outliers)
+                variant_key(o.figure.key) for o in suspect.outliers)
 
     variants = set()
     for case in testcases:
-        node = fleet.node_of(case)
+        node = node_of(case)
         if node in wanted and not case.get('fixture') and (
-                fleet.variant_key(figure_key(case)) in wanted[node] or
+                variant_key(figure_key(case)) in wanted[node] or
                 case['result'] in FAILED_RESULTS):
             variants.add(' '.join(word for word in
                                   case['display_name'].split()

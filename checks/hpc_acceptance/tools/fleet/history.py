@@ -18,9 +18,8 @@ rerun, ``fleet=confirm``, is not one):
 import datetime
 from collections import defaultdict
 
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import confirm as fleet_confirm
-from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
+from hpc_acceptance.tools.fleet import comparison, confirm, fingerprint
+from hpc_acceptance.tools.fleet.model import MIN_NODES
 from hpc_acceptance.tools.results.runs import (ResultsError, final_attempts,
                                                stored_sessions,
                                                stored_testcases)
@@ -67,7 +66,7 @@ def stored_run(session, lookback=LOOKBACK):
     :raises ResultsError: if the results database cannot be read.
     '''
     cases = stored_testcases(session)
-    reruns = stored_sessions(f'{lookback}?{fleet_confirm.CONFIRMS}=='
+    reruns = stored_sessions(f'{lookback}?{confirm.CONFIRMS}=='
                              f'"{session}"')
     for row in reruns:
         cases += stored_testcases(row['UUID'])
@@ -82,35 +81,35 @@ def earlier_medians(runs):
     median is no fleet's).'''
     medians = defaultdict(list)
     for cases in runs:
-        for partition in fleet.compare(cases):
+        for partition in comparison.compare(cases):
             for spread in partition.spreads:
                 if spread.split is None:
                     key = (spread.figure.key, spread.figure.variable,
-                           node_fingerprint.hardware(spread.fingerprint))
+                           fingerprint.hardware(spread.fingerprint))
                     medians[key].append(spread.median)
 
     return dict(medians)
 
 
-def compare(testcases, session, started, min_nodes=fleet.MIN_NODES,
+def compare(testcases, session, started, min_nodes=MIN_NODES,
             floors=None):
-    '''``(fleets, note)``: :func:`.compare.compare` of a fleet run's test
+    '''``(fleets, note)``: :func:`.comparison.compare` of a fleet run's test
     cases with its partition's earlier fleet runs as its history, the
     suspects of the previous one marked; ``note`` says why the earlier runs
     could not be read, else ``None``.'''
     try:
         runs = earlier_runs(session, started) if session else []
     except ResultsError as err:
-        return (fleet.compare(testcases, min_nodes, floors),
+        return (comparison.compare(testcases, min_nodes, floors),
                 f'the earlier fleet runs could not be read: {err}')
 
-    fleets = fleet.compare(testcases, min_nodes, floors,
-                           earlier_medians(runs))
+    fleets = comparison.compare(testcases, min_nodes, floors,
+                                earlier_medians(runs))
     names = {f.name for f in fleets}
     for cases in reversed(runs):
-        earlier = fleet.compare(cases)
+        earlier = comparison.compare(cases)
         if names & {f.name for f in earlier}:
-            fleet.mark_repeats(fleets, earlier)
+            comparison.mark_repeats(fleets, earlier)
             break
 
     return fleets, None
@@ -122,7 +121,7 @@ def of_run(testcases, session_info):
     a fleet run. The verdict, the summary, the report page and
     ``hpc-acceptance suspects`` all read a fleet run so.'''
     if session_info.get('fleet') != 'yes' and \
-            not fleet.is_fleet_run(testcases):
+            not comparison.is_fleet_run(testcases):
         return None, None
 
     return compare(testcases, session_info.get('uuid'),

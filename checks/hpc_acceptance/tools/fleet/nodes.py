@@ -11,7 +11,8 @@ options (a reservation: ``-J reservation=NAME``), before the run: which
 nodes it will cover, and which it will leave out with the state and the
 reason the scheduler gives (``drained: memory errors``), so that the run's
 summary and report can list them. Other reframe arguments are accepted and
-ignored, so that the run's own can be passed as they are.
+ignored, so that the run's own can be passed as they are (a run asks
+:func:`listing_of_run` with them).
 ``ci/acceptance.sh --fleet`` runs it and keeps the answer beside the
 run's report as JSON::
 
@@ -29,6 +30,7 @@ import json
 import os
 import re
 import sys
+from typing import NamedTuple, Optional
 
 import reframe.core.config as config
 import reframe.core.runtime as runtime
@@ -150,7 +152,7 @@ def _check(nodes):
                                  f'not {{"node", "state", "reason"}}')
 
 
-def read(path):
+def read_node_map(path):
     '''The node map kept beside a run's report; ``{}`` if there is none.
 
     :raises Unreadable: naming the file and what is wrong, in one line.
@@ -168,43 +170,109 @@ def read(path):
     return nodes
 
 
-def path_beside(report):
+def node_map_path(report):
     '''Where ``ci/acceptance.sh`` keeps the node map of ``report``.'''
     return report[:-len('.json')] + '-nodes.json'
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog='hpc-acceptance nodes',
-        description=__doc__.split('\n\n')[0],
-    )
+class Listing(NamedTuple):
+    '''What ``hpc-acceptance nodes`` finds (:func:`listing`).'''
+    #: ``{partition: {'state', 'covered', 'left_out'}}`` (:func:`node_map`);
+    #: ``None`` where the scheduler could not be asked
+    nodes: Optional[dict]
+    #: why a fleet run would run nothing (the scheduler could not be
+    #: asked, or no node is in the state), else ``None``
+    problem: Optional[str] = None
+
+    @property
+    def lines(self):
+        ''':func:`describe` of the node map.'''
+        return describe(self.nodes or {})
+
+    @property
+    def covered(self):
+        '''How many nodes the run covers.'''
+        return sum(len(about['covered'])
+                   for about in (self.nodes or {}).values())
+
+
+def listing(state, config_files, system=None, job_options=()):
+    '''The :class:`Listing` of the nodes ReFrame's ``--distribute=state``
+    covers with ``config_files``, ``system`` and ``job_options`` (``-J``'s
+    spellings) now.'''
+    try:
+        nodes = node_map(state.lower(), list(config_files), system,
+                         list(job_options))
+    except ReframeError as err:
+        return Listing(None, f'nodes: cannot list the nodes: {err}')
+
+    if not any(about['covered'] for about in nodes.values()):
+        return Listing(nodes, f'nodes: no node is {state}: a fleet run '
+                              f'would run nothing')
+
+    return Listing(nodes)
+
+
+def _reframe_options(parser):
+    '''The options of reframe's that choose the nodes: ``-C``,
+    ``--system``, ``-J``.'''
+    # shared option: -C/--config-file
+    parser.add_argument('-C', '--config-file', action='append',
+                        help='ReFrame configuration files, as for reframe '
+                             f'(default: {CONFIG})')
+    # shared option: --system
+    parser.add_argument('--system', default=os.environ.get('RFM_SYSTEM'),
+                        help='system[:partition] (default: RFM_SYSTEM, or '
+                             'the one matching this host)')
+    # shared option: -J
+    parser.add_argument('-J', '--job-option', action='append', default=[],
+                        help="a scheduler option, as reframe's -J takes it")
+
+
+def listing_of_run(state, reframe_args):
+    ''':func:`listing` for a run of ``reframe_args``: their ``-C``
+    (:data:`..results.runs.CONFIG` without one), ``--system`` and ``-J``;
+    the others are no matter.'''
+    parser = argparse.ArgumentParser(add_help=False)
+    _reframe_options(parser)
+    args, _ = parser.parse_known_args(reframe_args)
+    return listing(state, args.config_file or [str(CONFIG)], args.system,
+                   args.job_option)
+
+
+def write_node_map(path, nodes):
+    '''Keep the node map ``nodes`` at ``path`` (as :func:`read_node_map`
+    reads it).'''
+    write_atomically(path, json.dumps(nodes, indent=1))
+
+
+def setup_parser(parser):
+    '''The options of ``hpc-acceptance nodes``.'''
     parser.add_argument('--state', default='idle',
                         help="node state, as ReFrame's --distribute takes "
                              "it (default: %(default)s)")
     parser.add_argument('--json', help='also write the node map here')
-    parser.add_argument('-C', '--config-file', action='append',
-                        help='ReFrame configuration files, as for reframe '
-                             f'(default: {CONFIG})')
-    parser.add_argument('--system', default=os.environ.get('RFM_SYSTEM'),
-                        help='system[:partition] (default: RFM_SYSTEM, or '
-                             'the one matching this host)')
-    parser.add_argument('-J', '--job-option', action='append', default=[],
-                        help="a scheduler option, as reframe's -J takes it")
-    args, _ = parser.parse_known_args(argv)
-    try:
-        nodes = node_map(args.state.lower(), args.config_file or [str(CONFIG)],
-                         args.system, args.job_option)
-    except ReframeError as err:
-        print(f'nodes: cannot list the nodes: {err}', file=sys.stderr)
+    _reframe_options(parser)
+    # shared: arguments.pass_on(parser, 'reframe'): the run's other reframe
+    # arguments, accepted and ignored (cli.py keeps them in passed_on)
+    parser.set_defaults(passed_on=[])
+
+
+def command(args):
+    '''``hpc-acceptance nodes``: the node map shown (and kept with
+    ``--json``); 1 where a fleet run would run nothing.'''
+    listed = listing(args.state, args.config_file or [str(CONFIG)],
+                     args.system, args.job_option)
+    if listed.nodes is None:
+        print(listed.problem, file=sys.stderr)
         return 1
 
-    print('\n'.join(describe(nodes)))
+    print('\n'.join(listed.lines))
     if args.json:
-        write_atomically(args.json, json.dumps(nodes, indent=1))
+        write_node_map(args.json, listed.nodes)
 
-    if not any(about['covered'] for about in nodes.values()):
-        print(f'nodes: no node is {args.state}: a fleet run would run '
-              f'nothing', file=sys.stderr)
+    if listed.problem:
+        print(listed.problem, file=sys.stderr)
         return 1
 
     return 0

@@ -12,7 +12,7 @@ tested on its own before it takes users' jobs again:
    (ReFrame's ``--distribute`` in the reservation; stored as a session
    with the extra ``fleet=resume``, which is no fleet run);
 3. each node's figures are compared with the latest fleet run's medians
-   and bands for nodes of its hardware (:mod:`.compare`): a node that
+   and bands for nodes of its hardware (:mod:`.comparison`): a node that
    failed a check, has a figure worse than the band or had nothing to be
    compared with is drained again, saying why; the others stay in
    service;
@@ -29,16 +29,12 @@ holds this checkout.
 
 import datetime
 import os
-import sys
 import time
 
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import drain as slurm_drain
-from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
-from hpc_acceptance.tools.fleet import history as fleet_history
-from hpc_acceptance.tools.launch import lock as run_lock
-from hpc_acceptance.tools.launch import reframe_call as reframe_run
-from hpc_acceptance.tools.launch import report_file
+from hpc_acceptance.tools.fleet import comparison, drain, fingerprint, history
+from hpc_acceptance.tools.fleet.model import node_of
+from hpc_acceptance.tools.fleet.wording import number
+from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
                                                figure_key, figures_of,
                                                report_testcases,
@@ -83,13 +79,13 @@ def latest_fleet():
 
     :raises ResultsError: if there is none or it cannot be read.
     '''
-    sessions = stored_sessions(f'{fleet_history.LOOKBACK}?'
-                               f'{fleet_history.FLEET_RUNS}')
+    sessions = stored_sessions(f'{history.LOOKBACK}?'
+                               f'{history.FLEET_RUNS}')
     if not sessions:
         raise ResultsError('no fleet run stored to compare the nodes with '
                            '(ci/acceptance.sh --fleet)')
 
-    return fleet.compare(fleet_history.stored_run(sessions[-1]['UUID']))
+    return comparison.compare(history.stored_run(sessions[-1]['UUID']))
 
 
 def judge_node(node, cases, fleets):
@@ -106,11 +102,11 @@ def judge_node(node, cases, fleets):
         name, variable, why = nothing[0]
         return f'{name}: no measurement of {variable} ({why})'
 
-    hardware = node_fingerprint.hardware(
-        node_fingerprint.of_nodes({node: cases}).get(node) or
-        node_fingerprint.UNKNOWN)
+    hardware = fingerprint.hardware(
+        fingerprint.of_nodes({node: cases}).get(node) or
+        fingerprint.UNKNOWN)
     spreads = {(s.figure.key, s.figure.variable,
-                node_fingerprint.hardware(s.fingerprint)): s
+                fingerprint.hardware(s.fingerprint)): s
                for partition in fleets for s in partition.spreads}
     compared = 0
     for case in cases:
@@ -122,8 +118,8 @@ def judge_node(node, cases, fleets):
             compared += 1
             if spread.is_out(value):
                 change = 100 * (float(value) - spread.median) / spread.median
-                return (f'{spread.figure.label} {fleet.number(value)} vs '
-                        f'fleet median {fleet.number(spread.median)} '
+                return (f'{spread.figure.label} {number(value)} vs '
+                        f'fleet median {number(spread.median)} '
                         f'({change:+.0f}%)')
 
     return None if compared else ('no figure to compare with the latest '
@@ -141,10 +137,10 @@ def _reservation(nodes):
 def _test_in_reservation(nodes, reframe_args):
     '''Run the set on ``nodes`` in the reservation: its test cases. Nodes
     of a run that was interrupted are drained again.'''
-    slurm_drain.scontrol(*_reservation(nodes))
+    drain.scontrol(*_reservation(nodes))
     try:
         for node in nodes:
-            slurm_drain.resume(node)
+            drain.resume(node)
 
         stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
         # beside the reports ReFrame would write, as ci/acceptance.sh does
@@ -154,19 +150,19 @@ def _test_in_reservation(nodes, reframe_args):
         report = os.path.join(reports, f'resume-{stamp}.json')
         os.makedirs(os.path.dirname(report), exist_ok=True)
         try:
-            reframe_run.run(['--mode', 'fleet', '--distribute=avail', '-J',
-                             f'reservation={RESERVATION}',
-                             f'--session-extras=fleet={RESUME}', '-r',
-                             *reframe_args], report, 'suspects --resume')
-        except reframe_run.Interrupted:
+            reframe_call.run(['--mode', 'fleet', '--distribute=avail',
+                              '-J', f'reservation={RESERVATION}',
+                              f'--session-extras=fleet={RESUME}', '-r',
+                              *reframe_args], report, 'suspects --resume')
+        except reframe_call.Interrupted:
             for node in nodes:
-                slurm_drain.drain(node, f'{datetime.date.today()} resume '
-                                        f'interrupted: not tested')
+                drain.drain(node, f'{datetime.date.today()} resume '
+                                  f'interrupted: not tested')
             raise
 
         return report_testcases(report) if os.path.exists(report) else []
     finally:
-        slurm_drain.scontrol('delete', f'ReservationName={RESERVATION}')
+        drain.scontrol('delete', f'ReservationName={RESERVATION}')
 
 
 def resume_nodes(nodes, reframe_args, fleets):
@@ -177,48 +173,31 @@ def resume_nodes(nodes, reframe_args, fleets):
     day = datetime.date.today().isoformat()
     lines, status = [], 0
     for node in nodes:
-        why = judge_node(node, [c for c in cases if fleet.node_of(c) == node],
+        why = judge_node(node, [c for c in cases if node_of(c) == node],
                          fleets)
         if why is None:
             lines.append(f'resumed {node}: its checks pass within the '
                          f'latest fleet run\'s bands')
         else:
             status = 1
-            slurm_drain.drain(node, f'{day} still out after repair: {why}')
+            drain.drain(node, f'{day} still out after repair: {why}')
             lines.append(f'drained {node} again: {why}')
 
     return lines, status
 
 
-def main(reframe_args):
-    '''``hpc-acceptance suspects --resume``.'''
-    try:
-        states = slurm_drain.node_states()
-        nodes = drained_by_us(states)
-        for node, why in left_drained(states):
-            print(f'suspects --resume: {node} left drained, not tested: '
-                  f'{why} (run --resume again once Slurm reaches its '
-                  f'slurmd)', file=sys.stderr)
-        if not nodes:
-            print('suspects --resume: no node drained by hpc-acceptance '
-                  'that can be tested: nothing to resume', file=sys.stderr)
-            return 2
+def resume(nodes, reframe_args):
+    '''Test ``nodes`` (drained by this tool; :func:`drained_by_us`) in a
+    reservation against the latest fleet run and return to service those
+    that pass, draining the others again: ``(lines saying what happened,
+    exit status)``.
 
-        fleets = latest_fleet()
-        with reframe_run.run_lock_held(['hpc-acceptance', 'suspects',
-                                        '--resume', *reframe_args]):
-            lines, status = resume_nodes(nodes, reframe_args, fleets)
-    except reframe_run.Busy as err:
-        print(f'suspects --resume: refused: {err} is running in this '
-              f'checkout', file=sys.stderr)
-        return run_lock.BUSY
-    except (slurm_drain.SlurmError, ResultsError) as err:
-        print(f'suspects --resume: {err}', file=sys.stderr)
-        return 2
-    except reframe_run.Interrupted:
-        print('suspects --resume: INTERRUPTED: the nodes are drained again, '
-              'untested', file=sys.stderr)
-        return 1
-
-    print('\n'.join(lines))
-    return status
+    :raises ResultsError: if no fleet run can be read.
+    :raises reframe_call.Busy: if another run holds this checkout.
+    :raises reframe_call.Interrupted: if a signal stopped the run.
+    :raises drain.SlurmError: if Slurm refused.
+    '''
+    fleets = latest_fleet()
+    with reframe_call.run_lock_held(['hpc-acceptance', 'suspects',
+                                     '--resume', *reframe_args]):
+        return resume_nodes(nodes, reframe_args, fleets)

@@ -6,7 +6,7 @@
     hpc-acceptance suspects --resume [-- REFRAME ARGS...]
 
 Compares every node of each partition with the run's fleet
-(:mod:`.compare`): by default the latest stored fleet run (a session of
+(:mod:`.comparison`): by default the latest stored fleet run (a session of
 ``--mode fleet``, as ``ci/acceptance.sh --fleet`` runs it) with its
 confirmation rerun (:mod:`.confirm`), read as its verdict read it
 (:func:`.history.of_run`). ``text`` lists each suspect with what
@@ -26,6 +26,8 @@ out of service or has a reason someone else set, at most
 it left alone. ``--resume`` returns the nodes this tool drained to
 service when they pass again (:mod:`.resume`).
 
+Shown by :mod:`.suspect_report`, drained by :mod:`.suspect_drains`.
+
 Exit status: 0 nothing found, 1 suspects or a partition finding (or a
 drain that failed), 2 no fleet run to compare, nothing could be compared,
 or the results cannot be read.
@@ -36,15 +38,16 @@ import datetime
 import json
 import os
 import sys
+from typing import NamedTuple, Optional
 
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import confirm as fleet_confirm
-from hpc_acceptance.tools.fleet import drain as slurm_drain
-from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
-from hpc_acceptance.tools.fleet import history as fleet_history
-from hpc_acceptance.tools.fleet import nodes as fleet_nodes
-from hpc_acceptance.tools.fleet import resume as fleet_resume
-from hpc_acceptance.tools.launch import report_file
+from hpc_acceptance.tools.fleet import comparison, confirm, drain, history
+from hpc_acceptance.tools.fleet import resume
+from hpc_acceptance.tools.fleet.model import MIN_NODES, FleetError
+from hpc_acceptance.tools.fleet.nodes import read_node_map
+from hpc_acceptance.tools.fleet.suspect_drains import (drain_suspects,
+                                                       slurm_lines)
+from hpc_acceptance.tools.fleet.suspect_report import as_json, text_lines
+from hpc_acceptance.tools.launch import lock, reframe_call, report_file
 from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.results.runs import (ResultsError, Unreadable,
                                                report_session,
@@ -60,234 +63,100 @@ description = ('the nodes of a fleet run out of line with their siblings; '
 UNREADABLE = 3
 
 
-def text_lines(fleets, nodes=None):
-    '''The suspects of each partition, its findings, and what was not
-    compared.'''
-    lines = []
-    for partition in fleets:
-        count = len(partition.suspects)
-        if partition.not_compared:
-            lines.append(f'{partition.name}: not compared across nodes: '
-                         f'{partition.not_compared}')
-
-        judged = partition.judged_groups
-        if len(judged) > 1:
-            lines.append(f'{partition.name}: {len(judged)} groups of nodes '
-                         f'of other hardware or software, each judged on '
-                         f'its own:')
-            lines += [f'  {len(g.nodes)} node(s) ({fleet.node_list(g.nodes)})'
-                      f': {node_fingerprint.describe(g.fingerprint)}'
-                      for g in judged]
-
-        lines += partition.findings()
-        lines.append(f'{partition.name}: {count} suspect node(s) of '
-                     f'{len(partition.nodes)}'
-                     f'{":" if count else ""}')
-        lines += [f'  {s.describe()}' for s in partition.suspects]
-        lines += [f'  passed only when retried: {node}: {case}'
-                  for node, case in partition.passed_on_retry]
-        lines += [f'  within the fleet on its rerun: {node}: {label} '
-                  f'{fleet.number(first)} on the first run, '
-                  f'{fleet.number(then)} on the rerun'
-                  for node, label, first, then in partition.recovered]
-        lines += [f'  ran with other inputs: {node}: {case} ({what})'
-                  for node, case, what in partition.other_inputs]
-
-    for partition, about in (nodes or {}).items():
-        lines += [f'{partition}: left out: {fleet_nodes.left_out_line(n)}'
-                  for n in about.get('left_out', [])]
-
-    return lines
+class NotAFleetRun(ResultsError):
+    '''The run did not run checks on several nodes of a partition.'''
 
 
-def as_json(fleets, nodes=None):
-    return {
-        'partitions': [{
-            'partition': p.name, 'nodes': len(p.nodes),
-            'not_compared': p.not_compared,
-            'groups': [{'nodes': g.nodes,
-                        'fingerprint': node_fingerprint.describe(
-                            g.fingerprint)} for g in p.groups],
-            'findings': p.findings(),
-            'suspects': [{
-                'node': s.node, 'again': s.again, 'differs': s.differs,
-                'failures': [{'check': c, 'reason': r}
-                             for c, r in s.failures],
-                'no_measurement': [{'figure': f, 'recorded': w}
-                                   for f, w in s.unmeasured],
-                'figures': [{'figure': o.figure.label,
-                             'unit': o.figure.unit, 'value': o.value,
-                             'fleet_median': o.median, 'band': o.band,
-                             'change': o.change} for o in s.outliers],
-            } for s in p.suspects],
-            'passed_on_retry': [{'node': n, 'check': c}
-                                for n, c in p.passed_on_retry],
-            'recovered_on_rerun': [{'node': n, 'figure': f, 'first': a,
-                                    'rerun': b}
-                                   for n, f, a, b in p.recovered],
-            'other_inputs': [{'node': n, 'check': c, 'differs': w}
-                             for n, c, w in p.other_inputs],
-            'left_out': (nodes or {}).get(p.name, {}).get('left_out', []),
-        } for p in fleets]
-    }
+class FleetRun(NamedTuple):
+    '''A fleet run compared with itself (:func:`compare_run`).'''
+    testcases: list
+    #: a :class:`.model.PartitionFleet` per partition
+    fleets: list
+    #: what the comparison could not use (:func:`.history.compare`), or
+    #: ``None``
+    note: Optional[str]
+    #: the run's node map (:mod:`.nodes`), ``{}`` if none was kept
+    nodes: dict
 
-
-def drain_reason(suspect, when):
-    '''The Slurm drain reason: the tool's prefix, the date and what is
-    worst.'''
-    if suspect.differs:
-        worst = f'differs: {suspect.differs[0]}'
-    elif suspect.failures:
-        worst = f'failed {suspect.failures[0][0]}'
-    elif suspect.unmeasured:
-        label, why = suspect.unmeasured[0]
-        worst = f'no measurement: {label} ({why})'
-    else:
-        o = suspect.outliers[0]
-        worst = f'{o.figure.label} {100 * o.change:+.0f}% vs fleet median'
-
-    more = (len(suspect.differs) + len(suspect.failures) +
-            len(suspect.unmeasured) + len(suspect.outliers) - 1)
-    text = f'{slurm_drain.PREFIX} {when} {worst}' + (f' (+{more} more)'
-                                                     if more else '')
-    return text.replace('"', "'")
-
-
-def drain_commands(fleets, when):
-    '''``scontrol update`` argument lists, one per suspect.'''
-    return [['scontrol', 'update', f'NodeName={s.node}', 'State=DRAIN',
-             f'Reason={drain_reason(s, when)}']
-            for partition in fleets for s in partition.suspects]
-
-
-def shell_line(command):
-    '''A drain command as a sysadmin would type it.'''
-    *words, reason = command
-    return ' '.join(words) + ' Reason="' + reason[len('Reason='):] + '"'
-
-
-def partition_nodes(fleets, nodes, states=None):
-    '''``{partition: the nodes it has}``: those that ran, those the node
-    list names (covered and left out), and every node of the Slurm
-    partitions all of those that ran belong to (``states``: Slurm's, as
-    :func:`.drain.node_states` gives them): a node drained on an earlier
-    night is in none of tonight's test cases.'''
-    states = states or {}
-    found = {}
-    for partition in fleets:
-        members = set(partition.nodes)
-        about = (nodes or {}).get(partition.name, {})
-        members |= {n['node'] if isinstance(n, dict) else n
-                    for n in about.get('covered', []) +
-                    about.get('left_out', [])}
-        slurm = [states[n].partitions for n in partition.nodes
-                 if n in states and states[n].partitions]
-        common = frozenset.intersection(*slurm) if slurm else frozenset()
-        if common:
-            members |= {n for n, state in states.items()
-                        if common <= state.partitions}
-        found[partition.name] = members
-
-    return found
-
-
-def drain_plan(fleets, when, nodes, max_share, states):
-    ''':func:`.drain.plan` of the suspects of ``fleets``, the worst
-    first.'''
-    ranked = sorted(((p.name, s) for p in fleets for s in p.suspects),
-                    key=lambda item: (-item[1].loss, item[1].node))
-    return slurm_drain.plan(
-        [(partition, s.node, drain_reason(s, when))
-         for partition, s in ranked],
-        states, partition_nodes(fleets, nodes, states), max_share)
-
-
-def left_out_lines(left, prefix=''):
-    '''Lines saying how many suspects a plan leaves out, and why each.'''
-    if not left:
-        return []
-
-    return ([f'{prefix}{len(left)} suspect(s) left out, not drained:'] +
-            [f'{prefix}  {node}: {why}' for node, why in left])
-
-
-def drain(fleets, when, nodes, max_share):
-    '''Drain the suspects as :func:`.drain.plan` allows: ``(lines
-    saying what happened, all drains succeeded)``.'''
-    try:
-        states = slurm_drain.node_states()
-    except slurm_drain.SlurmError as err:
-        return [f'suspects: {err}: no node was drained'], False
-
-    plan = drain_plan(fleets, when, nodes, max_share, states)
-    lines, ok = [], True
-    for node, reason in plan.drain:
+    @property
+    def day(self):
+        '''The day the run's last test case ended, as a drain reason says
+        it.'''
+        times = [c['job_completion_time_unix'] for c in self.testcases
+                 if c.get('job_completion_time_unix')] or [0]
         try:
-            slurm_drain.drain(node, reason)
-            lines.append(f'drained {node}: {reason}')
-        except slurm_drain.SlurmError as err:
-            ok = False
-            lines.append(f'could not drain {node}: {err}')
+            return datetime.datetime.fromtimestamp(
+                max(times), datetime.timezone.utc).strftime('%Y-%m-%d')
+        except (OverflowError, OSError, ValueError):
+            return 'on an unknown day'
 
-    lines += [f'not drained {node}: {why}' for node, why in plan.left_alone]
-    return lines, ok
+    @property
+    def compared_nothing(self):
+        '''Whether no figure was compared across nodes and no node
+        named.'''
+        return (not any(p.spreads for p in self.fleets) and
+                not any(p.suspects for p in self.fleets))
 
-
-def slurm_lines(fleets, when, nodes, max_share):
-    '''``--format slurm``: the ``scontrol`` line of each suspect that
-    ``--drain`` would drain now (the cap and the nodes' states as Slurm
-    gives them), then, as shell comments, how many suspects it leaves out
-    and why each: ``(lines, note)``, ``note`` saying why Slurm could not
-    be asked (the cap then counts these lines only), else ``None``.'''
-    try:
-        states, note = slurm_drain.node_states(), None
-    except slurm_drain.SlurmError as err:
-        states = None
-        note = (f'suspects: {err}: the drain cap counts these lines only, '
-                f'not the nodes drained before')
-
-    plan = drain_plan(fleets, when, nodes, max_share, states)
-    return ([shell_line(['scontrol', 'update', f'NodeName={node}',
-                         'State=DRAIN', f'Reason={reason}'])
-             for node, reason in plan.drain] +
-            left_out_lines(plan.left_alone, prefix='# ')), note
+    @property
+    def found(self):
+        '''Whether a node is a suspect or a partition has a finding.'''
+        return any(p.suspects or p.findings() for p in self.fleets)
 
 
 def latest_fleet_session():
     '''UUID of the latest stored fleet run.'''
-    sessions = stored_sessions(f'{fleet_history.LOOKBACK}?'
-                               f'{fleet_history.FLEET_RUNS}')
+    sessions = stored_sessions(f'{history.LOOKBACK}?{history.FLEET_RUNS}')
     if not sessions:
         raise ResultsError(f'no fleet run stored in '
-                           f'{fleet_history.LOOKBACK} (ci/acceptance.sh '
+                           f'{history.LOOKBACK} (ci/acceptance.sh '
                            f'--fleet, or reframe --mode fleet)')
 
     return sessions[-1]['UUID']
 
 
-def _day(testcases):
-    '''The day the run's last test case ended, as a drain reason says.'''
-    times = [c['job_completion_time_unix'] for c in testcases
-             if c.get('job_completion_time_unix')] or [0]
-    try:
-        return datetime.datetime.fromtimestamp(
-            max(times), datetime.timezone.utc).strftime('%Y-%m-%d')
-    except (OverflowError, OSError, ValueError):
-        return 'on an unknown day'
+def read_run(run_reports=None, session=None):
+    '''``(test cases, session info)`` of the run of ``run_reports`` (its
+    reports, the confirmation rerun's after it), else of the stored
+    ``session`` (default: the latest fleet run).'''
+    if run_reports:
+        return (report_testcases(*run_reports),
+                report_session(run_reports[0]))
 
-
-def read_run(args):
-    '''``(test cases, session info)`` of the run the options name.'''
-    if args.run_report:
-        return (report_testcases(*args.run_report),
-                report_session(args.run_report[0]))
-
-    session = args.session or latest_fleet_session()
-    testcases = fleet_history.stored_run(session)
+    session = session or latest_fleet_session()
+    testcases = history.stored_run(session)
     if not testcases:
         raise ResultsError(f'no stored session {session!r}')
 
     return testcases, {'uuid': session, 'fleet': 'yes'}
+
+
+def compare_run(run_reports=None, session=None, nodes=None,
+                min_nodes=MIN_NODES, floors=None):
+    '''The :class:`FleetRun` of the run :func:`read_run` reads: its
+    comparison (:func:`.history.compare`, with ``min_nodes`` and
+    ``floors``) and its node map (``nodes``, default: the one kept beside
+    its report page).
+
+    :raises NotAFleetRun: if the run is no fleet run.
+    :raises Unreadable: if a report or the node map cannot be read.
+    :raises ResultsError: if the run cannot be read.
+    :raises FleetError: if the run cannot be compared.
+    '''
+    testcases, session_info = read_run(run_reports, session)
+    if not comparison.is_fleet_run(testcases):
+        raise NotAFleetRun(f'session {session_info.get("uuid")} did not '
+                           f'run checks on several nodes of a partition: '
+                           f'not a fleet run')
+
+    fleets, note = history.compare(
+        testcases, session_info.get('uuid'),
+        session_info.get('time_start'), min_nodes, floors)
+    page_dir = report_file.page_dir(
+        session_info.get('uuid') or '',
+        run_reports[0] if run_reports else None)
+    node_map = read_node_map(nodes or os.path.join(
+        page_dir, report_file.NODES_NAME))
+    return FleetRun(testcases, fleets, note, node_map)
 
 
 def rerun_args(report, nodes, state, run_args):
@@ -301,32 +170,55 @@ def rerun_args(report, nodes, state, run_args):
     :raises FleetError: if the run cannot be compared.
     '''
     testcases = report_testcases(report)
-    if not fleet.is_fleet_run(testcases):
+    if not comparison.is_fleet_run(testcases):
         return []
 
     info = report_session(report)
-    fleets, _ = fleet_history.compare(testcases, info.get('uuid'),
-                                      info.get('time_start'))
-    variants, rerun_nodes = fleet_confirm.rerun_selection(fleets, testcases)
+    fleets, _ = history.compare(testcases, info.get('uuid'),
+                                info.get('time_start'))
+    variants, rerun_nodes = confirm.rerun_selection(fleets, testcases)
     if not variants:
         return []
 
     others = {n for p in fleets for n in p.nodes} | {
         n['node'] if isinstance(n, dict) else n
-        for about in fleet_nodes.read(nodes).values()
+        for about in read_node_map(nodes).values()
         for n in about.get('covered', []) + about.get('left_out', [])}
-    return fleet_confirm.reframe_args(variants, rerun_nodes, others,
-                                      info.get('uuid'), state, run_args)
+    return confirm.reframe_args(variants, rerun_nodes, others,
+                                info.get('uuid'), state, run_args)
 
 
-def _parser():
-    parser = argparse.ArgumentParser(
-        prog='hpc-acceptance suspects',
-        description=__doc__.split('\n\n')[0],
-    )
+def _floors(text):
+    '''``--floor``'s minimum bands, as :func:`..references.noise.parse_floors`
+    reads them.'''
+    try:
+        return noise.parse_floors(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _share(text):
+    '''``--max-drain-share``: a fraction in (0, 1].'''
+    try:
+        share = float(text)
+    except ValueError:
+        # argparse's own words for a type=float that is none
+        raise argparse.ArgumentTypeError(
+            f'invalid float value: {text!r}') from None
+
+    if not 0 < share <= 1:
+        raise argparse.ArgumentTypeError(f'{share}: a fraction in (0, 1]')
+
+    return share
+
+
+def setup_parser(parser):
+    '''The options of ``hpc-acceptance suspects``.'''
     source = parser.add_mutually_exclusive_group()
+    # shared option: --session
     source.add_argument('--session', help='UUID of a stored fleet run '
                                           '(default: the latest)')
+    # shared option: --run-report
     source.add_argument('--run-report', action='append',
                         help="a fleet run's JSON report (again for its "
                              "confirmation rerun's, read after it)")
@@ -340,94 +232,106 @@ def _parser():
                         help='run the checks on the nodes this tool '
                              'drained and return those that pass to '
                              'service')
-    parser.add_argument('--max-drain-share', type=float,
-                        default=slurm_drain.MAX_SHARE, metavar='F',
+    parser.add_argument('--max-drain-share', type=_share,
+                        default=drain.MAX_SHARE, metavar='F',
                         help="most of a partition's nodes drained at once, "
                              'as a fraction (at least one node; default: '
                              '%(default)s)')
+    # shared option: --nodes
     parser.add_argument('--nodes', help='the node list of the run '
                                         '(default: nodes.json beside its '
                                         'report page)')
-    parser.add_argument('--floor', default=None, metavar='FAMILY=F ...',
+    # shared option: --floor
+    parser.add_argument('--floor', type=_floors, default=None,
+                        metavar='FAMILY=F ...',
                         help='minimum bands instead of those the run '
                              'recorded (e.g. "Memory=0.3")')
-    parser.add_argument('--min-nodes', type=int, default=fleet.MIN_NODES,
+    # shared option: --min-nodes
+    parser.add_argument('--min-nodes', type=int, default=MIN_NODES,
                         help='nodes a figure needs to be compared '
                              '(default: %(default)s)')
     parser.add_argument('reframe_args', nargs='*',
                         help="for --resume: the fleet run's reframe "
                              'arguments, after --')
-    return parser
 
 
-def main(argv=None):
-    parser = _parser()
-    args = parser.parse_args(argv)
+def _resume(reframe_args):
+    '''``hpc-acceptance suspects --resume``: :func:`.resume.resume` of
+    the nodes this tool drained that can be tested; its exit status.'''
     try:
-        floors = None if args.floor is None else \
-            noise.parse_floors(args.floor)
-    except ValueError as err:
-        parser.error(f'--floor: {err}')
-
-    if not 0 < args.max_drain_share <= 1:
-        parser.error(f'--max-drain-share {args.max_drain_share}: a '
-                     f'fraction in (0, 1]')
-
-    if args.resume:
-        return fleet_resume.main(args.reframe_args)
-
-    try:
-        testcases, session_info = read_run(args)
-        if not fleet.is_fleet_run(testcases):
-            print(f'suspects: session {session_info.get("uuid")} did not '
-                  f'run checks on several nodes of a partition: not a '
-                  f'fleet run', file=sys.stderr)
+        states = drain.node_states()
+        nodes = resume.drained_by_us(states)
+        for node, why in resume.left_drained(states):
+            print(f'suspects --resume: {node} left drained, not tested: '
+                  f'{why} (run --resume again once Slurm reaches its '
+                  f'slurmd)', file=sys.stderr)
+        if not nodes:
+            print('suspects --resume: no node drained by hpc-acceptance '
+                  'that can be tested: nothing to resume', file=sys.stderr)
             return 2
 
-        fleets, note = fleet_history.compare(
-            testcases, session_info.get('uuid'),
-            session_info.get('time_start'), args.min_nodes, floors)
-        page_dir = report_file.page_dir(
-            session_info.get('uuid') or '',
-            args.run_report[0] if args.run_report else None)
-        nodes = fleet_nodes.read(args.nodes or os.path.join(
-            page_dir, report_file.NODES_NAME))
-    except Unreadable as err:
-        print(f'suspects: {err}', file=sys.stderr)
-        return UNREADABLE
-    except (ResultsError, fleet.FleetError) as err:
-        print(f'suspects: {err}', file=sys.stderr)
+        lines, status = resume.resume(nodes, reframe_args)
+    except reframe_call.Busy as err:
+        print(f'suspects --resume: refused: {err} is running in this '
+              f'checkout', file=sys.stderr)
+        return lock.BUSY
+    except (drain.SlurmError, ResultsError) as err:
+        print(f'suspects --resume: {err}', file=sys.stderr)
         return 2
+    except reframe_call.Interrupted:
+        print('suspects --resume: INTERRUPTED: the nodes are drained again, '
+              'untested', file=sys.stderr)
+        return 1
 
-    if note:
-        print(f'suspects: {note}', file=sys.stderr)
+    print('\n'.join(lines))
+    return status
 
-    day = _day(testcases)
+
+def _show(run, args):
+    '''Print ``run`` in ``--format``.'''
     if args.format == 'json':
-        print(json.dumps(as_json(fleets, nodes), indent=1))
+        print(json.dumps(as_json(run.fleets, run.nodes), indent=1))
     elif args.format == 'slurm':
-        lines, slurm_note = slurm_lines(fleets, day, nodes,
+        lines, slurm_note = slurm_lines(run.fleets, run.day, run.nodes,
                                         args.max_drain_share)
         if slurm_note:
             print(slurm_note, file=sys.stderr)
         print('\n'.join(lines))
     else:
-        print('\n'.join(text_lines(fleets, nodes)))
+        print('\n'.join(text_lines(run.fleets, run.nodes)))
 
+
+def command(args):
+    '''``hpc-acceptance suspects``: the suspects shown (and drained, or
+    the drained ones resumed); the exit status.'''
+    if args.resume:
+        return _resume(args.reframe_args)
+
+    try:
+        run = compare_run(args.run_report, args.session, args.nodes,
+                          args.min_nodes, args.floor)
+    except Unreadable as err:
+        print(f'suspects: {err}', file=sys.stderr)
+        return UNREADABLE
+    except (ResultsError, FleetError) as err:
+        print(f'suspects: {err}', file=sys.stderr)
+        return 2
+
+    if run.note:
+        print(f'suspects: {run.note}', file=sys.stderr)
+
+    _show(run, args)
     status = 0
     if args.drain:
-        lines, ok = drain(fleets, day, nodes, args.max_drain_share)
+        lines, ok = drain_suspects(run.fleets, run.day, run.nodes,
+                                   args.max_drain_share)
         print('\n'.join(lines or ['suspects: no suspect: nothing drained']),
               file=sys.stderr)
         status = 0 if ok else 1
 
-    if not any(p.spreads for p in fleets) and \
-            not any(p.suspects for p in fleets):
+    if run.compared_nothing:
         print('suspects: nothing could be compared across the nodes (see '
               'above)', file=sys.stderr)
         return 2
 
-    if any(p.suspects or p.findings() for p in fleets):
-        return 1
-
-    return status
+    return 1 if run.found else status

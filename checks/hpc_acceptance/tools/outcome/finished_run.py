@@ -13,8 +13,9 @@ for each tool to say as it always has.
 import os
 from dataclasses import dataclass, field
 
-from hpc_acceptance.tools.fleet import history, nodes
-from hpc_acceptance.tools.fleet.compare import FleetError
+from hpc_acceptance.tools.fleet import history
+from hpc_acceptance.tools.fleet.model import FleetError
+from hpc_acceptance.tools.fleet.nodes import read_node_map
 from hpc_acceptance.tools.results import runs
 from hpc_acceptance.tools.shifts import limit, nightly
 
@@ -125,7 +126,7 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
 
     if nodes_path:
         try:
-            run.node_map = nodes.read(nodes_path)
+            run.node_map = read_node_map(nodes_path)
         except runs.ResultsError as err:
             run.nodes_error = str(err)
 

@@ -5,7 +5,7 @@
 
 Per family (the directory of the check under ``checks/``): how many test
 cases passed, failed and skipped; for a fleet run, the suspect nodes
-(:mod:`..fleet.compare`) with their worst figures; each failure with its
+(:mod:`..fleet.comparison`) with their worst figures; each failure with its
 reason; each figure whose nightly series ended on a persistent shift
 (:mod:`..shifts.nightly`), with its size, first night, confidence and
 what changed that night; skip reasons grouped, one line each with a
@@ -27,9 +27,8 @@ from collections import Counter, OrderedDict
 from typing import NamedTuple
 
 from hpc_acceptance.tools.export import export
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import fingerprint as node_fingerprint
-from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.fleet import fingerprint, wording
+from hpc_acceptance.tools.fleet.nodes import left_out_line
 from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
@@ -181,14 +180,14 @@ def _fleet_items(fleets):
             items.append(f'{partition.name}: {len(judged)} groups of other '
                          f'hardware or software, judged apart: ' + '; '.join(
                              f'{len(g.nodes)} node(s) '
-                             f'{node_fingerprint.describe(g.fingerprint)}'
+                             f'{fingerprint.describe(g.fingerprint)}'
                              for g in judged))
 
         items += [f'{where}{s.describe()}' for s in partition.suspects]
         items += [f'{where}{node}: {case} passed only when retried'
                   for node, case in partition.passed_on_retry]
-        items += [f'{where}{node}: {label} {fleet.number(first)} on the '
-                  f'first run, {fleet.number(then)} on its rerun: not a '
+        items += [f'{where}{node}: {label} {wording.number(first)} on the '
+                  f'first run, {wording.number(then)} on its rerun: not a '
                   f'suspect' for node, label, first, then in
                   partition.recovered]
         items += [f'{where}{node} ran with other inputs, not compared: '
@@ -217,7 +216,7 @@ def _shifts_title(shifts):
 def render(testcases, skipped, width=100, fleets=None, nodes=None,
            footer=(), shifts=()):
     '''The summary's lines; ``fleets`` is the fleet comparison of a fleet
-    run (:func:`..fleet.compare.compare`), ``nodes`` its node list
+    run (:func:`..fleet.comparison.compare`), ``nodes`` its node list
     (:mod:`..fleet.nodes`), ``footer`` the lines it ends with, ``shifts``
     the persistent shifts its figures' nightly series ended on
     (:func:`..shifts.nightly.of_run`).'''
@@ -250,7 +249,7 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
     absent = _Section(
         'nodes left out (not in the state asked for when the run '
         'started):',
-        [f'{partition} {fleet_nodes.left_out_line(n)}'
+        [f'{partition} {left_out_line(n)}'
          for partition, about in (nodes or {}).items()
          for n in about.get('left_out', [])], width)
 

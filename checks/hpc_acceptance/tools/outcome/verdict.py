@@ -10,7 +10,7 @@ sysadmins read green as "validated", so the acceptance run is judged here:
   a passed check has no measurement of a figure (NaN, +-inf, null, a
   negative or non-numeric value, or no figure at all from a check of this
   project: :mod:`..results.measurement`), or a fleet run found something
-  (:mod:`..fleet.compare`): a suspect node (slower than its siblings, alone
+  (:mod:`..fleet.comparison`): a suspect node (slower than its siblings, alone
   in failing a check, with no measurement of a figure its siblings
   measured, or of another hardware or software than its partition's other
   nodes), a fleet that lost as a whole against its references or its
@@ -41,9 +41,9 @@ Usage: ``hpc-acceptance verdict REPORT.json REFRAME_EXIT_STATUS
 import sys
 from collections import Counter
 
-from hpc_acceptance.tools.fleet import compare as fleet
 from hpc_acceptance.tools.fleet import history
-from hpc_acceptance.tools.fleet.compare import FleetError
+from hpc_acceptance.tools.fleet.comparison import judged_by_siblings
+from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.references import noise, unreferenced
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figures_of,
@@ -159,7 +159,7 @@ def judge(report, fleets=None, fleet_note=None, shifts=(), fleet_error=None):
         return 2, (f'acceptance NOT VALIDATED: {reason} ({summary}); '
                    f'see the skip reasons above')
 
-    compared = {id(case) for case in fleet.judged_by_siblings(fleets, cases)}
+    compared = {id(case) for case in judged_by_siblings(fleets, cases)}
     unjudged = unreferenced.unjudged_systems(
         [case for case in cases if id(case) not in compared])
     refused = unreferenced.refused(unjudged)

@@ -1,7 +1,7 @@
 '''The node x figure heat map of a partition's fleet run: one PNG.
 
 Rows are the nodes (in name order, so that a rack or a chassis shows as a
-band), columns the figures (:class:`..fleet.compare.Spread`), and a cell's
+band), columns the figures (:class:`..fleet.model.Spread`), and a cell's
 colour is the node's change from the fleet median, as performance: red slower,
 blue faster, white at the median, the colour full at :data:`CLIP` and beyond;
 grey where the node has no value (the check failed or did not run there).
@@ -18,7 +18,7 @@ import math
 import matplotlib
 import numpy
 
-from hpc_acceptance.tools.fleet.compare import natural_order
+from hpc_acceptance.tools.fleet.model import natural_order
 
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
@@ -80,7 +80,7 @@ def _inches(count, low, high, room):
 
 def draw(partition, path):
     '''Write the heat map of ``partition`` (a
-    :class:`..fleet.compare.PartitionFleet` with figures compared) to
+    :class:`..fleet.model.PartitionFleet` with figures compared) to
     ``path``.'''
     nodes, spreads, changes, marked = matrix(partition)
     suspects = {s.node for s in partition.suspects}

@@ -11,7 +11,7 @@ came from.
 import html
 from collections import OrderedDict
 
-from hpc_acceptance.tools.fleet.compare import node_list, number
+from hpc_acceptance.tools.fleet.wording import node_list, number
 from hpc_acceptance.tools.fleet.fingerprint import describe
 from hpc_acceptance.tools.references.unreferenced import NOT_JUDGED
 from hpc_acceptance.tools.results.runs import describe_key, figure_key

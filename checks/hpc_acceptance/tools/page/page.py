@@ -25,8 +25,8 @@ import sys
 from dataclasses import dataclass
 
 from hpc_acceptance.tools.common.arguments import UsageError
-from hpc_acceptance.tools.fleet import history as fleet_history
-from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.fleet.history import stored_run
+from hpc_acceptance.tools.fleet.nodes import read_node_map
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.outcome import finished_run, summary, verdict
 from hpc_acceptance.tools.page import heat_map
@@ -61,7 +61,7 @@ class ReportPage:
     skips: dict
     left_out: list
     testcases: list
-    #: the fleet comparison (:func:`..fleet.compare.compare`) of a fleet
+    #: the fleet comparison (:func:`..fleet.comparison.compare`) of a fleet
     #: run, else ``None``
     fleets: list = None
     #: the node list of a fleet run (:mod:`..fleet.nodes`)
@@ -210,7 +210,7 @@ def of_run(run, history, *, runs=trends.DEFAULT_RUNS, output=None,
                     run.fleet_note, found=(run.shifts, run.shift_error),
                     judged=judged or verdict.of_run(run))
     try:
-        page.nodes = fleet_nodes.read(kept_nodes)
+        page.nodes = read_node_map(kept_nodes)
     except ResultsError as err:
         page.fleet_note = str(err)
 
@@ -224,7 +224,7 @@ def command(args):
     try:
         history = None
         if args.session:
-            testcases = fleet_history.stored_run(args.session)
+            testcases = stored_run(args.session)
             if not testcases:
                 raise ResultsError(f'no stored session {args.session!r}')
 

@@ -24,8 +24,6 @@ cannot be used, or no node to run on; 5 a database that cannot take the
 run; 128 + the signal when one stopped ReFrame.
 '''
 
-import contextlib
-import io
 import os
 import re
 import sys
@@ -33,8 +31,9 @@ import time
 
 from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.fleet.model import FleetError
+from hpc_acceptance.tools.fleet.nodes import (listing_of_run, node_map_path,
+                                              write_node_map)
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.outcome import dependency_drift
@@ -122,20 +121,21 @@ def list_nodes(report, state, launcher, reframe_args):
 
     :raises NoNodes: if no node is in ``state``.
     '''
-    nodes = fleet_nodes.path_beside(report)
+    nodes = node_map_path(report)
     print(f'{launcher.prefix}: the nodes this fleet run covers ({state}):')
-    listed = io.StringIO()
-    with contextlib.redirect_stdout(listed):
-        status = fleet_nodes.main(['--state', state, '--json', nodes, '-C',
-                                   str(CONFIG), *launcher.job, *reframe_args])
-    for line in listed.getvalue().splitlines():
+    listed = listing_of_run(state, ['-C', str(CONFIG), *launcher.job,
+                                    *reframe_args])
+    if listed.nodes is not None:
+        write_node_map(nodes, listed.nodes)
+    if listed.problem:
+        print(listed.problem, file=sys.stderr)
+    for line in listed.lines:
         print(f'  {line}')
 
-    if status != 0:
+    if listed.problem:
         raise NoNodes(state)
 
-    os.environ.setdefault(MAX_JOBS, str(max(1, sum(
-        len(p['covered']) for p in fleet_nodes.read(nodes).values()))))
+    os.environ.setdefault(MAX_JOBS, str(max(1, listed.covered)))
     return nodes
 
 
@@ -160,7 +160,7 @@ def fleet_runs(report, state, launcher, reframe_args, nodes_run,
         try:
             rerun = suspects.rerun_args(report, nodes, state,
                                         [*launcher.job, *reframe_args])
-        except (ResultsError, fleet.FleetError) as err:
+        except (ResultsError, FleetError) as err:
             print(f'{launcher.prefix}: no rerun of the suspects: {err}',
                   file=sys.stderr)
 
@@ -252,7 +252,7 @@ def command(args):
                 report, state, launcher, reframe_args,
                 nodes_run=['--mode', 'fleet', f'--distribute={state}', '-r'],
                 multinode_run=['--mode', 'nightly', '--tag=multinode', '-r'])
-            nodes = fleet_nodes.path_beside(report)
+            nodes = node_map_path(report)
     except NoNodes:
         print(f'{prefix} NOT VALIDATED: no node to run on (see above)',
               file=sys.stderr)

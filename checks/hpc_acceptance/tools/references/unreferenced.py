@@ -9,7 +9,7 @@ NOT VALIDATED unless the site names the system in
 :data:`VARIABLE` (names separated by spaces or commas, or ``all``), for
 example while it brings up that system's references. The figures a fleet
 run compared across the nodes of their partition are judged by them
-(:func:`..fleet.compare.judged_by_siblings`) and are not counted here.
+(:func:`..fleet.comparison.judged_by_siblings`) and are not counted here.
 '''
 
 import os

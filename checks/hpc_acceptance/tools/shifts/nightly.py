@@ -18,7 +18,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from hpc_acceptance.tools.fleet.compare import is_fleet_run, node_of
+from hpc_acceptance.tools.fleet.comparison import is_fleet_run
+from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.results import db, measurement
 from hpc_acceptance.tools.results.runs import (ResultsError, describe_key,
                                                figure_key, stored_testcases)

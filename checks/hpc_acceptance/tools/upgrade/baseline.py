@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List
 
 from hpc_acceptance.core import identity
-from hpc_acceptance.tools.fleet.compare import node_of
+from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.results.runs import (figure_key, figures_of,
                                                stored_sessions,
                                                stored_testcases, unmeasured)

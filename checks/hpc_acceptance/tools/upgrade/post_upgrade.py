@@ -62,8 +62,9 @@ import time
 from collections import Counter, defaultdict
 
 from hpc_acceptance.core import identity
-from hpc_acceptance.tools.fleet import compare as fleet
-from hpc_acceptance.tools.fleet import nodes as fleet_nodes
+from hpc_acceptance.tools.fleet import comparison
+from hpc_acceptance.tools.fleet.model import node_of, variant_key
+from hpc_acceptance.tools.fleet.nodes import node_map_path
 from hpc_acceptance.tools.launch import lock as run_lock
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.pipeline import finish
@@ -110,7 +111,7 @@ _NID = re.compile(r'%\.nid=\S+')
 
 def _figure_id(case, variable, per_node):
     return (baseline.workload_key(case), variable,
-            fleet.node_of(case) if per_node else None)
+            node_of(case) if per_node else None)
 
 
 def _row(check, node, variable, key, unit, **values):
@@ -142,7 +143,7 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
     band is ``regressed`` only if its rerun is too (or was not rerun), else
     :data:`RECOVERED`, with both values.
     '''
-    per_node = fleet.is_fleet_run(new_cases)
+    per_node = comparison.is_fleet_run(new_cases)
     reruns = {}
     for case in confirm_cases:
         if not case.get('fixture'):
@@ -155,7 +156,7 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
             continue
 
         key = baseline.workload_key(case)
-        node = fleet.node_of(case) if per_node else None
+        node = node_of(case) if per_node else None
         if case.get('result') == 'pass':
             rows += [_row(case['display_name'], node, variable, key, unit,
                           identity=case.get('identity', ''),
@@ -265,15 +266,15 @@ def missing(new_cases, baselines, per_node=False, console=None):
     cases = [case for case in new_cases if not case.get('fixture')]
     tried, variants = defaultdict(list), defaultdict(list)
     for case in cases:
-        variant = fleet.variant_key(baseline.workload_key(case))
-        tried[variant, fleet.node_of(case) if per_node else None].append(
+        variant = variant_key(baseline.workload_key(case))
+        tried[variant, node_of(case) if per_node else None].append(
             case)
         variants[variant].append(case)
 
     ran = {node for _, node in tried}
     # a figure recorded as no number is no measurement, not missing
     keys = {(baseline.workload_key(case), variable,
-             fleet.node_of(case) if per_node else None)
+             node_of(case) if per_node else None)
             for case in cases
             for variable in [*figures_of(case), *unmeasured(case)]}
     anywhere = {(key, variable) for key, variable, _ in keys}
@@ -289,7 +290,7 @@ def missing(new_cases, baselines, per_node=False, console=None):
             # run) is held to every node's where it ran the check variant
             ran_variant = [(where, tried_cases) for (variant, where),
                            tried_cases in tried.items()
-                           if variant == fleet.variant_key(key)]
+                           if variant == variant_key(key)]
             found.update(
                 ((key, variable, where), (before, stored, tried_cases, True))
                 for where, tried_cases in ran_variant
@@ -306,10 +307,10 @@ def missing(new_cases, baselines, per_node=False, console=None):
         if node and (key, variable, node) not in keys:
             found[key, variable, node] = (
                 before, stored,
-                tried.get((fleet.variant_key(key), node), []), node in ran)
+                tried.get((variant_key(key), node), []), node in ran)
         elif not node and (key, variable) not in anywhere:
             found[key, variable, None] = (
-                before, stored, variants.get(fleet.variant_key(key), []),
+                before, stored, variants.get(variant_key(key), []),
                 True)
 
     for source in others:
@@ -318,7 +319,7 @@ def missing(new_cases, baselines, per_node=False, console=None):
                 continue
 
             for (variant, where), tried_cases in tried.items():
-                if variant == fleet.variant_key(key) and \
+                if variant == variant_key(key) and \
                         (key, variable, where) not in keys and \
                         any(case['result'] != 'pass' or
                             baseline.workload_key(case) == key
@@ -509,7 +510,7 @@ def show_run(runs):
     none of it may hide the verdict that follows.'''
     reports = [path for path, _ in runs]
     if reports:
-        finish.show(reports, fleet_nodes.path_beside(reports[0]),
+        finish.show(reports, node_map_path(reports[0]),
                     'post-upgrade')
 
 
@@ -728,7 +729,7 @@ def _post_upgrade(args, parser, floors):
     console = _console(runs)
     rows = judge(new_cases, baselines, min_runs=args.min_runs,
                  floors=floors, console=console)
-    per_node = fleet.is_fleet_run(new_cases)
+    per_node = comparison.is_fleet_run(new_cases)
     confirm_cases = []
     hashes = suspects(rows, new_cases)
     if hashes and not (args.no_confirm or args.report or per_node):
