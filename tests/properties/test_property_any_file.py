@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 
 import generated_runs as gen
 import upgrade_runs
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.results import db
 from hpc_acceptance.tools.run import verdict
-from hpc_acceptance.tools.upgrade import post_upgrade as pu
+from hpc_acceptance.tools.upgrade import runs_before_after
 from hypothesis_profiles import examples
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
@@ -122,7 +123,7 @@ def _judged(name, status, err, path):
 def quiet_post_upgrade(monkeypatch):
     # the console summary and the page of a readable run are an
     # acceptance run's, tested with it: only the verdict here
-    monkeypatch.setattr(pu, 'show_run', lambda _: None)
+    monkeypatch.setattr(runs_before_after, 'show_run', lambda _: None)
 
 
 #: Found on the code before, each a traceback or another exit status than
@@ -185,8 +186,9 @@ def test_any_file_is_judged_or_refused_in_one_line(
     commands = {
         'verdict': lambda: verdict.main([str(path), '0']),
         'suspects': lambda: suspects.main(['--run-report', str(path)]),
-        'post-upgrade': lambda: pu.main(['--report', str(path), '--json',
-                                         str(tmp_path / 'verdict.json')]),
+        'post-upgrade': lambda: cli.main(['post-upgrade', '--report',
+                                          str(path), '--json',
+                                          str(tmp_path / 'verdict.json')]),
         'db import': lambda: db.main(['import', '--db', str(database),
                                       str(path)]),
     }
