@@ -66,5 +66,7 @@ def test_every_subcommand_lives_in_the_module_of_its_name():
     for name in cli.SUBCOMMANDS:
         module = cli.module_of(name)
         assert module.__name__.rsplit('.', 1)[-1] == name.replace('-', '_')
-        assert callable(module.main)
+        # the contract of cli.py, or main in a module not converted yet
+        assert (callable(getattr(module, 'command', None)) and
+                callable(module.setup_parser)) or callable(module.main)
         assert module.__doc__
