@@ -13,8 +13,9 @@ from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import short_name
 from hpc_acceptance.tools.upgrade import baseline as bl
 from hpc_acceptance.tools.upgrade import what_changed
-from hpc_acceptance.tools.upgrade.judgement import (exit_status, failed_checks,
-                                                    judge, suspects)
+from hpc_acceptance.tools.upgrade.judgement import (Judgement, exit_status,
+                                                    failed_checks, judge,
+                                                    judge_run, suspects)
 from hpc_acceptance.tools.upgrade.table import format_table
 
 QUIET = 'array_elements=1000000;ntimes=10'
@@ -131,6 +132,15 @@ def test_a_failed_check_exits_1_unless_its_rerun_passed():
     assert failed_checks([failed]) == ['StreamCheck %threads=all_cores']
     assert exit_status(rows, failed_checks([failed])) == 1
     assert failed_checks([failed], [case(36000)]) == []
+
+
+def test_a_run_is_judged_as_one_value_of_rows_failed_checks_and_status():
+    failed = case(36000, result='fail')
+    baseline = nightly(NIGHTLY)
+    assert judge_run([failed], baseline) == Judgement(
+        judge([failed], baseline), ['StreamCheck %threads=all_cores'], 1)
+    assert judge_run([failed], baseline, [case(36000)]) == Judgement(
+        judge([failed], baseline, [case(36000)]), [], 0)
 
 
 def test_latency_up_is_a_regression_and_regressions_come_first():

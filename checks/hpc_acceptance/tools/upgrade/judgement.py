@@ -7,7 +7,7 @@ node for a fleet run, with the band of :mod:`..references.noise`; a figure
 out of its band is ``regressed`` only if its confirmation rerun is too
 (:data:`RECOVERED`). A figure the baseline holds and this run did not
 produce is :data:`MISSING`, with why (:func:`missing`); one this run
-recorded as no number is :data:`NO_MEASUREMENT`. :func:`judgement` gives
+recorded as no number is :data:`NO_MEASUREMENT`. :func:`judge_run` gives
 the rows, the failed checks and the exit status as one value
 (:class:`Judgement`); :func:`conclusion` says it in one line.
 '''
@@ -347,7 +347,7 @@ class Judgement(NamedTuple):
     status: int
 
 
-def judgement(new_cases, baselines, confirm_cases=(), min_runs=3,
+def judge_run(new_cases, baselines, confirm_cases=(), min_runs=3,
               floors=None, console=None):
     '''The :class:`Judgement` of ``new_cases``: :func:`judge`'s rows
     (same arguments), the failed checks and the exit status.'''

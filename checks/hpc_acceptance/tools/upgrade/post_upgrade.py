@@ -240,15 +240,16 @@ def _judge_after(args, report):
         print(f'post-upgrade: {said}', file=sys.stderr)
 
     console = runs_before_after.console_of(runs)
-    judged = judgement.judgement(new_cases, baselines, min_runs=args.min_runs,
-                                 floors=floors, console=console)
+    judged = judgement.judge_run(new_cases, baselines,
+                                 min_runs=args.min_runs, floors=floors,
+                                 console=console)
     per_node = is_fleet_run(new_cases)
     hashes = judgement.suspects(judged.rows, new_cases)
     if hashes and not (args.no_confirm or args.report or per_node):
         print(f'post-upgrade: {len(hashes)} check(s) look regressed: '
               f'running them again to confirm', file=sys.stderr)
         confirm_cases = runs_before_after.confirm(args, report, hashes)
-        judged = judgement.judgement(new_cases, baselines, confirm_cases,
+        judged = judgement.judge_run(new_cases, baselines, confirm_cases,
                                      args.min_runs, floors, console)
 
     runs_before_after.show_run(runs)
