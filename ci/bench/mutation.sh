@@ -15,9 +15,9 @@
 #   without   the unit tests only: the suite before the property tests
 # What is mutated: every line of those modules but the lines that only
 # continue a message (a string literal: text for people, which changes no
-# verdict) and, of post_upgrade.py, its judgement only (from judge to
-# conclusion: the table's format, the runs and the command are not
-# decisions).
+# verdict); of post-upgrade, its judgement (upgrade/judgement.py: the
+# table's format, the runs and the command, in modules of their own, are
+# not decisions).
 # Environment: MODULES (default: the six decision modules, paths under
 #   checks/), STATE_DIR (default var/bench/mutation-<time>: one folder per
 #   run with mutmut's mutants/ and results.txt, the table in table.md),
@@ -42,7 +42,7 @@ checks/hpc_acceptance/tools/fleet/wording.py
 checks/hpc_acceptance/tools/fleet/fingerprint.py
 checks/hpc_acceptance/tools/fleet/drain.py
 checks/hpc_acceptance/tools/outcome/verdict.py
-checks/hpc_acceptance/tools/upgrade/post_upgrade.py
+checks/hpc_acceptance/tools/upgrade/judgement.py
 checks/hpc_acceptance/tools/upgrade/baseline.py}
 for module in $modules; do
     [[ $module == checks/hpc_acceptance/*.py && -f $module ]] ||
@@ -114,11 +114,6 @@ for run in "${runs[@]}"; do
     git ls-files -z --cached --others --exclude-standard |
         xargs -0 cp --parents -t "$work" 2>/dev/null || true
     cp -r checks/hpc_acceptance "$work/src/hpc_acceptance"
-    # post-upgrade's judgement only: mutmut's own pragmas, in the copy
-    sed -i -e 's/^def _name(row):/# pragma: no mutate start\n&/' \
-        "$work/src/hpc_acceptance/tools/upgrade/post_upgrade.py"
-    echo '# pragma: no mutate end' >> \
-        "$work/src/hpc_acceptance/tools/upgrade/post_upgrade.py"
     tests=("${unit_tests[@]}")
     [[ $run == with ]] && tests+=("${property_tests[@]}")
     mutate=()

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import generated_runs as gen
 import upgrade_runs
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.upgrade import post_upgrade as pu
+from hpc_acceptance.tools.upgrade import runs_before_after
 from hypothesis_profiles import examples
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
@@ -120,7 +120,7 @@ def _judged(name, status, err, path):
 def quiet_post_upgrade(monkeypatch):
     # the console summary and the page of a readable run are an
     # acceptance run's, tested with it: only the verdict here
-    monkeypatch.setattr(pu, 'show_run', lambda _: None)
+    monkeypatch.setattr(runs_before_after, 'show_run', lambda _: None)
 
 
 #: Found on the code before, each a traceback or another exit status than
@@ -184,8 +184,9 @@ def test_any_file_is_judged_or_refused_in_one_line(
         'verdict': lambda: cli.main(['verdict', str(path), '0']),
         'suspects': lambda: cli.main(['suspects', '--run-report',
                                       str(path)]),
-        'post-upgrade': lambda: pu.main(['--report', str(path), '--json',
-                                         str(tmp_path / 'verdict.json')]),
+        'post-upgrade': lambda: cli.main(['post-upgrade', '--report',
+                                          str(path), '--json',
+                                          str(tmp_path / 'verdict.json')]),
         'db import': lambda: cli.main(['db', 'import', '--db', str(database),
                                       str(path)]),
     }

@@ -3,7 +3,7 @@
 negative, non-numeric) is left out of the baseline, whatever it was, and
 said so; one of the run after the upgrade is "no measurement", which
 fails it, and changes no other figure's verdict
-(``hpc-acceptance post-upgrade``'s judgement, :func:`post_upgrade.judge`
+(``hpc-acceptance post-upgrade``'s judgement, :func:`judgement.judge`
 on :func:`baseline.collect`, as the command makes them).'''
 
 from hypothesis import example, given
@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import generated_runs as gen
 import upgrade_runs as runs
 from hpc_acceptance.tools.upgrade import baseline
-from hpc_acceptance.tools.upgrade import post_upgrade as pu
+from hpc_acceptance.tools.upgrade.judgement import (NO_MEASUREMENT,
+                                                    exit_status, judge)
 from hypothesis_profiles import examples
 
 MISSING, KINDS = gen.MISSING, gen.NO_MEASUREMENTS
@@ -45,8 +46,8 @@ def _case(factors, broken=None, kind=None):
 
 
 def _rows(before, after):
-    return pu.judge(after, [baseline.collect('before', before),
-                            baseline.collect('nightly', [])], min_runs=3)
+    return judge(after, [baseline.collect('before', before),
+                         baseline.collect('nightly', [])], min_runs=3)
 
 
 @examples(60)
@@ -87,8 +88,8 @@ def test_no_measurement_after_the_upgrade_is_named_and_fails(
     cases = [_case(v) for v in before]
     rows = _rows(cases, [_case(after, figure, kind)])
     (row,) = [r for r in rows if r['figure'] == figure]
-    assert row['verdict'] == pu.NO_MEASUREMENT
-    assert pu.exit_status(rows, []) == 1
+    assert row['verdict'] == NO_MEASUREMENT
+    assert exit_status(rows, []) == 1
     whole = _rows(cases, [_case(after)])
     assert [r for r in rows if r['figure'] != figure] == \
         [r for r in whole if r['figure'] != figure]

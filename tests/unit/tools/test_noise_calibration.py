@@ -11,7 +11,7 @@ from hpc_acceptance.tools.references import calibration, noise
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.references import propose_references
 from hpc_acceptance.tools.upgrade import baseline as bl
-from hpc_acceptance.tools.upgrade import post_upgrade as pu
+from hpc_acceptance.tools.upgrade.judgement import judge
 
 
 def case(session, value, name='MemoryReadBandwidthCheck %threads=single',
@@ -96,7 +96,7 @@ def test_an_8_percent_loss_regresses_on_a_system_whose_noise_allows_it(
                                                           12035))])
     after = [case('after', 12000 * 0.92)]
     baselines = [before, bl.collect('nightly', [])]
-    row, = pu.judge(after, baselines)
+    row, = judge(after, baselines)
     assert (row['verdict'], row['band']) == ('within noise', 0.15)
 
     monkeypatch.setenv('RFM_REFERENCE_PREFIX', str(tmp_path))
@@ -104,7 +104,7 @@ def test_an_8_percent_loss_regresses_on_a_system_whose_noise_allows_it(
     calibration.write(calibration.path_of('local'),
                       calibration.document(floors, details, 'x'))
     own, _ = calibration.floors_of(calibration.system_of(after))
-    row, = pu.judge(after, baselines, floors=own)
+    row, = judge(after, baselines, floors=own)
     assert row['verdict'] == 'regressed'
     assert row['band'] == pytest.approx(noise.family_floor(
         'MemoryReadBandwidthCheck', own))

@@ -12,10 +12,11 @@ import random
 import pytest
 
 import upgrade_runs as runs
+from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.launch import reframe_call
 from hpc_acceptance.tools.results import db as database
 from hpc_acceptance.tools.upgrade import baseline
-from hpc_acceptance.tools.upgrade import post_upgrade as pu
+from hpc_acceptance.tools.upgrade import runs_before_after
 
 DEFAULTS = '%isa=native %turbo=as-configured %smt=as-configured'
 STREAM = f'StreamCheck {DEFAULTS} %threads=all_cores'
@@ -72,7 +73,7 @@ def judge(tmp_path, monkeypatch, capsys):
             (tmp_path / 'after.log').write_text(log)
 
         capsys.readouterr()
-        status = pu.main(['--report', report, *options])
+        status = cli.main(['post-upgrade', '--report', report, *options])
         out = capsys.readouterr().out
         table = json.loads((tmp_path / 'after-verdict.json').read_text())
         assert table['exit_status'] == status
@@ -80,7 +81,7 @@ def judge(tmp_path, monkeypatch, capsys):
 
     # the console summary and the report page are an acceptance run's
     # (tested with it): only the verdict here
-    monkeypatch.setattr(pu, 'show_run', lambda _: None)
+    monkeypatch.setattr(runs_before_after, 'show_run', lambda _: None)
     return run
 
 
@@ -206,8 +207,8 @@ def test_a_figure_that_recovered_on_its_rerun_shows_both_values(
         return 0
 
     monkeypatch.setattr(reframe_call, 'run', reframe)
-    monkeypatch.setattr(pu, 'show_run', lambda _: None)
-    status = pu.main(['--output-dir', str(tmp_path)])
+    monkeypatch.setattr(runs_before_after, 'show_run', lambda _: None)
+    status = cli.main(['post-upgrade', '--output-dir', str(tmp_path)])
     out = capsys.readouterr().out
     assert status == 0, out
     assert commands[1][-2:] == ['-n', f'/{first[0]["hashcode"]}']
@@ -346,7 +347,7 @@ def test_a_real_database_gives_the_same_baselines(tmp_path, monkeypatch,
     after = runs.write(runs.session([stream(26000), npb(4250)], runs.NOW,
                                     **AFTER), tmp_path / 'after.json')
     capsys.readouterr()
-    assert pu.main(['--report', after]) == 1
+    assert cli.main(['post-upgrade', '--report', after]) == 1
     out = capsys.readouterr().out
     rows = {r['check'].split()[0]: r for r in json.loads(
         (tmp_path / 'after-verdict.json').read_text())['figures']}

@@ -1,5 +1,5 @@
 '''The rules of post-upgrade's judgement
-(hpc_acceptance.tools.upgrade.post_upgrade) at their edges: how many
+(hpc_acceptance.tools.upgrade.judgement) at their edges: how many
 baseline runs make a band, a fleet run node by node and its reruns, no
 measurement and figures below 1, fixtures, what the nightly baseline
 expects, which checks are rerun, and the verdict line. Baselines are made
@@ -15,7 +15,11 @@ import fleet_cases
 import upgrade_runs as runs
 from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.upgrade import baseline
-from hpc_acceptance.tools.upgrade import post_upgrade as pu
+from hpc_acceptance.tools.upgrade.judgement import (FEW_RUNS, MISSING,
+                                                    NO_MEASUREMENT, RECOVERED,
+                                                    conclusion, exit_status,
+                                                    judge, _other_work,
+                                                    suspects)
 
 DEFAULTS = '%isa=native %turbo=as-configured %smt=as-configured'
 STREAM = f'StreamCheck {DEFAULTS} %threads=all_cores'
@@ -53,17 +57,17 @@ def _fleet(values, check='StreamCheck', figure='triad', unit='MB/s'):
 
 def test_three_baseline_runs_make_a_band_of_their_own():
     stored = [38000.0, 38500.0, 39000.0]
-    row = _row(pu.judge([stream(38400.0)],
-                        [_before(*map(stream, stored))]), 'triad')
+    row = _row(judge([stream(38400.0)],
+                     [_before(*map(stream, stored))]), 'triad')
     assert row['note'] == '' and row['baseline_runs'] == 3
     assert row['band'] == noise.band(stored, 0.25)[1]
-    row = _row(pu.judge([stream(38400.0)],
-                        [_before(*map(stream, stored[:2]))]), 'triad')
-    assert row['note'] == pu.FEW_RUNS
+    row = _row(judge([stream(38400.0)],
+                     [_before(*map(stream, stored[:2]))]), 'triad')
+    assert row['note'] == FEW_RUNS
 
 
 def test_a_single_node_run_is_judged_once_against_all_runs():
-    row = _row(pu.judge([stream(38400.0)], [_before(stream(38500.0))]),
+    row = _row(judge([stream(38400.0)], [_before(stream(38500.0))]),
                'triad')
     assert (row['node'], row['baseline'], row['unit'], row['identity'],
             row['verdict']) == (None, 'before', 'MB/s', WORK, 'within noise')
@@ -72,7 +76,7 @@ def test_a_single_node_run_is_judged_once_against_all_runs():
 def test_a_figure_below_one_is_a_measurement():
     clock = [runs.case(DAXPY, {'core_clock': (0.8, 'GHz')}) for _ in
              range(3)]
-    row = _row(pu.judge([clock[0]], [_before(*clock)]), 'core_clock')
+    row = _row(judge([clock[0]], [_before(*clock)]), 'core_clock')
     assert (row['verdict'], row['note']) == ('within noise', '')
 
 
@@ -84,17 +88,17 @@ def test_a_case_that_recorded_no_identity_has_an_empty_one():
     for case in (nan, fine, old):
         del case['identity']
 
-    rows = pu.judge([nan, fine], [_before(stream(38000.0), old)])
+    rows = judge([nan, fine], [_before(stream(38000.0), old)])
     assert {r['figure']: (r['verdict'], r['identity']) for r in rows} == {
-        'triad': (pu.NO_MEASUREMENT, ''), 'flops_l1': ('within noise', '')}
+        'triad': (NO_MEASUREMENT, ''), 'flops_l1': ('within noise', '')}
 
 
 # -- a fleet run, node by node ------------------------------------------------
 
 def test_a_node_without_figures_of_its_own_is_held_to_all_nodes():
     before = _before(*_fleet({'n1': 38000.0, 'n2': 38500.0, 'n3': 38200.0}))
-    rows = pu.judge(_fleet({'n1': 38000.0, 'n2': 38500.0, 'n3': 38200.0,
-                            'n4': 38300.0}), [before])
+    rows = judge(_fleet({'n1': 38000.0, 'n2': 38500.0, 'n3': 38200.0,
+                         'n4': 38300.0}), [before])
     assert _row(rows, 'triad', 'n1')['baseline'] == 'before'
     assert _row(rows, 'triad', 'n4')['baseline'] == 'before (all nodes)'
 
@@ -102,11 +106,11 @@ def test_a_node_without_figures_of_its_own_is_held_to_all_nodes():
 def test_a_node_with_no_measurement_has_a_row_of_its_own():
     before = _before(*_fleet({'n1': 38000.0, 'n2': 38500.0}))
     after = _fleet({'n1': 38000.0, 'n2': math.nan})
-    row = _row(pu.judge(after, [before]), 'triad', 'n2')
+    row = _row(judge(after, [before]), 'triad', 'n2')
     assert {key: row[key] for key in ('check', 'unit', 'identity',
                                       'verdict', 'note')} == {
         'check': after[1]['display_name'], 'unit': 'MB/s',
-        'identity': after[1]['identity'], 'verdict': pu.NO_MEASUREMENT,
+        'identity': after[1]['identity'], 'verdict': NO_MEASUREMENT,
         'note': 'NaN'}
 
 
@@ -115,8 +119,8 @@ def test_each_node_is_held_to_its_own_rerun():
     after = _fleet({'n1': 38000.0, 'n2': 19000.0, 'n3': 19000.0,
                     'n4': 38000.0})
     confirm = _fleet({'n2': 38100.0, 'n3': 19500.0})
-    rows = pu.judge(after, [before], confirm)
-    assert _row(rows, 'triad', 'n2')['verdict'] == pu.RECOVERED
+    rows = judge(after, [before], confirm)
+    assert _row(rows, 'triad', 'n2')['verdict'] == RECOVERED
     assert _row(rows, 'triad', 'n3')['verdict'] == 'regressed'
 
 
@@ -131,13 +135,13 @@ def test_a_node_new_to_the_series_is_held_to_every_nodes_figures():
              for node in ('n1', 'n2', 'n3')]
     after.append(fleet_cases.case('n4', 'StreamCheck',
                                   {'triad': (38000.0, 'MB/s')}))
-    rows = pu.judge(after, [before])
+    rows = judge(after, [before])
     row = _row(rows, 'copy', 'n4')
     assert (row['verdict'], row['note']) == (
-        pu.MISSING, 'the check no longer reports copy')
+        MISSING, 'the check no longer reports copy')
     assert _row(rows, 'triad', 'n4')['verdict'] == 'within noise'
-    assert [r['node'] for r in rows if r['verdict'] == pu.MISSING] == ['n4']
-    assert pu.exit_status(rows, []) == 1
+    assert [r['node'] for r in rows if r['verdict'] == MISSING] == ['n4']
+    assert exit_status(rows, []) == 1
 
 
 def test_a_fleet_run_after_a_single_node_series_is_held_node_by_node():
@@ -149,9 +153,9 @@ def test_a_fleet_run_after_a_single_node_series_is_held_node_by_node():
     single['display_name'] = single['display_name'].replace(' %.nid=n1', '')
     after = [fleet_cases.case(node, 'StreamCheck', {
         'triad': (38000.0, 'MB/s')}) for node in ('n1', 'n2')]
-    rows = pu.judge(after, [_before(single)])
+    rows = judge(after, [_before(single)])
     assert [(r['node'], r['figure'], r['verdict']) for r in rows] == [
-        ('n1', 'copy', pu.MISSING), ('n2', 'copy', pu.MISSING),
+        ('n1', 'copy', MISSING), ('n2', 'copy', MISSING),
         ('n1', 'triad', 'within noise'), ('n2', 'triad', 'within noise')]
     assert _row(rows, 'triad', 'n2')['baseline'] == 'before (all nodes)'
 
@@ -160,17 +164,17 @@ def test_a_node_that_ran_only_a_fixture_did_not_run():
     before = _before(*_fleet({f'n{i}': 38000.0 for i in range(1, 5)}))
     fixture = _fleet({'n4': 1.0}, 'BuildStream', 'seconds', 's')[0]
     fixture['fixture'] = True
-    rows = pu.judge(_fleet({f'n{i}': 38000.0 for i in range(1, 4)}) +
-                    [fixture], [before])
+    rows = judge(_fleet({f'n{i}': 38000.0 for i in range(1, 4)}) +
+                 [fixture], [before])
     row = _row(rows, 'triad', 'n4')
-    assert (row['verdict'], row['note']) == (pu.MISSING,
+    assert (row['verdict'], row['note']) == (MISSING,
                                              'the node did not run')
 
 
 def test_a_fleet_series_missed_by_a_single_node_run_keeps_its_name():
     before = _before(*_fleet({'n1': 38000.0, 'n2': 38000.0}))
-    rows = pu.judge([daxpy({'flops_l1': (9000.0, 'MFLOP/s')})], [before])
-    (row,) = [r for r in rows if r['verdict'] == pu.MISSING]
+    rows = judge([daxpy({'flops_l1': (9000.0, 'MFLOP/s')})], [before])
+    (row,) = [r for r in rows if r['verdict'] == MISSING]
     (name,) = before.names.values()
     assert (row['node'], row['check']) == (None, name)
     assert '%.nid=n1' in name
@@ -179,9 +183,9 @@ def test_a_fleet_series_missed_by_a_single_node_run_keeps_its_name():
 # -- reruns -------------------------------------------------------------------
 
 def test_a_rerun_on_another_node_confirms_a_single_node_run():
-    rows = pu.judge([stream(19000.0)], [_before(stream(38000.0))],
-                    [stream(38100.0, node='vm2')])
-    assert _row(rows, 'triad')['verdict'] == pu.RECOVERED
+    rows = judge([stream(19000.0)], [_before(stream(38000.0))],
+                 [stream(38100.0, node='vm2')])
+    assert _row(rows, 'triad')['verdict'] == RECOVERED
 
 
 def test_a_time_rerun_faster_has_recovered():
@@ -189,8 +193,8 @@ def test_a_time_rerun_faster_has_recovered():
                for _ in range(3)]
     slow = runs.case(LATENCY, {'latency_memory': (190.0, 'ns')})
     fast = runs.case(LATENCY, {'latency_memory': (40.0, 'ns')})
-    rows = pu.judge([slow], [_before(*latency)], [fast])
-    assert _row(rows, 'latency_memory')['verdict'] == pu.RECOVERED
+    rows = judge([slow], [_before(*latency)], [fast])
+    assert _row(rows, 'latency_memory')['verdict'] == RECOVERED
 
 
 def test_fixtures_are_neither_judged_nor_reruns():
@@ -198,8 +202,8 @@ def test_fixtures_are_neither_judged_nor_reruns():
     fixture['fixture'] = True
     good = stream(38100.0)
     good['fixture'] = True
-    rows = pu.judge([fixture, stream(19000.0)], [_before(stream(38000.0))],
-                    [good])
+    rows = judge([fixture, stream(19000.0)], [_before(stream(38000.0))],
+                 [good])
     assert [(r['figure'], r['verdict']) for r in rows] == [
         ('triad', 'regressed')]
 
@@ -213,9 +217,9 @@ def test_a_figure_only_the_nightly_runs_hold_is_missing_where_it_ran():
         'time_per_iteration_l1': (1e6 / flops, 'ns')}, node=node)
         for node, flops in (('a', 9000.0), ('b', 9400.0))])
     failed = daxpy({}, result='fail')
-    rows = pu.judge([stream(38000.0), failed],
-                    [_before(stream(38000.0)), nightly])
-    missing = [r for r in rows if r['verdict'] == pu.MISSING]
+    rows = judge([stream(38000.0), failed],
+                 [_before(stream(38000.0)), nightly])
+    missing = [r for r in rows if r['verdict'] == MISSING]
     assert [(r['figure'], r['baseline'], r['unit'], r['note'],
              r['baseline_runs']) for r in missing] == [
         ('flops_l1', 'nightly', 'MFLOP/s',
@@ -231,8 +235,8 @@ def test_a_failed_check_of_other_work_misses_the_nightly_figure():
         identity='num_cpus_per_task=1')])
     other = runs.case(DAXPY, {}, result='fail',
                       identity='num_cpus_per_task=2')
-    rows = pu.judge([other], [_before(stream(38000.0)), nightly])
-    assert [r['figure'] for r in rows if r['verdict'] == pu.MISSING and
+    rows = judge([other], [_before(stream(38000.0)), nightly])
+    assert [r['figure'] for r in rows if r['verdict'] == MISSING and
             r['baseline'] == 'nightly'] == ['flops_l1']
 
 
@@ -240,15 +244,15 @@ def test_a_check_that_no_longer_reports_a_figure_says_which():
     nightly = baseline.collect('nightly', [daxpy({
         'flops_l1': (9000.0, 'MFLOP/s'),
         'time_per_iteration_l1': (111.0, 'ns')})])
-    rows = pu.judge([daxpy({'time_per_iteration_l1': (111.0, 'ns')})],
-                    [_before(stream(38000.0)), nightly])
-    (row,) = [r for r in rows if r['verdict'] == pu.MISSING and
+    rows = judge([daxpy({'time_per_iteration_l1': (111.0, 'ns')})],
+                 [_before(stream(38000.0)), nightly])
+    (row,) = [r for r in rows if r['verdict'] == MISSING and
               r['baseline'] == 'nightly']
     assert row['note'] == 'the check no longer reports flops_l1'
 
 
 def test_other_work_names_the_inputs_that_differ():
-    assert pu._other_work('num_tasks=4', 'num_tasks=8;repeats=20') == \
+    assert _other_work('num_tasks=4', 'num_tasks=8;repeats=20') == \
         'num_tasks 4 -> 8, repeats (none) -> 20'
 
 
@@ -257,15 +261,15 @@ def test_other_work_names_the_inputs_that_differ():
 def test_only_the_checks_of_a_regressed_figure_are_rerun():
     slow, fine = stream(19000.0), daxpy({'flops_l1': (9000.0, 'MFLOP/s')})
     slow['hashcode'], fine['hashcode'] = 'aaaa1111', 'bbbb2222'
-    rows = pu.judge([slow, fine], [_before(stream(38000.0), daxpy({
+    rows = judge([slow, fine], [_before(stream(38000.0), daxpy({
         'flops_l1': (9000.0, 'MFLOP/s')}))])
-    assert pu.suspects(rows, [slow, fine]) == ['aaaa1111']
+    assert suspects(rows, [slow, fine]) == ['aaaa1111']
 
 
 def test_a_failed_check_fails_the_verdict_line_too():
-    rows = pu.judge([stream(38000.0)], [_before(stream(38000.0))])
-    assert pu.conclusion(rows, ['HpccCheck']) == \
+    rows = judge([stream(38000.0)], [_before(stream(38000.0))])
+    assert conclusion(rows, ['HpccCheck']) == \
         'post-upgrade FAILED: 1 check(s) failed'
-    rows = pu.judge([stream(19000.0)], [_before(stream(38000.0))])
-    assert pu.conclusion(rows, ['HpccCheck']) == \
+    rows = judge([stream(19000.0)], [_before(stream(38000.0))])
+    assert conclusion(rows, ['HpccCheck']) == \
         'post-upgrade FAILED: 1 figure(s) regressed, 1 check(s) failed'

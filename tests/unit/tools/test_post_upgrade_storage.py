@@ -1,12 +1,12 @@
 '''A post-upgrade run's results must reach the results database, as an
-acceptance run's must (hpc_acceptance.tools.upgrade.post_upgrade.
+acceptance run's must (hpc_acceptance.tools.upgrade.runs_before_after.
 not_stored, through ``hpc-acceptance db check --run``).'''
 
 import shutil
 import subprocess
 
 from conftest import DATA_DIR, HPC_ACCEPTANCE
-from hpc_acceptance.tools.upgrade import post_upgrade
+from hpc_acceptance.tools.upgrade import runs_before_after
 
 REAL = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'
 
@@ -22,7 +22,7 @@ def test_a_run_the_database_does_not_hold_is_named(tmp_path, monkeypatch,
                                                    capsys):
     monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
     runs = _run(tmp_path)
-    assert post_upgrade.not_stored(runs) == [runs[0][0]]
+    assert runs_before_after.not_stored(runs) == [runs[0][0]]
     assert 'only in' in capsys.readouterr().err
 
 
@@ -33,4 +33,4 @@ def test_a_stored_run_is_not(tmp_path, monkeypatch):
     subprocess.run([str(HPC_ACCEPTANCE), 'db', 'import', '--db',
                     str(database), runs[0][0]], check=True,
                    capture_output=True)
-    assert post_upgrade.not_stored(runs) == []
+    assert runs_before_after.not_stored(runs) == []

@@ -1,5 +1,6 @@
 '''The post-upgrade verdict per figure
-(hpc_acceptance.tools.upgrade.post_upgrade).
+(hpc_acceptance.tools.upgrade.judgement, .table and the
+command, hpc_acceptance.tools.upgrade.post_upgrade).
 '''
 
 import datetime
@@ -7,9 +8,15 @@ import datetime
 import pytest
 
 import fleet_cases
+from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import short_name
 from hpc_acceptance.tools.upgrade import baseline as bl
-from hpc_acceptance.tools.upgrade import post_upgrade as pu
+from hpc_acceptance.tools.upgrade import what_changed
+from hpc_acceptance.tools.upgrade.judgement import (Judgement, exit_status,
+                                                    failed_checks, judge,
+                                                    judge_run, suspects)
+from hpc_acceptance.tools.upgrade.table import format_table
 
 QUIET = 'array_elements=1000000;ntimes=10'
 
@@ -36,32 +43,33 @@ def verdicts(rows):
 
 
 def test_a_quiet_repeat_is_within_noise_and_exits_0():
-    rows = pu.judge([case(33000)], nightly(NIGHTLY))
+    rows = judge([case(33000)], nightly(NIGHTLY))
     assert verdicts(rows) == [('triad', 'within noise')]
     assert rows[0]['baseline_median'] == 35700
     assert rows[0]['baseline_runs'] == 5
-    assert pu.exit_status(rows, []) == 0
+    assert exit_status(rows, []) == 0
 
 
 def test_a_hog_regresses_and_exits_1():
-    rows = pu.judge([case(17700)], nightly(NIGHTLY))
+    rows = judge([case(17700)], nightly(NIGHTLY))
     assert verdicts(rows) == [('triad', 'regressed')]
     assert round(rows[0]['change'], 2) == -0.5
-    assert pu.exit_status(rows, []) == 1
-    assert pu.suspects(rows, [case(17700)]) == ['abcd1234']
+    assert exit_status(rows, []) == 1
+    assert suspects(rows, [case(17700)]) == ['abcd1234']
 
 
 def test_a_systems_own_floor_sets_the_band():
     # a system whose quiet repeats drift by 60 %: a halved figure is noise
-    rows = pu.judge([case(17700)], nightly(NIGHTLY),
-                    floors={'Stream': 0.6})
+    rows = judge([case(17700)], nightly(NIGHTLY),
+                 floors={'Stream': 0.6})
     assert verdicts(rows) == [('triad', 'within noise')]
     assert rows[0]['band'] == 0.6
 
 
 def test_a_bad_floor_option_is_named(capsys):
     with pytest.raises(SystemExit) as stop:
-        pu.main(['--floor', 'Stream=lots', '--report', 'none.json'])
+        cli.main(['post-upgrade', '--floor', 'Stream=lots', '--report',
+                  'none.json'])
     assert stop.value.code == 2
     assert "--floor: 'Stream=lots': 'lots' is not a fraction" in \
         capsys.readouterr().err
@@ -69,61 +77,70 @@ def test_a_bad_floor_option_is_named(capsys):
 
 def test_a_quiet_confirmation_rerun_clears_a_suspect_showing_both_values():
     baseline = nightly(NIGHTLY)
-    rows = pu.judge([case(17700)], baseline, confirm_cases=[case(35000)])
+    rows = judge([case(17700)], baseline, confirm_cases=[case(35000)])
     assert verdicts(rows) == [('triad', 'within noise on rerun')]
     assert (rows[0]['value'], rows[0]['rerun_value']) == (17700, 35000)
-    assert pu.exit_status(rows, []) == 0
-    rows = pu.judge([case(17700)], baseline, confirm_cases=[case(18000)])
+    assert exit_status(rows, []) == 0
+    rows = judge([case(17700)], baseline, confirm_cases=[case(18000)])
     assert verdicts(rows) == [('triad', 'regressed')]
     assert rows[0]['rerun_value'] == 18000
 
 
 def test_an_improvement_is_not_a_failure():
-    rows = pu.judge([case(60000)], nightly(NIGHTLY))
+    rows = judge([case(60000)], nightly(NIGHTLY))
     assert verdicts(rows) == [('triad', 'improved')]
-    assert pu.exit_status(rows, []) == 0
+    assert exit_status(rows, []) == 0
 
 
 def test_other_inputs_have_no_baseline_and_nothing_judged_exits_2():
     # HPL at memory_fraction 0.8 after nightly runs at 0.005, NPB class C
     # after class W: never compared with the other identity's runs
     bigger = case(17700, identity='array_elements=8000000;ntimes=10')
-    rows = pu.judge([bigger], nightly(NIGHTLY))
+    rows = judge([bigger], nightly(NIGHTLY))
     assert verdicts(rows) == [('triad', 'no baseline')]
-    assert pu.exit_status(rows, []) == 2
+    assert exit_status(rows, []) == 2
 
 
 def test_few_stored_runs_give_a_verdict_with_the_family_band():
     '''One run before and one after: what a maintenance window holds.'''
-    rows = pu.judge([case(17700)], nightly(NIGHTLY[:1]))
+    rows = judge([case(17700)], nightly(NIGHTLY[:1]))
     assert verdicts(rows) == [('triad', 'regressed')]
     assert rows[0]['note'] == 'few baseline runs'
     assert rows[0]['band'] == 0.25 and rows[0]['baseline_runs'] == 1
-    rows = pu.judge([case(33000)], nightly(NIGHTLY[:2]))
+    rows = judge([case(33000)], nightly(NIGHTLY[:2]))
     assert verdicts(rows) == [('triad', 'within noise')]
-    assert pu.exit_status(rows, []) == 0
-    assert '(few baseline runs)' in pu.format_table(rows, [])
+    assert exit_status(rows, []) == 0
+    assert '(few baseline runs)' in format_table(rows, [])
 
 
 def test_a_baseline_of_0_is_no_baseline():
     '''Stored runs that measured nothing: no band to judge a figure by.'''
-    rows = pu.judge([case(36000)], nightly([case(0.0) for _ in range(3)]))
+    rows = judge([case(36000)], nightly([case(0.0) for _ in range(3)]))
     assert verdicts(rows) == [('triad', 'no baseline')]
     assert rows[0]['note'] == ("the baseline's median is 0: no measurement "
                                "to compare with")
 
 
 def test_failed_stored_runs_are_no_baseline():
-    rows = pu.judge([case(100)], nightly([case(36000, 'fail')]))
+    rows = judge([case(100)], nightly([case(36000, 'fail')]))
     assert verdicts(rows) == [('triad', 'no baseline')]
 
 
 def test_a_failed_check_exits_1_unless_its_rerun_passed():
     failed = case(36000, result='fail')
-    rows = pu.judge([failed], nightly(NIGHTLY))
-    assert pu.failed_checks([failed]) == ['StreamCheck %threads=all_cores']
-    assert pu.exit_status(rows, pu.failed_checks([failed])) == 1
-    assert pu.failed_checks([failed], [case(36000)]) == []
+    rows = judge([failed], nightly(NIGHTLY))
+    assert failed_checks([failed]) == ['StreamCheck %threads=all_cores']
+    assert exit_status(rows, failed_checks([failed])) == 1
+    assert failed_checks([failed], [case(36000)]) == []
+
+
+def test_a_run_is_judged_as_one_value_of_rows_failed_checks_and_status():
+    failed = case(36000, result='fail')
+    baseline = nightly(NIGHTLY)
+    assert judge_run([failed], baseline) == Judgement(
+        judge([failed], baseline), ['StreamCheck %threads=all_cores'], 1)
+    assert judge_run([failed], baseline, [case(36000)]) == Judgement(
+        judge([failed], baseline, [case(36000)]), [], 0)
 
 
 def test_latency_up_is_a_regression_and_regressions_come_first():
@@ -133,10 +150,10 @@ def test_latency_up_is_a_regression_and_regressions_come_first():
     new = [case(36000),
            case(283, unit='ns', variable='latency',
                 name='MemoryLatencyCheck %threads=single')]
-    rows = pu.judge(new, nightly(stored))
+    rows = judge(new, nightly(stored))
     assert verdicts(rows) == [('latency', 'regressed'),
                               ('triad', 'within noise')]
-    table = pu.format_table(rows, [])
+    table = format_table(rows, [])
     assert table.splitlines()[1].startswith('regressed')
     assert '+128.2%' in table and '±15%' in table
 
@@ -154,13 +171,13 @@ def test_the_before_runs_come_first_and_the_nightly_fills_in():
     stored = bl.collect('nightly', NIGHTLY + [
         case(v, unit='ns', variable='latency',
              name='MemoryLatencyCheck %threads=single') for v in (100, 101)])
-    rows = pu.judge([case(20200), latency], [before, stored])
+    rows = judge([case(20200), latency], [before, stored])
     by_figure = {r['figure']: r for r in rows}
     assert by_figure['triad']['baseline'] == 'before'
     assert by_figure['triad']['verdict'] == 'within noise'
     assert by_figure['latency']['baseline'] == 'nightly'
     assert by_figure['latency']['verdict'] == 'regressed'
-    table = pu.format_table(rows, [])
+    table = format_table(rows, [])
     assert 'beforex2' in table and 'nightlyx2' in table
 
 
@@ -175,10 +192,10 @@ def test_other_software_is_compared_and_shown_as_what_changed():
                f'{QUIET}', dependency_source='path:/usr/local/bin/stream',
                isa_built='sse4.2', node_software='kernel=6.1.0-26; '
                'mpi=4.1.4')
-    rows = pu.judge([new], [bl.collect('before', old),
-                            bl.collect('nightly', [])])
+    rows = judge([new], [bl.collect('before', old),
+                         bl.collect('nightly', [])])
     assert verdicts(rows) == [('triad', 'regressed')]
-    changed = pu.what_changed.differences(old, [new])
+    changed = what_changed.differences(old, [new])
     assert changed == [
         'kernel: 6.1.0-25 -> 6.1.0-26',
         'StreamCheck %threads=all_cores: binary in-tree:/stage/build -> '
@@ -190,13 +207,13 @@ def test_a_fleet_is_compared_node_by_node():
     before = bl.collect('before', fleet_cases.fleet(4, seed=1) +
                         fleet_cases.fleet(4, seed=2))
     after = fleet_cases.fleet(4, seed=3, slow=slow, session='after')
-    rows = pu.judge(after, [before, bl.collect('nightly', [])])
+    rows = judge(after, [before, bl.collect('nightly', [])])
     regressed = {(r['node'], r['figure']) for r in rows
                  if r['verdict'] == 'regressed'}
     assert {node for node, _ in regressed} == {'n3'}
     assert all(r['baseline'] == 'before' and r['baseline_runs'] == 2
                for r in rows)
-    table = pu.format_table(rows, [], per_node=True)
+    table = format_table(rows, [], per_node=True)
     assert 'nodes that regressed: n3 (5 figure(s))' in table
     assert 'within noise' not in table.splitlines()[1]
 
@@ -209,15 +226,15 @@ def test_a_node_or_a_nodes_check_gone_after_the_upgrade_is_missing():
                  case['node'] == 'n3' and
                  case['display_name'].startswith('StreamCheck'))]
     after.append(fleet_cases.case('n3', 'StreamCheck', {}, result='skip'))
-    rows = pu.judge(after, [before, bl.collect('nightly', [])])
+    rows = judge(after, [before, bl.collect('nightly', [])])
     gone = {(r['node'], r['check'].split()[0], r['note']) for r in rows
             if r['verdict'] == 'missing after the upgrade'}
     assert gone == {('n4', check, 'the node did not run')
                     for check in fleet_cases.FIGURES} | {
-        ('n3', 'StreamCheck', f'skipped: {pu.skips.NOT_RECORDED}')}
+        ('n3', 'StreamCheck', f'skipped: {skips.NOT_RECORDED}')}
     assert all('%.nid=n4' in r['check'] for r in rows if r['node'] == 'n4')
-    assert pu.exit_status(rows, []) == 1
-    table = pu.format_table(rows, [], per_node=True)
+    assert exit_status(rows, []) == 1
+    table = format_table(rows, [], per_node=True)
     assert 'nodes that lost figures: n4 (12 figure(s)), n3 (5 figure(s))' \
         in table
 
