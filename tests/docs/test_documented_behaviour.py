@@ -18,7 +18,6 @@ the docs show exists.)
 
 import argparse
 import ast
-import inspect
 import re
 
 import pytest
@@ -41,44 +40,12 @@ DYNAMIC = {
 }
 
 
-class _Parsed(Exception):
-    '''Raised instead of parsing: the parser the subcommand made.'''
-
-
 def parser_of(name):
-    '''The argparse parser of subcommand ``name``, or ``None`` where it
-    parses its arguments by hand: cli.py's of a module with
-    ``setup_parser``, else its ``main`` is called with the parsing
-    replaced by a stop, so nothing else of it runs.'''
-    module = cli.module_of(name)
-    if hasattr(module, 'setup_parser'):
-        # the command contract: the parser cli.py makes of it
-        return cli.parser_of(name, module)
-
-    if 'ArgumentParser(' not in inspect.getsource(module):
-        return None
-
-    def stop(self, *args, **kwargs):
-        raise _Parsed(self)
-
-    saved = (argparse.ArgumentParser.parse_args,
-             argparse.ArgumentParser.parse_known_args)
-    argparse.ArgumentParser.parse_args = stop
-    argparse.ArgumentParser.parse_known_args = stop
-    try:
-        module.main([])
-    except _Parsed as parsed:
-        parser = parsed.args[0]
-    else:
-        raise AssertionError(f'hpc-acceptance {name} parsed nothing')
-    finally:
-        (argparse.ArgumentParser.parse_args,
-         argparse.ArgumentParser.parse_known_args) = saved
-
-    assert parser.prog == f'hpc-acceptance {name}', (
-        f'hpc-acceptance {name} parsed {parser.prog!r}\'s options first: '
-        f'its own cannot be read')
-    return parser
+    '''The argparse parser cli.py makes of subcommand ``name``, or
+    ``None`` where the subcommand passes its arguments on (to ReFrame) and
+    reads its own by hand.'''
+    parser = cli.parser_of(name, cli.module_of(name))
+    return None if parser.get_default('passed_on') is not None else parser
 
 
 def parser_options(parser):

@@ -1,23 +1,30 @@
 '''The ``hpc-acceptance`` command (:mod:`.cli`), one room (package) per job,
-each subcommand in the module of its name:
+each subcommand in the module of its name, with one contract
+(``description``, ``setup_parser``, ``command``: :mod:`.cli`):
 
+- :mod:`.common`: the options several commands share, and their usage
+  error (:mod:`.common.arguments`);
 - :mod:`.results`: what runs stored, read one way (``db``);
-- :mod:`.launch`: starting a ReFrame run (the run lock, its report file,
-  the call);
+- :mod:`.launch`: starting ReFrame (the run lock, the report file, the
+  call and the :class:`.launch.reframe_call.Launcher` of a run's calls);
 - :mod:`.references`: reference values and the noise model
   (``propose-references``, ``compare-published``);
 - :mod:`.fleet`: every node against its siblings (``nodes``,
-  ``suspects``);
+  ``suspects``; the comparison's model, grouping, rules and wording);
+- :mod:`.shifts`: each figure's nightly series and its shifts;
 - :mod:`.export`: figures to the site's time-series store (``export``);
-- :mod:`.outcome`: judging and telling a run (``verdict``, ``summary``,
-  ``dependency-drift``);
+- :mod:`.outcome`: what a run came to: the run read once
+  (:class:`.outcome.finished_run.FinishedRun`), its verdict, summary and
+  binaries' sources (``verdict``, ``summary``, ``dependency-drift``);
 - :mod:`.page`: the report page (``page``);
 - :mod:`.pipeline`: a run from its start to its end (``run``, ``finish``);
-- :mod:`.upgrade`: the before/after verdict (``post-upgrade``);
+- :mod:`.upgrade`: the before/after verdict (``post-upgrade``: its
+  judgement, table, runs and command);
 - :mod:`.new_system`: bringing a system in (``new-system``);
 - :mod:`.topology`: what the suite would do on a node (``topology``).
 
 Rooms import only the rooms listed before them (``new_system`` and
-``topology`` none of the others but ``results``),
-``tests/unit/test_import_graph.py`` holds it.
+``topology`` none of the others but ``common`` and ``results``), and reuse
+another room's work through its functions, never its command:
+``tests/unit/test_import_graph.py`` holds both.
 '''
