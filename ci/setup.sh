@@ -57,7 +57,7 @@ packages=(gcc g++ gfortran make libopenmpi-dev openmpi-bin hpcc
 
 # A Slurm this host already has that is not Debian's package (a site's
 # own build) stays the only one: the tests start no Slurm beside it
-# (tests/slurm_cluster.py skips), and Debian's is not installed.
+# (tests/helpers/slurm_cluster.py skips), and Debian's is not installed.
 site_slurm() {
     local sinfo
     sinfo=$(command -v sinfo) || return 1

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from reframe.core import runtime
 
-import spack_ci as spack_ci_kit
-import spack_site
+from helpers import spack_ci as spack_ci_kit
+from helpers import spack_site
 
 TESTS_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = TESTS_DIR.parent
@@ -51,10 +51,10 @@ def no_prepared_spack(tmp_path_factory):
     os.environ['HPC_ACCEPTANCE_SPACK_DIR'] = str(empty)
 
 
-#: The tests that may run beside the CI subset's install (tests/spack_ci.py,
-#: ``Ahead``): those whose figures' values no assertion reads (a verdict
-#: without references, a store's contents, the configuration). Every other
-#: test waits for the install to end.
+#: The tests that may run beside the CI subset's install
+#: (tests/helpers/spack_ci.py, ``Ahead``): those whose figures' values no
+#: assertion reads (a verdict without references, a store's contents, the
+#: configuration). Every other test waits for the install to end.
 BESIDE_THE_INSTALL = ('ci/', 'config/', 'docs/',
                       'e2e/test_acceptance_script.py',
                       'e2e/test_bounded_variants.py',
@@ -64,7 +64,8 @@ BESIDE_THE_INSTALL = ('ci/', 'config/', 'docs/',
 @pytest.fixture(scope='session', autouse=True)
 def spack_ci_ahead(request, no_prepared_spack):
     '''The CI subset's install, started at the session's start when a test
-    of the session needs it (tests/spack_ci.py), ended with the session.'''
+    of the session needs it (tests/helpers/spack_ci.py), ended with the
+    session.'''
     needed = any('spack_ci' in item.fixturenames
                  for item in request.session.items)
     if spack_ci_kit.MISSING_KIT or not needed:
@@ -102,8 +103,8 @@ def no_reframe_runtime():
 @pytest.fixture(scope='session')
 def spack_ci(spack_ci_ahead):
     '''The CI subset of spack-envs/local installed by the real Spack from
-    the offline kit, once per session (tests/spack_ci.py), started ahead;
-    skips where there is no kit.'''
+    the offline kit, once per session (tests/helpers/spack_ci.py), started
+    ahead; skips where there is no kit.'''
     if spack_ci_kit.MISSING_KIT:
         pytest.skip(spack_ci_kit.MISSING_KIT)
     return spack_ci_ahead.wait() if spack_ci_ahead else spack_ci_kit.install()
@@ -113,7 +114,7 @@ def spack_ci(spack_ci_ahead):
 def site_spack(tmp_path_factory):
     '''ci/setup-spack.sh run twice with a site's Spack on PATH (the real
     one of the offline kit) on a small environment, once per session
-    (tests/spack_site.py); skips where there is no kit.'''
+    (tests/helpers/spack_site.py); skips where there is no kit.'''
     if spack_ci_kit.MISSING_KIT:
         pytest.skip(spack_ci_kit.MISSING_KIT)
     return spack_site.set_up(tmp_path_factory.mktemp('site-spack'))
@@ -123,9 +124,9 @@ def site_spack(tmp_path_factory):
 def cluster(tmp_path_factory):
     '''Environment (``SLURM_CONF``) of a running Slurm cluster of
     :data:`CLUSTER_NODES` nodes ``n1``..., each a network namespace of this
-    machine (tests/slurm_cluster.py), for the tests of one module; skips
-    where it cannot start.'''
-    import slurm_cluster
+    machine (tests/helpers/slurm_cluster.py), for the tests of one module;
+    skips where it cannot start.'''
+    from helpers import slurm_cluster
     root = tmp_path_factory.mktemp('slurm-nodes')
     try:
         with slurm_cluster.namespaced_nodes(root, CLUSTER_NODES) as env:
@@ -168,12 +169,12 @@ def run_reframe(tmp_path):
 def replays(tmp_path_factory):
     '''``{snapshot or shape: report}`` of ``hpc-acceptance topology`` on
     every real machine's snapshot (tests/fixtures/data/sysfs) and every odd
-    shape made from them (tests/odd_shapes.py), replayed once for every
+    shape made from them (tests/helpers/odd_shapes.py), replayed once for every
     test that reads them, side by side: each replay loads ReFrame and the
     checks. Skipped where no private mount namespace can be made.'''
-    import odd_shapes
-    import sysfs_tree
-    from replay import namespace_refused, replay_all
+    from helpers import odd_shapes
+    from helpers import sysfs_tree
+    from helpers.replay import namespace_refused, replay_all
 
     refused = namespace_refused()
     if refused is not None:

@@ -5,7 +5,7 @@
     fleet_cost.py table DIR [DIR...] [--nodes 1000]    the Markdown tables
 
 ``run`` starts a Slurm cluster of NODES nodes in network namespaces of
-this machine (tests/slurm_cluster.py) and runs the fleet nightly on it,
+this machine (tests/helpers/slurm_cluster.py) and runs the fleet nightly on it,
 ``ci/acceptance.sh --fleet ARGS --system slurm-nodes``, under
 process_timeline.py, with its own results database, stage and reports in
 DIR. It reads slurmctld's CPU time (/proc/PID/stat: user + system) before
@@ -49,7 +49,7 @@ import process_timeline
 import suite_cost
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / 'tests'))
-import slurm_cluster  # noqa: E402  (tests/, as ci/bench/fleet_scale.sh)
+from helpers import slurm_cluster  # noqa: E402  (as ci/bench/fleet_scale.sh)
 
 BENCH = Path(__file__).resolve().parent
 PROJECT = BENCH.parent.parent

@@ -2,7 +2,7 @@
 # What a fleet night costs as the fleet grows: the fleet nightly
 # (ci/acceptance.sh --fleet) on Slurm clusters of growing size, each a
 # cluster of nodes in network namespaces of this machine
-# (tests/slurm_cluster.py), one size after the other; per size its wall
+# (tests/helpers/slurm_cluster.py), one size after the other; per size its wall
 # time, the jobs submitted, each job's time from submission to start, the
 # time ReFrame took to notice an ended job, ReFrame's own time and CPU,
 # slurmctld's CPU, and the share of the night that ran benchmarks; then
@@ -18,7 +18,7 @@
 #   measures.json; the tables in table.md).
 # As root, with Debian's slurm-wlm and munge (ci/test.sh installs them)
 # and .venv from ci/setup.sh --test. The clusters take the machine-wide
-# Slurm lock of the tests (tests/machine_lock.py): a test run's cluster
+# Slurm lock of the tests (tests/helpers/machine_lock.py): a test run's cluster
 # and these wait for each other.
 # Exit status: 0 measured (whatever the nights' verdicts, in each size's
 #   acceptance.log), 2 cannot run.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fleet tools at a real fleet's size: a synthetic fleet run of NODES
-# nodes x FIGURES figures (default 1000 x 100; tests/fleet_cases.py: nodes
-# scattered by a few percent, two of them slow), then the wall time of
+# nodes x FIGURES figures (default 1000 x 100; tests/helpers/fleet_cases.py:
+# nodes scattered by a few percent, two of them slow), then the wall time of
 #   hpc-acceptance suspects --run-report ...      (the comparison)
 #   hpc-acceptance page --run-report ...          (the page: heat map,
 #                                                  a trend per figure)
@@ -32,7 +32,7 @@ middle=n$(( nodes / 2 ))
 PYTHONPATH=$project/tests "$python" - "$tmp/report.json" "$nodes" \
     "$figures" "$middle" <<'PY'
 import json, sys
-import fleet_cases
+from helpers import fleet_cases
 path, nodes, figures, middle = sys.argv[1], int(sys.argv[2]), \
     int(sys.argv[3]), sys.argv[4]
 cases = fleet_cases.big_fleet(nodes, figures, slow={

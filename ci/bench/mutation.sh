@@ -73,19 +73,20 @@ fi
 # The unit tests of the decision modules that run in this process (mutmut
 # sees a mutant only in its own process: the tests that start
 # hpc-acceptance as a command are left out).
-unit_tests=(tests/unit/tools/test_fleet.py tests/unit/tools/test_suspects.py
-            tests/unit/tools/test_verdict.py
-            tests/unit/tools/test_slurm_drain.py
-            tests/unit/tools/test_fleet_confirm.py
-            tests/unit/tools/test_post_upgrade_cases.py
-            tests/unit/tools/test_post_upgrade_table.py
-            tests/unit/tools/test_run_report_retries.py
-            tests/unit/tools/test_fleet_compare_rules.py
-            tests/unit/tools/test_fleet_fingerprint_rules.py
-            tests/unit/tools/test_fleet_drain_rules.py
-            tests/unit/tools/test_verdict_rules.py
-            tests/unit/tools/test_post_upgrade_rules.py
-            tests/unit/tools/test_upgrade_baseline_rules.py)
+unit_tests=(tests/unit/tools/fleet/test_fleet.py
+            tests/unit/tools/fleet/test_suspects.py
+            tests/unit/tools/outcome/test_verdict.py
+            tests/unit/tools/fleet/test_slurm_drain.py
+            tests/unit/tools/fleet/test_fleet_confirm.py
+            tests/unit/tools/upgrade/test_post_upgrade_cases.py
+            tests/unit/tools/upgrade/test_post_upgrade_table.py
+            tests/unit/tools/results/test_run_report_retries.py
+            tests/unit/tools/fleet/test_fleet_compare_rules.py
+            tests/unit/tools/fleet/test_fleet_fingerprint_rules.py
+            tests/unit/tools/fleet/test_fleet_drain_rules.py
+            tests/unit/tools/outcome/test_verdict_rules.py
+            tests/unit/tools/upgrade/test_post_upgrade_rules.py
+            tests/unit/tools/upgrade/test_upgrade_baseline_rules.py)
 property_tests=(tests/properties/test_property_order.py
                 tests/properties/test_property_like_with_like.py
                 tests/properties/test_property_monotone.py

@@ -6,9 +6,9 @@ import re
 import shutil
 import subprocess
 
-import pytest
-import slurm_cluster
 from conftest import PROJECT_DIR
+from helpers import slurm_cluster
+import pytest
 
 CI = PROJECT_DIR / 'ci'
 SETUP = CI / 'setup.sh'

@@ -1,13 +1,13 @@
 '''The Grafana dashboard (config/grafana/hpc-acceptance.json): a JSON model
 Grafana imports, whose queries name only series the export sends and whose
-every panel a test runs against a real store (tests/exported.py).'''
+every panel a test runs against a real store (tests/helpers/exported.py).'''
 
 import ast
 import json
 import re
 
-import exported
 from conftest import PROJECT_DIR
+from helpers import exported
 from hpc_acceptance.core.export import series
 
 SENT = {series.FIGURE, series.REFERENCE, series.LOWER_BOUND,

@@ -8,9 +8,9 @@ import signal
 import subprocess
 import time
 
-from acceptance_run import (acceptance, environment, start_acceptance,
-                            wait_for)
 from conftest import DATA_DIR, ONE_TIMED_RUN, PROJECT_DIR, REFRAME
+from helpers.acceptance_run import (acceptance, environment, start_acceptance,
+                                    wait_for)
 
 
 EARLIER = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'

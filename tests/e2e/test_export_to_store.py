@@ -1,5 +1,5 @@
 '''Every figure of a run in a real time-series store: Debian's
-victoria-metrics on 127.0.0.1 (tests/victoria_metrics.py), read back
+victoria-metrics on 127.0.0.1 (tests/helpers/victoria_metrics.py), read back
 through its own APIs and compared with the run's JSON report. A nightly
 with the export on, the dashboard's queries against what it sent, a
 backfill of stored sessions (and of a new store), what the store lost read
@@ -22,16 +22,14 @@ import uuid
 import pytest
 import yaml
 
-import exported
-import store_stand_ins
-import victoria_metrics
 from conftest import CONFIG, HPC_ACCEPTANCE, ONE_TIMED_RUN, PROJECT_DIR, \
     REFRAME
+from helpers import exported, store_stand_ins, victoria_metrics
 from hpc_acceptance.core.export import series, settings
 from hpc_acceptance.core.export import spool as export_spool
 from hpc_acceptance.core.export import store as export_store
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.export import export, verify
+from hpc_acceptance.tools.export import verify
 
 SELECT = ['-n', 'MemoryDaxpyCheck.*single', *ONE_TIMED_RUN]
 #: The series each target of the dashboard's trend panel draws.

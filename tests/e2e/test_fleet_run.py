@@ -1,6 +1,6 @@
 '''The fleet run for real: ``ci/acceptance.sh --fleet`` on the four-node
-Slurm cluster of network namespaces (tests/slurm_cluster.py), every node
-running the nightly's memory and STREAM checks (a few of them: the nodes
+Slurm cluster of network namespaces (tests/helpers/slurm_cluster.py), every
+node running the nightly's memory and STREAM checks (a few of them: the nodes
 share this machine's 2 cores, so they run one node's job at a time, where
 a real cluster's nodes run side by side), compared with each other.
 
@@ -23,10 +23,8 @@ from pathlib import Path
 
 import pytest
 
-import exported
-import slurm_cluster
-import victoria_metrics
 from conftest import DATA_DIR, HPC_ACCEPTANCE, PROJECT_DIR, REFRAME
+from helpers import exported, slurm_cluster, victoria_metrics
 from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.results.runs import final_testcases
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers.report_cases import DEFAULT_VARIANTS, case_of, results
 from hpc_acceptance.hpcc import blas
 from hpc_acceptance.hpcc import input_file as hpcc_input
 from hpc_acceptance.hpcc import output as hpcc_output
-from report_cases import DEFAULT_VARIANTS, case_of, results
 
 # The default variants of the one-node check; -S names the class, so that
 # the fixtures are not asked for a variable they do not have.

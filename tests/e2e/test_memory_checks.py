@@ -4,9 +4,9 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-import host
 from conftest import DATA_DIR, ONE_TIMED_RUN
-from report_cases import DEFAULT_VARIANTS as DEFAULT, case_of, results
+from helpers import host
+from helpers.report_cases import DEFAULT_VARIANTS as DEFAULT, case_of, results
 
 LEVEL_FIGURES = 'flops_l1 flops_l2 flops_l3 flops_memory'.split() + [
     f'time_per_iteration_{lvl}' for lvl in ('l1', 'l2', 'l3', 'memory')

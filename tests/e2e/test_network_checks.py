@@ -1,12 +1,13 @@
 '''The MPI communication checks, run through the reframe CLI on this machine
-(local scheduler, mpirun; its sockets and cores read by tests/host.py).'''
+(local scheduler, mpirun; its sockets and cores read by
+tests/helpers/host.py).'''
 
 import re
 from pathlib import Path
 
-import host
+from helpers import host
+from helpers.report_cases import DEFAULT_VARIANTS, case_of, results
 from hpc_acceptance.tools.results.runs import variant_of
-from report_cases import DEFAULT_VARIANTS, case_of, results
 
 
 def pair_of(name):

@@ -1,14 +1,14 @@
 '''`hpc-acceptance new-system`: a cluster brought in from nothing.
 
-The four-node Slurm cluster of network namespaces (tests/slurm_cluster.py)
-is asked by ``hpc-acceptance new-system testfleet --scheduler slurm``, with
-the tests' Spack from the offline kit (tests/spack_ci.py) to find the
-compiler and MPI. It writes the system, its Spack environment and its
-topology into a temporary site directory, never into the checkout; the
-nightly memory, STREAM and inter-node network checks then run on the new
-system and pass, three nights and ``propose-references --write`` give the
-site a reference file, and the next night passes against it. The same
-Spack installs the kernels and STREAM from the environment written.
+The four-node Slurm cluster of network namespaces
+(tests/helpers/slurm_cluster.py) is asked by ``hpc-acceptance new-system
+testfleet --scheduler slurm``, with the tests' Spack from the offline kit
+(tests/helpers/spack_ci.py) to find the compiler and MPI. It writes the system,
+its Spack environment and its topology into a temporary site directory, never
+into the checkout; the nightly memory, STREAM and inter-node network checks
+then run on the new system and pass, three nights and ``propose-references
+--write`` give the site a reference file, and the next night passes against it.
+The same Spack installs the kernels and STREAM from the environment written.
 '''
 
 import os
@@ -21,13 +21,12 @@ import yaml
 from reframe.utility import import_module_from_file
 from reframe.utility.cpuinfo import cpuinfo
 
-import machine_lock
-import slurm_cluster
 from conftest import (CLUSTER_NODES, HPC_ACCEPTANCE, ONE_TIMED_RUN,
                       PROJECT_DIR, run_new_system)
+from helpers import machine_lock, slurm_cluster
+from helpers.report_cases import case_of, results
 from hpc_acceptance.core import site
 from hpc_acceptance.stream import sizing
-from report_cases import case_of, results
 
 NAME = 'testfleet'
 

@@ -6,7 +6,7 @@ directory of stand-ins replays the output of real NPB runs
 (tests/fixtures/data/npb) from rank 0, as NPB prints it; their verdicts
 come from the checks' sanity functions. The real benchmarks run as well,
 from the NPB that the real Spack installs from the offline kit
-(tests/spack_ci.py).
+(tests/helpers/spack_ci.py).
 '''
 
 import os
@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA_DIR
-from report_cases import DEFAULT_VARIANTS, case_of, results, skip_reasons
-from spack_ci import prefix_of
+from helpers.report_cases import (DEFAULT_VARIANTS, case_of, results,
+                                  skip_reasons)
+from helpers.spack_ci import prefix_of
 
 NO_NPB = {'NPB_BIN_DIR': ''}
 
@@ -168,7 +169,7 @@ def test_a_class_larger_than_the_node_skips_with_figures(run_reframe,
 
 def test_real_npb_class_s_passes(run_reframe, spack_ci, tmp_path):
     '''All eight benchmarks, as the real Spack built them for the tests
-    (tests/spack_ci.py), on 1 and 2 ranks.'''
+    (tests/helpers/spack_ci.py), on 1 and 2 ranks.'''
     bindir = prefix_of(spack_ci, 'npb') / 'bin'
     done = run_reframe('-c', 'checks/npb', *DEFAULT_VARIANTS,
                        '-E', 'num_procs<=2', '-S', 'npb_class=S',

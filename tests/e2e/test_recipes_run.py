@@ -1,13 +1,13 @@
 '''Each nightly recipe of ci/ run by the tool that runs it at a site, on a
-checkout that never ran (tests/fresh_checkout.py), against a real
+checkout that never ran (tests/helpers/fresh_checkout.py), against a real
 VictoriaMetrics named by the site directory's export.yaml:
 
-- cron: Debian's cron daemon runs the cron.d line (tests/cron_daemon.py) on
-  a checkout with no var/;
+- cron: Debian's cron daemon runs the cron.d line
+  (tests/helpers/cron_daemon.py) on a checkout with no var/;
 - systemd: the service as installed checked by ``systemd-analyze verify``
   (tests/ci/test_schedule_recipes.py verifies the units as shipped), and
-  its ExecStart run as systemd runs it (tests/systemd_unit.py), on the same
-  checkout the next "night" (a node has one recipe or the other; the
+  its ExecStart run as systemd runs it (tests/helpers/systemd_unit.py), on the
+  same checkout the next "night" (a node has one recipe or the other; the
   checkout's setup is made once);
 - GitLab: gitlab-ci-local (npm, ci/npm/) runs the pipeline with its shell
   executor as an unprivileged user, twice, the runner's clean before each
@@ -37,12 +37,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-import cron_daemon
-import exported
-import fresh_checkout
-import systemd_unit
-import victoria_metrics
 from conftest import PROJECT_DIR
+from helpers import (cron_daemon, exported, fresh_checkout, systemd_unit,
+                     victoria_metrics)
 
 RECIPES = PROJECT_DIR / 'ci'
 INSTALL_DIR = '/opt/hpc-acceptance'

@@ -10,9 +10,9 @@ import subprocess
 
 import yaml
 
-import host
 from conftest import DATA_DIR, HPC_ACCEPTANCE, ONE_TIMED_RUN, PROJECT_DIR
-from report_cases import case_of, results
+from helpers import host
+from helpers.report_cases import case_of, results
 
 DESCRIBED_CPU = DATA_DIR / 'variants' / 'local_described_cpu.py'
 

@@ -16,8 +16,8 @@ import subprocess
 import matplotlib.image
 import pytest
 
-import fleet_cases
 from conftest import DATA_DIR
+from helpers import fleet_cases
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.page import page as report
 from hpc_acceptance.tools.results import skips

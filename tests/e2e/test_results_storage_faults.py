@@ -9,10 +9,10 @@ import shlex
 import shutil
 import subprocess
 
-import pytest
-from acceptance_run import (acceptance, environment, start_acceptance,
-                            wait_for)
 from conftest import DATA_DIR, HPC_ACCEPTANCE, ONE_TIMED_RUN
+from helpers.acceptance_run import (acceptance, environment, start_acceptance,
+                                    wait_for)
+import pytest
 
 from hpc_acceptance.tools.results import db as database
 

@@ -1,8 +1,8 @@
 '''The inter-node checks through reframe on a real multi-node Slurm
 cluster: four nodes on this one machine, each a network namespace with its
 own host name and address on a bridge the test makes, each with its own
-slurmd (tests/slurm_cluster.py). The checks' MPI ranks start through srun
-with PMIx and talk over TCP on the bridge, as on a cluster's network.
+slurmd (tests/helpers/slurm_cluster.py). The checks' MPI ranks start through
+srun with PMIx and talk over TCP on the bridge, as on a cluster's network.
 '''
 
 import re
@@ -14,10 +14,10 @@ from pathlib import Path
 from reframe.core.systems import ProcessorInfo
 from reframe.utility.cpuinfo import cpuinfo
 
-import slurm_cluster
 from conftest import CLUSTER_NODES as NODES, DATA_DIR
-from report_cases import DEFAULT_VARIANTS, case_of, results
-from spack_ci import prefix_of
+from helpers import slurm_cluster
+from helpers.report_cases import DEFAULT_VARIANTS, case_of, results
+from helpers.spack_ci import prefix_of
 
 #: Cores of one node: every node is this machine (the partition's processor
 #: is the embedded default's, detected the same way).
@@ -75,7 +75,7 @@ def test_inter_node_checks_run_on_two_nodes(run_reframe, cluster,
 def test_npb_runs_on_ranks_of_two_nodes(run_reframe, cluster, spack_ci,
                                         tmp_path):
     '''NPB IS of class S, as the real Spack built it for the tests
-    (tests/spack_ci.py), on one rank per core of two nodes.'''
+    (tests/helpers/spack_ci.py), on one rank per core of two nodes.'''
     bindir = prefix_of(spack_ci, 'npb') / 'bin'
     procs = 2 * NODE_CORES
     done = run_reframe(*OVERLAY, '-c', 'checks/npb', '-n', 'NpbIsCheck',

@@ -12,9 +12,9 @@ import re
 
 import pytest
 
-import slurm_cluster
-from hpc_acceptance.tools.results.runs import variant_of
 from conftest import DATA_DIR
+from helpers import slurm_cluster
+from hpc_acceptance.tools.results.runs import variant_of
 
 OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),
            '--system', 'slurm-localhost']

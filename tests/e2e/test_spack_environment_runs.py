@@ -13,9 +13,9 @@ import os
 import shutil
 import stat
 
-import pytest
 from conftest import DATA_DIR, ONE_TIMED_RUN, PROJECT_DIR
-from report_cases import DEFAULT_VARIANTS
+from helpers.report_cases import DEFAULT_VARIANTS
+import pytest
 
 SPACK_DATA = DATA_DIR / 'spack'
 # the probe's two checks, not their hardware variants

@@ -1,16 +1,16 @@
 '''``spack load`` worked out once per run (hpc_acceptance.core.spack_load)
 has the effect of the real ``spack load`` in a job's shell, with the real
-Spack of the CI subset (tests/spack_ci.py) and with a site's Spack on PATH
-(tests/spack_site.py); skipped without the offline kit.
+Spack of the CI subset (tests/helpers/spack_ci.py) and with a site's Spack on
+PATH (tests/helpers/spack_site.py); skipped without the offline kit.
 '''
 
 import os
 import subprocess
 
-import pytest
+from helpers.spack_ci import MISSING_KIT
+from helpers.spack_site import SET_NAME, SET_VALUE, UNSET_NAME
 from hpc_acceptance.core import spack_load
-from spack_ci import MISSING_KIT
-from spack_site import SET_NAME, SET_VALUE, UNSET_NAME
+import pytest
 
 pytestmark = pytest.mark.skipif(MISSING_KIT is not None,
                                 reason=MISSING_KIT or '')

@@ -3,7 +3,7 @@ spack-envs/local (tests/e2e/spack_ci_environment.yaml) from the offline kit
 (../shared/spack-offline, or HPC_ACCEPTANCE_SPACK_KIT), and reframe runs
 memory, McCalpin's STREAM, all eight NPB benchmarks and HPCC from it.
 
-The install is the session fixture ``spack_ci`` (tests/spack_ci.py:
+The install is the session fixture ``spack_ci`` (tests/helpers/spack_ci.py:
 cached, keyed by the kit and the environments). Without the kit these
 tests skip, saying where it was looked for.
 '''
@@ -12,10 +12,10 @@ import json
 import re
 from pathlib import Path
 
-import pytest
+from helpers.report_cases import DEFAULT_VARIANTS, case_of, results
+from helpers.spack_ci import MISSING_KIT, prefix_of, setup_spack, spack
 from hpc_acceptance.core import identity
-from report_cases import DEFAULT_VARIANTS, case_of, results
-from spack_ci import MISSING_KIT, prefix_of, setup_spack, spack
+import pytest
 
 NPB_BENCHMARKS = ('bt', 'cg', 'ep', 'ft', 'is', 'lu', 'mg', 'sp')
 #: The classes of the CI subset (tests/e2e/spack_ci_environment.yaml).

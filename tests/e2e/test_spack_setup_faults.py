@@ -2,7 +2,7 @@
 the kit variable keeps and uses it, a setup killed during the install is
 completed by the next one, and a run that loses Spack says so.
 
-The first two runs use the cached Spack of tests/spack_ci.py (the kit
+The first two runs use the cached Spack of tests/helpers/spack_ci.py (the kit
 unpacked and the CI subset installed once per machine); the killed setup
 installs a small environment of its own from the offline kit. Without the
 kit these tests skip, naming where it was looked for.
@@ -14,12 +14,12 @@ import signal
 import subprocess
 import time
 
-import machine_lock
-import pytest
-from acceptance_run import acceptance, environment
 from conftest import ONE_TIMED_RUN
-from spack_ci import (MISSING_KIT, SETUP_SPACK, environment_copy,
-                      setup_environment, spack)
+from helpers import machine_lock
+from helpers.acceptance_run import acceptance, environment
+from helpers.spack_ci import (MISSING_KIT, SETUP_SPACK, environment_copy,
+                              setup_environment, spack)
+import pytest
 
 from hpc_acceptance.core import spack_setup
 

@@ -1,5 +1,5 @@
 '''ci/setup-spack.sh with a site's own Spack on PATH (the real Spack of the
-offline kit, tests/spack_site.py): what it registers goes into the
+offline kit, tests/helpers/spack_site.py): what it registers goes into the
 environment's scope setup-externals, and the user's ~/.spack and the
 site's configuration are as they were, also after a second night.
 '''
@@ -7,9 +7,9 @@ site's configuration are as they were, also after a second night.
 import re
 import subprocess
 
+from helpers.spack_ci import MISSING_KIT
+from helpers.spack_site import PROBE_REPO
 import pytest
-from spack_ci import MISSING_KIT
-from spack_site import PROBE_REPO
 
 pytestmark = pytest.mark.skipif(MISSING_KIT is not None,
                                 reason=MISSING_KIT or '')

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from reframe.utility.cpuinfo import cpuinfo
 
+from conftest import DATA_DIR
+from helpers.report_cases import DEFAULT_VARIANTS, case_of, results
 from hpc_acceptance.core import identity
 from hpc_acceptance.stream import output as stream_output
 from hpc_acceptance.stream import sizing as stream_sizing
-from conftest import DATA_DIR
-from report_cases import DEFAULT_VARIANTS, case_of, results
 
 # every check also measures the core clock around its run
 KERNELS = {'copy', 'scale', 'add', 'triad'}

@@ -1,14 +1,14 @@
 '''Hardware variants through reframe on this machine; what each variant
-should do is read from the host (tests/host.py).'''
+should do is read from the host (tests/helpers/host.py).'''
 
 import json
 import re
 from pathlib import Path
 
-import host
 from conftest import DATA_DIR, ONE_TIMED_RUN
+from helpers import host
+from helpers.report_cases import case_of, results, skip_reasons
 from hpc_acceptance.tools.results.runs import variant_of
-from report_cases import case_of, results, skip_reasons
 
 # -n matches the display name without spaces; repeated -n means "or"
 DAXPY_SINGLE = ['-c', 'checks/memory', *ONE_TIMED_RUN]

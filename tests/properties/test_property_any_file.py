@@ -15,11 +15,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-import generated_runs as gen
-import upgrade_runs
+from helpers import generated_runs as gen
+from helpers import upgrade_runs
+from helpers.hypothesis_profiles import examples
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.upgrade import runs_before_after
-from hypothesis_profiles import examples
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
 

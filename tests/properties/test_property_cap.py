@@ -16,11 +16,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-import generated_runs as gen
 from conftest import DATA_DIR
+from helpers import generated_runs as gen
+from helpers.hypothesis_profiles import examples
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import drain
-from hypothesis_profiles import examples
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
 

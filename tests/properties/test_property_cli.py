@@ -14,9 +14,9 @@ import time
 from hypothesis import given
 from hypothesis import strategies as st
 
-import generated_runs as gen
 from conftest import HPC_ACCEPTANCE
-from hypothesis_profiles import examples
+from helpers import generated_runs as gen
+from helpers.hypothesis_profiles import examples
 from test_property_any_file import DOCUMENTED, FILES, UNREADABLE, render
 from test_property_no_measurement import broken
 

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-import generated_runs as gen
+from helpers import generated_runs as gen
+from helpers.hypothesis_profiles import examples
 from hpc_acceptance.tools.fleet import comparison
-from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.fleet import fingerprint
+from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.results.runs import final_testcases
-from hypothesis_profiles import examples
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
 

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-import generated_runs as gen
-from fleet_verdicts import outcome
-from hypothesis_profiles import examples
+from helpers import generated_runs as gen
+from helpers.fleet_verdicts import outcome
+from helpers.hypothesis_profiles import examples
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
 

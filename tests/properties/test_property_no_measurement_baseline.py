@@ -9,12 +9,12 @@ on :func:`baseline.collect`, as the command makes them).'''
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-import generated_runs as gen
-import upgrade_runs as runs
+from helpers import generated_runs as gen
+from helpers import upgrade_runs as runs
+from helpers.hypothesis_profiles import examples
 from hpc_acceptance.tools.upgrade import baseline
 from hpc_acceptance.tools.upgrade.judgement import (NO_MEASUREMENT,
                                                     exit_status, judge)
-from hypothesis_profiles import examples
 
 MISSING, KINDS = gen.MISSING, gen.NO_MEASUREMENTS
 NAN, INF = float('nan'), float('inf')

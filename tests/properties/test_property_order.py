@@ -14,10 +14,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-import generated_runs as gen
-from fleet_verdicts import outcome
-from hpc_acceptance.tools.outcome import finished_run, verdict
-from hypothesis_profiles import examples
+from helpers import generated_runs as gen
+from helpers.fleet_verdicts import outcome
+from helpers.hypothesis_profiles import examples
+from hpc_acceptance.tools.outcome import finished_run
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
 

@@ -19,12 +19,12 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-import generated_runs as gen
-from fleet_verdicts import outcome
+from helpers import generated_runs as gen
+from helpers.fleet_verdicts import outcome
+from helpers.hypothesis_profiles import examples
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.fleet.model import MIN_NODES
 from hpc_acceptance.tools.results.runs import figures_of, final_testcases
-from hypothesis_profiles import examples
 
 pytestmark = pytest.mark.usefixtures('empty_results_database')
 

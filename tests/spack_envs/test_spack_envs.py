@@ -19,10 +19,10 @@ import re
 import shutil
 import subprocess
 
+from conftest import DATA_DIR, PROJECT_DIR
+from helpers.spack_ci import SETUP_EXTERNALS
 import pytest
 import yaml
-from conftest import DATA_DIR, PROJECT_DIR
-from spack_ci import SETUP_EXTERNALS
 
 from hpc_acceptance.core import isa
 from hpc_acceptance.stream import sizing as stream_sizing
@@ -376,7 +376,7 @@ def test_environment_provides_what_the_checks_load(system, run_reframe,
                            'HPC_ACCEPTANCE_CONCRETIZE_TESTS=1')
 @pytest.mark.parametrize('env_name', environment_dirs())
 def test_spack_concretizes_the_environment(env_name, spack_ci, tmp_path):
-    '''With the real Spack of the tests (tests/spack_ci.py: the offline
+    '''With the real Spack of the tests (tests/helpers/spack_ci.py: the offline
     kit's, with this machine's compilers, MPI and BLAS as externals).'''
     # A copy beside a link to src/: the checkout stays clean, and the
     # environment works from another location.

@@ -8,7 +8,7 @@ laptop and on a two-socket node with a large L3.
 
 Rules (documented in checks/README.md, tested in
 ``tests/unit/core/test_topology.py`` and, on real machines, in
-``tests/unit/tools/test_topology_fixtures.py``):
+``tests/unit/tools/topology/test_topology_fixtures.py``):
 
 - the threads run one per place (a core, or with ``smt=on`` a hardware
   thread); each works on an equal share of the working set, and a thread's

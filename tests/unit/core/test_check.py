@@ -6,7 +6,7 @@ topology changed since the references were measured is told so.'''
 import pytest
 from reframe.core.exceptions import what
 
-from descriptions import described
+from helpers.descriptions import described
 from hpc_acceptance.core import references, topology_change
 
 #: The identity of the references of a two-socket node with SMT: 72 cores,

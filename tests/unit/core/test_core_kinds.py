@@ -1,8 +1,8 @@
 '''The kinds of core of a node (hpc_acceptance.core.core_kinds): by the
 clocks cpufreq states, as hwloc tells them, else by the caches of the
-processor description (tests/descriptions.py).'''
+processor description (tests/helpers/descriptions.py).'''
 
-from descriptions import described
+from helpers.descriptions import described
 from hpc_acceptance.core import core_kinds, node_facts, node_shape
 
 # the i7-1370P's shape: 6 P-cores of 2 threads, own 1.25 MiB L2; 8 E-cores

@@ -12,8 +12,8 @@ import types
 import pytest
 from reframe.core import config
 
-import store_stand_ins
 from conftest import CONFIG
+from helpers import store_stand_ins
 from hpc_acceptance.core.export import handler, series, settings, spool
 
 #: The store the spools of these tests record deliveries for.

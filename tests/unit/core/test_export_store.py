@@ -6,7 +6,7 @@ real store answer 204).'''
 
 import pytest
 
-import store_stand_ins
+from helpers import store_stand_ins
 from hpc_acceptance.core.export import series, settings, spool, store
 
 LOGIN_PAGE = '<html><title>Sign in</title><form action="/login">'

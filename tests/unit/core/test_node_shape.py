@@ -1,11 +1,11 @@
 '''The node as the checks count it (hpc_acceptance.core.node_shape), on
 processor descriptions shaped exactly as ReFrame's detection writes them
-(tests/descriptions.py).'''
+(tests/helpers/descriptions.py).'''
 
 import pytest
 
 from conftest import load_topology
-from descriptions import described
+from helpers.descriptions import described
 from hpc_acceptance.core import node_shape
 
 TWO_SOCKETS = load_topology('two-socket-icelake-smt')

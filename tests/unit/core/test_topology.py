@@ -3,9 +3,9 @@
 
 import pytest
 
-from hpc_acceptance.core import node_shape, topology
 from conftest import load_topology
-from descriptions import described
+from helpers.descriptions import described
+from hpc_acceptance.core import node_shape, topology
 
 KVM = load_topology('kvm-one-socket-two-cores')
 TWO_SOCKETS = load_topology('two-socket-icelake-smt')

@@ -4,10 +4,10 @@ ReFrame writes them.'''
 
 import pytest
 
+from helpers.descriptions import described
 from hpc_acceptance.core.node_shape import Inapplicable
 from hpc_acceptance.core.node_state import NumaNode
 from hpc_acceptance.memory import layout
-from descriptions import described
 
 
 def four_cores_per_socket(nodes):

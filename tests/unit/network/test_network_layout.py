@@ -3,9 +3,9 @@ them (hpc_acceptance.network.layout), judged as the check judges a run.'''
 
 import pytest
 
+from helpers.descriptions import described
 from hpc_acceptance.core.node_shape import Inapplicable
 from hpc_acceptance.network import layout
-from descriptions import described
 
 
 def sockets_of(*counts, threads=1):

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-import host
 from conftest import HPC_ACCEPTANCE
+from helpers import host
 from hpc_acceptance.tools import cli
 
 

@@ -13,8 +13,7 @@ class UsageError(Exception):
     message names the option and says why.'''
 
 
-def pass_on(parser, to):
-    '''The command takes, besides its own options, arguments it passes on
-    (to ``to``, e.g. ReFrame) unparsed and in order: ``args.passed_on``.'''
-    parser.usage = f'{parser.prog} [OPTIONS] [{to.upper()} ARGS...]'
+def pass_on(parser):
+    '''The command takes, besides the options it knows, arguments it
+    passes on (to ReFrame) unparsed and in order: ``args.passed_on``.'''
     parser.set_defaults(passed_on=[])

@@ -37,6 +37,7 @@ import reframe.core.runtime as runtime
 from reframe.core.exceptions import ReframeError
 from reframe.frontend.testgenerators import getallnodes
 
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import CONFIG, Unreadable, one_line
 
@@ -253,9 +254,8 @@ def setup_parser(parser):
                              "it (default: %(default)s)")
     parser.add_argument('--json', help='also write the node map here')
     _reframe_options(parser)
-    # shared: arguments.pass_on(parser, 'reframe'): the run's other reframe
-    # arguments, accepted and ignored (cli.py keeps them in passed_on)
-    parser.set_defaults(passed_on=[])
+    # the run's other reframe arguments: accepted, and ignored
+    arguments.pass_on(parser)
 
 
 def command(args):

@@ -33,13 +33,13 @@ drain that failed), 2 no fleet run to compare, nothing could be compared,
 or the results cannot be read.
 '''
 
-import argparse
 import datetime
 import json
 import os
 import sys
 from typing import NamedTuple, Optional
 
+from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet import comparison, confirm, drain, history
 from hpc_acceptance.tools.fleet import resume
 from hpc_acceptance.tools.fleet.model import MIN_NODES, FleetError
@@ -188,28 +188,23 @@ def rerun_args(report, nodes, state, run_args):
                                 info.get('uuid'), state, run_args)
 
 
-def _floors(text):
-    '''``--floor``'s minimum bands, as :func:`..references.noise.parse_floors`
-    reads them.'''
+def _checked(args):
+    '''``args`` with ``--floor`` read (:func:`..references.noise.
+    parse_floors`) and ``--max-drain-share`` a fraction in (0, 1].
+
+    :raises UsageError: naming the option and why.
+    '''
     try:
-        return noise.parse_floors(text)
+        args.floor = None if args.floor is None else \
+            noise.parse_floors(args.floor)
     except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+        raise UsageError(f'--floor: {err}') from None
 
+    if not 0 < args.max_drain_share <= 1:
+        raise UsageError(f'--max-drain-share {args.max_drain_share}: a '
+                         f'fraction in (0, 1]')
 
-def _share(text):
-    '''``--max-drain-share``: a fraction in (0, 1].'''
-    try:
-        share = float(text)
-    except ValueError:
-        # argparse's own words for a type=float that is none
-        raise argparse.ArgumentTypeError(
-            f'invalid float value: {text!r}') from None
-
-    if not 0 < share <= 1:
-        raise argparse.ArgumentTypeError(f'{share}: a fraction in (0, 1]')
-
-    return share
+    return args
 
 
 def setup_parser(parser):
@@ -232,7 +227,7 @@ def setup_parser(parser):
                         help='run the checks on the nodes this tool '
                              'drained and return those that pass to '
                              'service')
-    parser.add_argument('--max-drain-share', type=_share,
+    parser.add_argument('--max-drain-share', type=float,
                         default=drain.MAX_SHARE, metavar='F',
                         help="most of a partition's nodes drained at once, "
                              'as a fraction (at least one node; default: '
@@ -242,7 +237,7 @@ def setup_parser(parser):
                                         '(default: nodes.json beside its '
                                         'report page)')
     # shared option: --floor
-    parser.add_argument('--floor', type=_floors, default=None,
+    parser.add_argument('--floor', default=None,
                         metavar='FAMILY=F ...',
                         help='minimum bands instead of those the run '
                              'recorded (e.g. "Memory=0.3")')
@@ -304,6 +299,7 @@ def _show(run, args):
 def command(args):
     '''``hpc-acceptance suspects``: the suspects shown (and drained, or
     the drained ones resumed); the exit status.'''
+    args = _checked(args)
     if args.resume:
         return _resume(args.reframe_args)
 

@@ -209,7 +209,8 @@ def _options(argv):
 
 
 def setup_parser(parser):
-    arguments.pass_on(parser, 'reframe')
+    parser.usage = USAGE[len('usage: '):]
+    arguments.pass_on(parser)
 
 
 def command(args):

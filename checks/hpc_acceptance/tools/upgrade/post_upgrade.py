@@ -56,6 +56,7 @@ import os
 import sys
 import time
 
+from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
 from hpc_acceptance.tools.launch import lock, reframe_call, report_file
 from hpc_acceptance.tools.pipeline.run import is_max_jobs
@@ -77,16 +78,6 @@ def _max_jobs(text):
     if not is_max_jobs(text):
         raise argparse.ArgumentTypeError(f'{text}: a whole number, 1 or '
                                          f'more')
-    return text
-
-
-def _floor(text):
-    '''``--floor`` checked (:func:`..references.noise.parse_floors`), kept
-    as given: none given, the system's own floors are used.'''
-    try:
-        noise.parse_floors(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
     return text
 
 
@@ -126,7 +117,7 @@ def setup_parser(parser):
                              'runs show; fewer: the family\'s minimum '
                              '(default: %(default)s)')
     # shared option: --floor FAMILY=F
-    parser.add_argument('--floor', default='', type=_floor,
+    parser.add_argument('--floor', default='',
                         metavar='FAMILY=F ...',
                         help='minimum bands (e.g. "Memory=0.5 '
                              'Stream=0.3"; default: the system\'s own, '
@@ -143,6 +134,12 @@ def setup_parser(parser):
 def command(args):
     '''``hpc-acceptance post-upgrade``: record the baseline or judge the
     run after the upgrade; the exit status.'''
+    try:
+        # checked here, kept as given: none given, the system's own floors
+        noise.parse_floors(args.floor)
+    except ValueError as err:
+        raise UsageError(f'--floor: {err}') from None
+
     if args.report:
         return _post_upgrade(args)
 
@@ -185,9 +182,7 @@ def _post_upgrade(args):
             args.output_dir = (report_file.folder(chosen) if chosen else
                                str(report_file.REPORTS_DIR))
         except report_file.ReportFileError as err:
-            print(f'hpc-acceptance post-upgrade: error: {err}',
-                  file=sys.stderr)
-            return 2
+            raise UsageError(str(err)) from None
 
     stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
     if not args.report:
