@@ -2,10 +2,15 @@
 (Spack's ``cmd/common/arguments.py``), and the error of a command line
 that parsed but asks for something wrong.
 
-A command adds one to its parser with the function of the option's name
-(``arguments.add_nodes(parser)``); ``cli.py`` turns :class:`UsageError`
-into argparse's usage error (exit status 2).
+A command adds one to its parser (or to a group of it) with the function
+of the option's name (``arguments.add_nodes(parser)``); ``cli.py`` turns
+:class:`UsageError` into argparse's usage error (exit status 2). Options
+of one name but another meaning in two commands (``--system``,
+``--partition``, ``--format``, ``--json``) stay each in its command.
 '''
+
+import argparse
+import re
 
 
 class UsageError(Exception):
@@ -17,3 +22,78 @@ def pass_on(parser):
     '''The command takes, besides the options it knows, arguments it
     passes on (to ReFrame) unparsed and in order: ``args.passed_on``.'''
     parser.set_defaults(passed_on=[])
+
+
+def add_session(parser, what='a stored session'):
+    '''``--session UUID``: the stored session read instead of reports.'''
+    parser.add_argument('--session', help=f'UUID of {what}')
+
+
+def add_run_report(parser, help):
+    '''``--run-report REPORT.json``, again for each further report of the
+    run, in order.'''
+    parser.add_argument('--run-report', action='append', help=help)
+
+
+def add_sessions(parser, default):
+    '''``--sessions QUERY``: stored sessions, as ReFrame's
+    ``--describe-stored-testcases`` takes them.'''
+    parser.add_argument('--sessions', default=default,
+                        help="stored sessions to use: a time period, a "
+                             "session UUID or a filter, as ReFrame's "
+                             "--describe-stored-testcases takes "
+                             "(default: %(default)s)")
+
+
+def add_logs(parser, why):
+    '''``--log FILE``, again for each run: ReFrame's console output.'''
+    parser.add_argument('--log', action='append', default=[],
+                        help=f"ReFrame's console output of a run{why}")
+
+
+def add_nodes(parser, default=None):
+    '''``--nodes NODES.json``: a fleet run's node list.'''
+    parser.add_argument('--nodes', help='the node list of a fleet run '
+                        '(hpc-acceptance nodes --json)' +
+                        (f'; default: {default}' if default else ''))
+
+
+def add_floor_bands(parser, default, help):
+    '''``--floor "FAMILY=F ..."``: minimum bands per family, read by
+    :func:`..references.noise.parse_floors` in the command.'''
+    parser.add_argument('--floor', default=default, metavar='FAMILY=F ...',
+                        help=help)
+
+
+def add_db(parser, default):
+    '''``--db FILE``: the results database.'''
+    parser.add_argument('--db', help='the results database (default: '
+                                     f'$RFM_SQLITE_DB_FILE, else {default})')
+
+
+def is_max_jobs(text):
+    '''Whether ``text`` is a ``--max-jobs`` value: a whole number, 1 or
+    more.'''
+    return re.fullmatch(r'[1-9][0-9]*', text) is not None
+
+
+def _max_jobs(text):
+    if not is_max_jobs(text):
+        raise argparse.ArgumentTypeError(f'{text}: a whole number, 1 or '
+                                         f'more')
+    return text
+
+
+def add_run_options(parser):
+    '''The options of a run of ReFrame's checks (``ci/acceptance.sh``
+    reads the same by hand, before ReFrame's own): ``--fleet[=STATE]``,
+    ``--reservation``, ``--max-jobs``.'''
+    parser.add_argument('--fleet', nargs='?', const='', metavar='STATE',
+                        help='every node (ReFrame\'s --distribute, in '
+                             'STATE: idle, avail in a reservation)')
+    parser.add_argument('--reservation', help='a Slurm reservation to run '
+                                              'in')
+    parser.add_argument('--max-jobs', type=_max_jobs, metavar='N',
+                        help='at most N jobs submitted at once per '
+                             'scheduler partition (a fleet run\'s default: '
+                             'one per node it covers)')

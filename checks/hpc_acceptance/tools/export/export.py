@@ -44,6 +44,7 @@ import sys
 import time
 
 from hpc_acceptance.core.export import settings, spool, store
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.export import verify
 from hpc_acceptance.tools.export.samples import (
@@ -164,9 +165,7 @@ def setup_parser(parser):
                              'sessions stored since DATE (default: the '
                              f'last {verify.VERIFY_DAYS} days) and send what '
                              'it lacks')
-    parser.add_argument('--db', help='the results database (default: '
-                                     '$RFM_SQLITE_DB_FILE, else '
-                                     f'{db.DEFAULT_DB})')
+    arguments.add_db(parser, db.DEFAULT_DB)
     parser.add_argument('--site-dir', help='the site directory of the '
                                            'export setting (default: '
                                            '$HPC_ACCEPTANCE_SITE_DIR)')

@@ -217,15 +217,12 @@ def listing(state, config_files, system=None, job_options=()):
 def _reframe_options(parser):
     '''The options of reframe's that choose the nodes: ``-C``,
     ``--system``, ``-J``.'''
-    # shared option: -C/--config-file
     parser.add_argument('-C', '--config-file', action='append',
                         help='ReFrame configuration files, as for reframe '
                              f'(default: {CONFIG})')
-    # shared option: --system
     parser.add_argument('--system', default=os.environ.get('RFM_SYSTEM'),
                         help='system[:partition] (default: RFM_SYSTEM, or '
                              'the one matching this host)')
-    # shared option: -J
     parser.add_argument('-J', '--job-option', action='append', default=[],
                         help="a scheduler option, as reframe's -J takes it")
 

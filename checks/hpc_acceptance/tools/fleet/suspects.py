@@ -39,6 +39,7 @@ import os
 import sys
 from typing import NamedTuple, Optional
 
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet import comparison, confirm, drain, history
 from hpc_acceptance.tools.fleet import resume
@@ -210,13 +211,10 @@ def _checked(args):
 def setup_parser(parser):
     '''The options of ``hpc-acceptance suspects``.'''
     source = parser.add_mutually_exclusive_group()
-    # shared option: --session
-    source.add_argument('--session', help='UUID of a stored fleet run '
-                                          '(default: the latest)')
-    # shared option: --run-report
-    source.add_argument('--run-report', action='append',
-                        help="a fleet run's JSON report (again for its "
-                             "confirmation rerun's, read after it)")
+    arguments.add_session(source, 'a stored fleet run (default: the latest)')
+    arguments.add_run_report(source, "a fleet run's JSON report (again for "
+                                     "its confirmation rerun's, read after "
+                                     "it)")
     parser.add_argument('--format', choices=('text', 'json', 'slurm'),
                         default='text')
     action = parser.add_mutually_exclusive_group()
@@ -232,16 +230,10 @@ def setup_parser(parser):
                         help="most of a partition's nodes drained at once, "
                              'as a fraction (at least one node; default: '
                              '%(default)s)')
-    # shared option: --nodes
-    parser.add_argument('--nodes', help='the node list of the run '
-                                        '(default: nodes.json beside its '
-                                        'report page)')
-    # shared option: --floor
-    parser.add_argument('--floor', default=None,
-                        metavar='FAMILY=F ...',
-                        help='minimum bands instead of those the run '
-                             'recorded (e.g. "Memory=0.3")')
-    # shared option: --min-nodes
+    arguments.add_nodes(parser, 'nodes.json beside its report page')
+    arguments.add_floor_bands(parser, None,
+                              help='minimum bands instead of those the run '
+                                   'recorded (e.g. "Memory=0.3")')
     parser.add_argument('--min-nodes', type=int, default=MIN_NODES,
                         help='nodes a figure needs to be compared '
                              '(default: %(default)s)')

@@ -26,6 +26,7 @@ import textwrap
 from collections import Counter, OrderedDict
 from typing import NamedTuple
 
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.fleet import fingerprint, wording
 from hpc_acceptance.tools.fleet.nodes import left_out_line
@@ -316,12 +317,9 @@ def setup_parser(parser):
     parser.add_argument('reports', nargs='+', metavar='report',
                         help="ReFrame's JSON run reports (a fleet run: the "
                              "nodes' run, then the multi-node one)")
-    parser.add_argument('--log', action='append', default=[],
-                        help="ReFrame's console output of a run, for the "
-                             "reasons of skips that the reports do not "
-                             "hold")
-    parser.add_argument('--nodes', help='the node list of a fleet run '
-                                        '(hpc-acceptance nodes --json)')
+    arguments.add_logs(parser, ', for the reasons of skips that the '
+                               'reports do not hold')
+    arguments.add_nodes(parser)
     parser.add_argument('--width', type=int, default=100,
                         help='longest line (default: %(default)s)')
 

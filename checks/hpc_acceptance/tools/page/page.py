@@ -24,6 +24,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet.history import stored_run
 from hpc_acceptance.tools.fleet.nodes import read_node_map
@@ -144,16 +145,12 @@ def write(page, out_dir):
 
 def setup_parser(parser):
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument('--session', help='UUID of a stored session')
-    source.add_argument('--run-report', action='append',
-                        help="ReFrame's JSON run report (twice for a fleet "
-                             "run: the nodes' run, then the multi-node one)")
-    parser.add_argument('--log', action='append', default=[],
-                        help="ReFrame's console output of a run (default: "
-                             "the one kept beside the page)")
-    parser.add_argument('--nodes', help='the node list of a fleet run '
-                                        '(default: the one kept beside the '
-                                        'page)')
+    arguments.add_session(source)
+    arguments.add_run_report(source, "ReFrame's JSON run report (twice for "
+                                     "a fleet run: the nodes' run, then the "
+                                     "multi-node one)")
+    arguments.add_logs(parser, ' (default: the one kept beside the page)')
+    arguments.add_nodes(parser, 'the one kept beside the page')
     parser.add_argument('--runs', type=int,
                         default=trends.DEFAULT_RUNS,
                         help='runs per trend (default: %(default)s)')

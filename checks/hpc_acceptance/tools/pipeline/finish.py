@@ -28,6 +28,7 @@ import contextlib
 import os
 import sys
 
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.launch import reframe_call
@@ -130,7 +131,7 @@ def setup_parser(parser):
     parser.add_argument('runs', nargs='+', metavar='REPORT STATUS',
                         help="each run's JSON report and ReFrame's exit "
                              'status')
-    parser.add_argument('--nodes', help='the node list of a fleet run')
+    arguments.add_nodes(parser)
     parser.add_argument('--prefix', default='acceptance',
                         help='the word the lines start with')
 

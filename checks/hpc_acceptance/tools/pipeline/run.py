@@ -25,16 +25,15 @@ run; 128 + the signal when one stopped ReFrame.
 '''
 
 import os
-import re
 import sys
 import time
 
 from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
+from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet.nodes import (listing_of_run, node_map_path,
                                               write_node_map)
-from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.outcome import dependency_drift
 from hpc_acceptance.tools.outcome.finished_run import written
@@ -99,12 +98,6 @@ def system_named(reframe_args):
             system = arg[len('--system='):]
 
     return system.split(':')[0]
-
-
-def is_max_jobs(text):
-    '''Whether ``text`` is a ``--max-jobs`` value: a whole number, 1 or
-    more.'''
-    return re.fullmatch(r'[1-9][0-9]*', text) is not None
 
 
 def fleet_state(state, reservation):
@@ -202,7 +195,7 @@ def _options(argv):
         argv.pop(0)
 
     max_jobs = options['max_jobs']
-    if max_jobs is not None and not is_max_jobs(max_jobs):
+    if max_jobs is not None and not arguments.is_max_jobs(max_jobs):
         raise UsageError(f'--max-jobs {max_jobs}: a whole number, 1 or more')
 
     return options, argv

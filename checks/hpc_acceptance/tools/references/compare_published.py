@@ -13,6 +13,7 @@ compared. By default the newest run of each variant stored in the last
 import sys
 
 from hpc_acceptance.core.references import ReferenceFileError
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.references import published
 from hpc_acceptance.tools.results.runs import (ResultsError, figures_of,
                                                identity_of, report_testcases,
@@ -89,9 +90,7 @@ def setup_parser(parser):
     '''The options of ``hpc-acceptance compare-published``.'''
     source = parser.add_mutually_exclusive_group()
     source.add_argument('--report', help='a ReFrame JSON run report')
-    # shared option: --sessions
-    source.add_argument('--sessions', default='now-7d:now',
-                        help='stored sessions (default: %(default)s)')
+    arguments.add_sessions(source, 'now-7d:now')
 
 
 def command(args):

@@ -55,6 +55,7 @@ import sys
 import yaml
 
 from hpc_acceptance.core import references
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.references import calibration, noise
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import (ResultsError, figure_key,
@@ -316,16 +317,9 @@ def write(found):
 
 def setup_parser(parser):
     '''The options of ``hpc-acceptance propose-references``.'''
-    # shared option: --system
     parser.add_argument('--system', required=True,
                         help='system whose reference file to propose')
-    # shared option: --sessions
-    parser.add_argument('--sessions', default='now-30d:now',
-                        help="stored sessions to use: a time period, a "
-                             "session UUID or a filter, as ReFrame's "
-                             "--describe-stored-testcases takes "
-                             "(default: %(default)s)")
-    # shared option: --floor
+    arguments.add_sessions(parser, 'now-30d:now')
     parser.add_argument('--floor', action=FloorOption, default=[],
                         metavar='F|FAMILY=F',
                         help='smallest tolerance, as a fraction: F for '

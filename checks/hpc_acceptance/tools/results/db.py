@@ -40,6 +40,7 @@ import sys
 from pathlib import Path
 
 from hpc_acceptance.core.paths import PROJECT_DIR
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.results import disk_space, report_shape
 
 #: One line for ``hpc-acceptance --help``.
@@ -444,11 +445,9 @@ def unusable(path, reports_dir=None):
 
 def setup_parser(parser):
     commands = parser.add_subparsers(dest='command', required=True)
-    db_help = ('the database (default: $RFM_SQLITE_DB_FILE, else '
-               f'{DEFAULT_DB})')
     check_cmd = commands.add_parser(
         'check', help='integrity, ReFrame\'s schema, writable')
-    check_cmd.add_argument('--db', help=db_help)
+    arguments.add_db(check_cmd, DEFAULT_DB)
     check_cmd.add_argument('--reports', default=str(DEFAULT_REPORTS),
                            help='where the JSON run reports are, for the '
                                 'recovery steps (default: %(default)s)')
@@ -459,12 +458,12 @@ def setup_parser(parser):
                                          "(its storage warnings)")
     backup_cmd = commands.add_parser('backup', help='a backup copy, the '
                                                     'oldest ones removed')
-    backup_cmd.add_argument('--db', help=db_help)
+    arguments.add_db(backup_cmd, DEFAULT_DB)
     backup_cmd.add_argument('--keep', type=_keep, default=DEFAULT_KEEP,
                             help='backups to keep (default: %(default)s)')
     import_cmd = commands.add_parser('import', help='store runs from their '
                                                     'JSON reports')
-    import_cmd.add_argument('--db', help=db_help)
+    arguments.add_db(import_cmd, DEFAULT_DB)
     import_cmd.add_argument('reports', nargs='+', metavar='REPORT.json')
 
 

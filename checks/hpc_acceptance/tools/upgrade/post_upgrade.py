@@ -51,15 +51,14 @@ after an acceptance run); for ``--before``: 0 stored whole, 1 interrupted
 or nothing ran, 5 not in the results database.
 '''
 
-import argparse
 import os
 import sys
 import time
 
+from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
 from hpc_acceptance.tools.launch import lock, reframe_call, report_file
-from hpc_acceptance.tools.pipeline.run import is_max_jobs
 from hpc_acceptance.tools.references import calibration, noise
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import ResultsError
@@ -74,30 +73,12 @@ description = ('run the post-upgrade set and judge each figure against the '
 MIN_RUNS = 3
 
 
-def _max_jobs(text):
-    if not is_max_jobs(text):
-        raise argparse.ArgumentTypeError(f'{text}: a whole number, 1 or '
-                                         f'more')
-    return text
-
-
 def setup_parser(parser):
     '''The options of ``hpc-acceptance post-upgrade``.'''
     parser.add_argument('--before', action='store_true',
                         help='record the baseline: run the set and store '
                              'it, before the upgrade')
-    # shared option: --fleet[=STATE]
-    parser.add_argument('--fleet', nargs='?', const='', metavar='STATE',
-                        help='every node (ReFrame\'s --distribute, in '
-                             'STATE: idle, avail in a reservation)')
-    # shared option: --reservation
-    parser.add_argument('--reservation', help='a Slurm reservation to run '
-                                              'in')
-    # shared option: --max-jobs
-    parser.add_argument('--max-jobs', type=_max_jobs, metavar='N',
-                        help='at most N jobs submitted at once per '
-                             'scheduler partition (a fleet run\'s default: '
-                             'one per node it covers)')
+    arguments.add_run_options(parser)
     parser.add_argument('--baseline', default=baseline.NIGHTLY,
                         help='nightly sessions compared with where a '
                              'figure has no --before run, as ReFrame\'s '
@@ -116,15 +97,12 @@ def setup_parser(parser):
                         help='baseline runs a figure needs for the band its '
                              'runs show; fewer: the family\'s minimum '
                              '(default: %(default)s)')
-    # shared option: --floor FAMILY=F
-    parser.add_argument('--floor', default='',
-                        metavar='FAMILY=F ...',
-                        help='minimum bands (e.g. "Memory=0.5 '
-                             'Stream=0.3"; default: the system\'s own, '
-                             'measured by propose-references '
-                             '--calibrate-noise, else the built-in '
-                             'families\' bands, see '
-                             'hpc_acceptance.tools.references.noise)')
+    arguments.add_floor_bands(
+        parser, '', help='minimum bands (e.g. "Memory=0.5 Stream=0.3"; '
+                         'default: the system\'s own, measured by '
+                         'propose-references --calibrate-noise, else the '
+                         'built-in families\' bands, see '
+                         'hpc_acceptance.tools.references.noise)')
     parser.add_argument('--no-confirm', action='store_true',
                         help='no confirmation rerun of suspect checks')
     parser.add_argument('reframe_args', nargs='*',
