@@ -213,11 +213,18 @@ class Drift(NamedTuple):
     error: str = None
 
 
-def of_testcases(testcases):
-    '''The :class:`Drift` of a run's ``testcases`` (one report's)
-    against the stored runs of the last :data:`HISTORY_DAYS` days.'''
-    return _compared(lambda history, now: describe(changes(testcases,
-                                                           history)))
+def of_reports(each):
+    '''The :class:`Drift` of each of a run's reports (``each``: their test
+    cases, in order) against the stored runs of the last
+    :data:`HISTORY_DAYS` days, read once for all.'''
+    now = time.time()
+    try:
+        history = _stored(now)
+    except _UNCOMPARED as err:
+        return [Drift([], str(err)) for _ in each]
+
+    return [_drift(lambda: describe(changes(cases, history)))
+            for cases in each]
 
 
 def before(system):
@@ -226,17 +233,25 @@ def before(system):
     if system != 'local':
         return Drift([])
 
-    return _compared(lambda history, now: before_run(spack_setup.read(),
-                                                     history, now))
-
-
-def _compared(how):
     now = time.time()
+    return _drift(lambda: before_run(spack_setup.read(), _stored(now), now))
+
+
+#: What keeps this run from being compared with the runs before.
+_UNCOMPARED = (ResultsError, db.DatabaseError, ValueError)
+
+
+def _stored(now):
+    return db.stored_cases(db.database_path(), now - HISTORY_DAYS * 86400,
+                           now)
+
+
+def _drift(how):
+    '''``Drift(how())``, or the reason the runs before cannot be
+    compared.'''
     try:
-        history = db.stored_cases(db.database_path(),
-                                  now - HISTORY_DAYS * 86400, now)
-        return Drift(how(history, now))
-    except (ResultsError, db.DatabaseError, ValueError) as err:
+        return Drift(how())
+    except _UNCOMPARED as err:
         return Drift([], str(err))
 
 
@@ -269,5 +284,5 @@ def command(args):
         show(Drift([], str(err)))
         return 0
 
-    show(of_testcases(testcases))
+    show(of_reports([testcases])[0])
     return 0

@@ -45,8 +45,9 @@ description = ('write the HTML report page (trends, skips, provenance) of '
 
 LOG_NAME = 'reframe-output.log'
 
-#: The stored sessions the trends draw from, unless ``--history``.
-HISTORY = 'now-365d:now'
+#: The stored sessions the trends draw from, unless ``--history``: those
+#: the shifts across nights are found against.
+HISTORY = nightly.HISTORY
 
 
 @dataclass

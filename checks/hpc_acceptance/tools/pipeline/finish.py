@@ -37,9 +37,8 @@ from hpc_acceptance.tools.outcome import (dependency_drift, finished_run,
 from hpc_acceptance.tools.outcome.finished_run import written
 from hpc_acceptance.tools.page import page
 from hpc_acceptance.tools.results import db
-from hpc_acceptance.tools.results.runs import (ResultsError,
-                                               final_testcases,
-                                               stored_testcases)
+from hpc_acceptance.tools.results.runs import ResultsError, final_testcases
+from hpc_acceptance.tools.shifts import nightly
 
 #: One line for ``hpc-acceptance --help``.
 description = 'the end of a run: store, summary, page, storage check, verdict'
@@ -72,14 +71,15 @@ def show(run, prefix='acceptance', judged=None):
         print(sent.trouble, file=sys.stderr)
 
     summary.show(summary.of_run(run))
-    for report in run.parsed:
-        dependency_drift.show(dependency_drift.of_testcases(
-            final_testcases(report)))
+    for drift in dependency_drift.of_reports(
+            [final_testcases(report) for report in run.parsed]):
+        dependency_drift.show(drift)
 
     try:
         if run.unreadable:
             raise ResultsError(run.unreadable)
-        path = page.of_run(run, stored_testcases(page.HISTORY),
+        # the year of stored runs the run's shifts were found against
+        path = page.of_run(run, nightly.history(),
                            judged=judged or verdict.of_run(run))
     except Exception as err:
         print(f'{prefix}: the report page could not be written '

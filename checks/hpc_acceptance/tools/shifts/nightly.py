@@ -209,12 +209,6 @@ def history(query=HISTORY):
     return _stored(path, os.stat(path).st_mtime_ns, query)
 
 
-#: :func:`of_run`'s answers in this process: the summary, the page, the
-#: export and the verdict of one run ask in turn, and a fleet run's
-#: series are many.
-_FOUND = {}
-
-
 def of_run(current):
     ''':func:`find` of a run's test cases against the results database;
     none where the database cannot be read (the run's other tools say
@@ -222,14 +216,7 @@ def of_run(current):
 
     :raises .limit.LimitError: if the site's shift limit cannot be read.
     '''
-    path = db.database_path()
-    asked = (tuple(sorted({str(c.get('session_uuid')) for c in current})),
-             path, os.path.exists(path) and os.stat(path).st_mtime_ns,
-             os.environ.get(limit.VARIABLE))
-    if asked not in _FOUND:
-        try:
-            _FOUND[asked] = find(current, history())
-        except ResultsError:
-            _FOUND[asked] = []
-
-    return _FOUND[asked]
+    try:
+        return find(current, history())
+    except ResultsError:
+        return []
