@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.export import export
-from hpc_acceptance.tools.fleet import fingerprint, wording
+from hpc_acceptance.tools.fleet import contention, fingerprint, wording
 from hpc_acceptance.tools.fleet.nodes import left_out_line
 from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.references import calibration
@@ -186,6 +186,8 @@ def _fleet_items(fleets):
                              for g in judged))
 
         items += [f'{where}{s.describe()}' for s in partition.suspects]
+        items += [f'{where}{c.describe()}'
+                  for c in contention.of_partition(partition)]
         items += [f'{where}{node}: {case} passed only when retried'
                   for node, case in partition.passed_on_retry]
         items += [f'{where}{node}: {label} {wording.number(first)} on the '
