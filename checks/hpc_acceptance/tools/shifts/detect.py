@@ -148,13 +148,15 @@ def _clipped(logs, sigma):
     if sigma <= 0:
         return logs.copy()
 
-    out = logs.copy()
-    for i in range(len(logs)):
-        middle = float(numpy.median(logs[max(0, i - 2):i + 3]))
-        out[i] = min(max(logs[i], middle - CLIP * sigma),
-                     middle + CLIP * sigma)
+    count = len(logs)
+    middle = numpy.empty(count)
+    if count >= 5:
+        middle[2:count - 2] = numpy.median(
+            numpy.lib.stride_tricks.sliding_window_view(logs, 5), axis=1)
+    for i in {0, 1, count - 2, count - 1} & set(range(count)):
+        middle[i] = numpy.median(logs[max(0, i - 2):i + 3])
 
-    return out
+    return numpy.clip(logs, middle - CLIP * sigma, middle + CLIP * sigma)
 
 
 def _best_cut(sums, lo, hi, sigma):
@@ -328,13 +330,14 @@ def _judge(values, accepted=None, threshold=None, still_open=False):
         return None
 
     freedom = len(values) - len(levels)
+    sums = numpy.concatenate([[0.0], numpy.cumsum(logs)])
     # each level after the accepted one, in turn: is it away from it?
     was_open, left, excursion = still_open, None, None
     for number, (a, b) in enumerate(later):
         last = number == len(later) - 1
         nights = range(a + MIN_AFTER, b + 1) if last else [b]
         for end in nights:
-            difference = float(logs[a:end].mean()) - base_level
+            difference = float(sums[end] - sums[a]) / (end - a) - base_level
             still = _open(difference, end - a, base_nights, sigma,
                           freedom, was_open)
             if still and (not was_open or left is None):
