@@ -46,7 +46,7 @@ from typing import Tuple
 import numpy
 
 #: Standard errors between two levels for segmentation to cut there.
-Z_SPLIT = 4.0
+Z_SPLIT = 3.5
 
 #: Standard errors between levels cut to measure the noise about them: a
 #: level missed would count its step as noise.
