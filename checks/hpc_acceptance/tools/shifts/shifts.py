@@ -98,8 +98,12 @@ def command(args):
                                            'level is accepted')
             return _ack(args, path, acks)
 
-        for shift in _standing(args, acks):
+        standing = _standing(args, acks)
+        for shift in standing:
             print(shift.describe())
+        if not standing:
+            print(f'shifts: no figure of the runs stored in {args.sessions} '
+                  f'stands away from its accepted level')
         return 0
     except (ResultsError, acknowledged.AcknowledgedError) as err:
         print(f'shifts: {err}', file=sys.stderr)
