@@ -206,6 +206,9 @@ def otava_cli(command, windows):
 def same_as_cli(command, windows):
     '''``(windows compared, windows that differ)``: the change points of
     :func:`otava_api` against the CLI's own on ``windows``.'''
+    if not windows:
+        return 0, 0
+
     cli = otava_cli(command, windows)
     differ = [key for key, values in windows.items()
               if [i for i, _ in otava_api(values)] !=

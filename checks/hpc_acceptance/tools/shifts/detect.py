@@ -54,7 +54,7 @@ Z_LEVELS = 3.0
 
 #: Standard errors between the last level and the accepted one for a shift
 #: to be reported ...
-Z_OPEN = 4.0
+Z_OPEN = 4.25
 
 #: ... and below which a reported one has ended (the level returned).
 Z_KEEP = 2.5
