@@ -1,30 +1,40 @@
-'''How soon a persistent shift across nights is reported, and how often a
-quiet figure raises an alarm: the nightly's detection
+'''How soon a shift across nights is reported, how steady and how whole it
+is, and how often a quiet figure raises an alarm: the nightly's detection
 (hpc_acceptance.tools.shifts.detect) side by side with Apache Otava's own
 command line, on the same series in the same run.
 
-    .venv/bin/python ci/bench/detection.py [--db RESULTS.db ...]
-        [--model-series 200] [--nights 40] [--horizon 10] [--seed 39]
+    .venv/bin/python ci/bench/detection.py [--seeds 100] [--noise 3]
+        [--nights 40] [--otava PATH]
 
-Two sets of series:
+The series are the patterns of otava-test-data 0.1.9 (its generators'
+code reproduced here, numpy's ``default_rng(seed)`` drawn in the same
+order, so that a seed gives the series the package gives), at level 100
+with normal noise of ``--noise`` (per cent of the level), ``--nights``
+nights, one series per seed:
 
-- *this machine*: every figure's nightly series stored in the results
-  databases given (``ci/bench/repetition.sh`` makes one: the memory and
-  STREAM checks run night after night), one value per session;
-- *1 % noise*: ``--model-series`` series of ``--nights`` nights, each
-  value 1 % (relative, normal) around its level.
+- ``step_function`` -5 % and -10 % at night n - 10;
+- ``regression_fix``: -10 % for 8 nights from night n - 18, then back;
+- ``multiple_changes`` (two steps): -7 % at n - 20, -7 % more at n - 10;
+- a slow drift (not a generator of the package): -0.5 % a night from
+  night n - 20 on (-9.5 % at the last night);
+- quiet: ``noise_normal``, ``banding`` (100 and 105 at random),
+  ``outlier`` (one night at +30 %, at n / 2), ``variance_change`` (the
+  noise three times larger from n / 2 on).
 
-For each series and each size (3, 5, 10, 20 %), a loss of that size is
-injected from night ``n - horizon`` on (a rate lower, a time longer); the
-nights until reported are the nights from the first shifted one to the
-first on which the tool reports a change point at that night (within one
-night), looking back :data:`WINDOW` nights each night, as the nightly
-does; not within ``--horizon`` nights: never. A false alarm is a quiet
-figure-night (the series as stored, each night from the seventh on) on
-which the tool reports any change in its window.
-
-The peer is Otava's ``otava analyze`` with its defaults (p-value 0.001,
-window 50), given every window as a CSV test in one call. Prints a
+Each series is judged night after night, as the nightly does: every night
+from the seventh on, each tool given the nights up to it (ours: all of
+them; Otava's CLI: the last 30, its window, in one ``otava analyze`` call
+with its defaults; the same analysis in process, checked against the CLI
+on the windows of the first ``--cli-check`` seeds). A step is *reported* on a night when the tool reports a
+change within 2 nights of it (ours: a shift whose first night away is
+there; Otava: a change point there); a *false alarm* is a night of a quiet
+series on which the tool reports any shift (ours) or change point
+(Otava), each night counted, as a sysadmin reads them each morning. For
+the regression then fix, the nights after the fix still reported; for the
+two steps and the drift, the size reported on the last night against the
+whole loss (ours: the shift; Otava: its last change point's), and the
+share of nights, from the fifth after the first change on, on which a
+change is reported at all (a steady verdict). Prints a
 Markdown table with the date and machine.
 '''
 
@@ -33,203 +43,280 @@ import datetime
 import json
 import os
 import platform
-import random
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 
-from hpc_acceptance.tools.references import noise
+import numpy
+
 from hpc_acceptance.tools.shifts import detect
 
-SIZES = (0.03, 0.05, 0.10, 0.20)
+#: Nights Otava's CLI is given, as the trend plots show.
+OTAVA_WINDOW = 30
 
-#: Nights the nightly looks back.
-WINDOW = detect.WINDOW
-
-#: Nights of history before the first night judged for false alarms.
+#: The first night judged (index), and how far from the true night a
+#: reported change may be.
 FIRST_JUDGED = 6
+SLACK = 2
+
+LEVEL = 100.0
 
 
-def stored_series(path):
-    '''``{name: (unit, [values])}`` of every figure in the results
-    database at ``path``: one value per session, oldest first.'''
-    os.environ['RFM_SQLITE_DB_FILE'] = str(path)
-    from hpc_acceptance.tools.results.runs import (describe_key, figure_key,
-                                                   stored_testcases)
-
-    points = defaultdict(list)
-    for case in stored_testcases('now-3650d:now'):
-        if case.get('fixture'):
-            continue
-
-        for name, perf in (case.get('perfvalues') or {}).items():
-            if perf and perf[0] is not None and float(perf[0]) > 0:
-                key = (describe_key(figure_key(case)), case['identity'],
-                       name.split(':')[-1], perf[4])
-                points[key].append((case['job_completion_time_unix'],
-                                    float(perf[0])))
-
-    return {f'{k[0]} {k[2]} [{k[1]}]': (k[3], [v for _, v in sorted(p)])
-            for k, p in points.items()}
+def _noise(rng, sigma, length):
+    return rng.normal(0, sigma, length)
 
 
-def model_series(count, nights, seed):
-    rng = random.Random(seed)
-    return {f'model-{n}': ('MB/s', [100 * (1 + 0.01 * rng.gauss(0, 1))
-                                    for _ in range(nights)])
-            for n in range(count)}
+def step(seed, sigma, length, size):
+    rng = numpy.random.default_rng(seed)
+    at = length - 10
+    data = numpy.empty(length)
+    data[:at], data[at:] = LEVEL, LEVEL * (1 + size)
+    return data + _noise(rng, sigma, length), {'at': at, 'size': size}
 
 
-def injected(values, unit, size, night):
-    '''``values`` losing ``size`` of performance from ``night`` on.'''
-    factor = 1 - size if noise.higher_is_better(unit) else 1 / (1 - size)
-    return values[:night] + [v * factor for v in values[night:]]
+def regression_fix(seed, sigma, length):
+    rng = numpy.random.default_rng(seed)
+    start, end = length - 18, length - 10
+    data = numpy.full(length, LEVEL)
+    data[start:end] = LEVEL * 0.9
+    return data + _noise(rng, sigma, length), {'at': start, 'fixed': end,
+                                               'size': -0.10}
 
 
-class Windows:
-    '''The windows each tool judges: ``(set, series, size or None,
-    night)`` -> the window's values, and what the tools found.'''
-
-    def __init__(self):
-        self.values = {}
-        self.ours = {}
-        self.peer = {}
-
-    def add(self, key, values):
-        self.values[key] = values[-WINDOW:]
-
-    def judge_ours(self):
-        for key, values in self.values.items():
-            found = detect.latest_shift(values)
-            self.ours[key] = [] if found is None else [found.index]
-
-    def judge_peer(self, otava):
-        '''Every window as a CSV test of one ``otava analyze`` call.'''
-        work = Path(tempfile.mkdtemp(prefix='detection-otava-'))
-        try:
-            names, tests = {}, {}
-            start = datetime.datetime(2026, 1, 1,
-                                      tzinfo=datetime.timezone.utc)
-            for number, (key, values) in enumerate(self.values.items()):
-                name = f't{number}'
-                names[name] = key
-                path = work / f'{name}.csv'
-                path.write_text('time,value\n' + ''.join(
-                    f'{(start + datetime.timedelta(days=d)).isoformat()},'
-                    f'{v!r}\n' for d, v in enumerate(values)))
-                tests[name] = {'type': 'csv', 'file': str(path),
-                               'time_column': 'time', 'metrics': ['value']}
-
-            config = work / 'otava.yaml'
-            config.write_text(json.dumps({'tests': tests}))
-            done = subprocess.run(
-                [otava, 'analyze', *names, '--output', 'json'],
-                env=dict(os.environ, OTAVA_CONFIG=str(config)),
-                capture_output=True, text=True, cwd=work, check=True)
-            for line in done.stdout.splitlines():
-                if line.startswith('{'):
-                    for name, points in json.loads(line).items():
-                        self.peer[names[name]] = sorted(
-                            change['index'] for point in points
-                            for change in point['changes'])
-        finally:
-            shutil.rmtree(work)
-
-        missing = set(self.values) - set(self.peer)
-        if missing:
-            sys.exit(f'detection: otava analysed {len(self.peer)} of '
-                     f'{len(self.values)} windows')
+def two_steps(seed, sigma, length):
+    rng = numpy.random.default_rng(seed)
+    first, second = length - 20, length - 10
+    data = numpy.empty(length)
+    data[:first], data[first:second], data[second:] = \
+        LEVEL, LEVEL * 0.93, LEVEL * 0.86
+    return data + _noise(rng, sigma, length), {'from': first, 'total': -0.14}
 
 
-def plan(windows, group, series, horizon):
-    '''Add ``series``' windows to ``windows``: each size injected, each
-    night after it up to ``horizon``; the quiet nights.'''
-    for name, (unit, values) in series.items():
-        night = len(values) - horizon
-        if night < detect.MIN_BEFORE:
-            continue
-
-        for size in SIZES:
-            shifted = injected(values, unit, size, night)
-            for after in range(1, horizon + 1):
-                windows.add((group, name, size, after),
-                            shifted[:night + after])
-
-        for last in range(FIRST_JUDGED, len(values)):
-            windows.add((group, name, None, last), values[:last + 1])
+def drift(seed, sigma, length):
+    rng = numpy.random.default_rng(seed)
+    start = length - 20
+    nights = numpy.arange(length)
+    data = LEVEL * (1 - 0.005 * numpy.clip(nights - start, 0, None))
+    return data + _noise(rng, sigma, length), {
+        'from': start, 'total': -0.005 * (length - 1 - start)}
 
 
-def reported(found, values_count, after):
-    '''Whether change points ``found`` (indices in the window) include
-    the shifted night (``after`` nights before the window's end), within
-    one night.'''
-    night = values_count - after
-    return any(abs(index - night) <= 1 for index in found)
+def quiet_noise(seed, sigma, length):
+    rng = numpy.random.default_rng(seed)
+    return rng.normal(LEVEL, sigma, length), {}
 
 
-def results(windows, group, horizon, tool):
-    '''``({size: [nights until reported or None]}, alarms, quiet
-    figure-nights)`` of ``tool`` (``ours`` or ``peer``) on ``group``.'''
-    found = getattr(windows, tool)
-    delays = defaultdict(dict)
-    alarms = quiet = 0
-    for key, values in windows.values.items():
-        if key[0] != group:
-            continue
-
-        _, name, size, night = key
-        if size is None:
-            quiet += 1
-            alarms += bool(found[key])
-        elif reported(found[key], len(values), night):
-            earlier = delays[size].get(name)
-            delays[size][name] = night if earlier is None else \
-                min(earlier, night)
-        else:
-            delays[size].setdefault(name, None)
-
-    return ({size: list(by_name.values())
-             for size, by_name in delays.items()}, alarms, quiet)
+def banding(seed, sigma, length):
+    rng = numpy.random.default_rng(seed)
+    data = rng.choice([LEVEL, LEVEL * 1.05], size=length).astype(float)
+    return data + _noise(rng, sigma, length), {}
 
 
-def _cell(delays, goal):
-    got = sorted(d for d in delays if d is not None)
-    if not delays:
-        return '–'
-
-    median = (f'{statistics.median(got):g}' if len(got) * 2 > len(delays)
-              else 'never')
-    within = sum(d is not None and d <= goal for d in delays)
-    return f'{median} ({100 * within / len(delays):.0f} % ≤ {goal})'
+def outlier(seed, sigma, length):
+    rng = numpy.random.default_rng(seed)
+    data = numpy.full(length, LEVEL) + _noise(rng, sigma, length)
+    data[length // 2] = LEVEL * 1.3
+    return data, {}
 
 
-def table(windows, groups, horizon):
-    lines = ['| series | figures | shift | nights until reported, ours '
-             '(share within goal) | Otava CLI | false alarms / 1000 quiet '
-             'figure-nights, ours | Otava CLI |',
-             '|---|---|---|---|---|---|---|']
-    for group, goal in groups:
-        ours, our_alarms, quiet = results(windows, group, horizon, 'ours')
-        peer, peer_alarms, _ = results(windows, group, horizon, 'peer')
-        figures = len({key[1] for key in windows.values
-                       if key[0] == group})
-        for number, size in enumerate(SIZES):
-            alarms = (f'{1000 * our_alarms / quiet:.2f} '
-                      f'({our_alarms} of {quiet})',
-                      f'{1000 * peer_alarms / quiet:.2f} '
-                      f'({peer_alarms} of {quiet})') \
-                if number == 0 and quiet else ('', '')
-            lines.append(f'| {group if number == 0 else ""} | '
-                         f'{figures if number == 0 else ""} | '
-                         f'{100 * size:.0f} % | '
-                         f'{_cell(ours.get(size, []), goal)} | '
-                         f'{_cell(peer.get(size, []), goal)} | '
-                         f'{alarms[0]} | {alarms[1]} |')
+def variance_change(seed, sigma, length):
+    rng = numpy.random.default_rng(seed)
+    half = length // 2
+    return numpy.concatenate([rng.normal(LEVEL, sigma, half),
+                              rng.normal(LEVEL, 3 * sigma, length - half)]
+                             ), {}
 
+
+PATTERNS = [
+    ('step -5 %', 'step', lambda s, n, l: step(s, n, l, -0.05)),
+    ('step -10 %', 'step', lambda s, n, l: step(s, n, l, -0.10)),
+    ('regression -10 % then fix', 'fix', regression_fix),
+    ('two steps -7 %, -7 %', 'total', two_steps),
+    ('slow drift -0.5 %/night', 'total', drift),
+    ('quiet: normal noise', 'quiet', quiet_noise),
+    ('quiet: banding 100/105', 'quiet', banding),
+    ('quiet: one outlier +30 %', 'quiet', outlier),
+    ('quiet: variance x3', 'quiet', variance_change),
+]
+
+
+def ours(values):
+    '''``(reported, first night away, size)`` of our detection.'''
+    found = detect.judge(values)
+    if found is None or found.recovered:
+        return False, None, None
+
+    return True, found.left, found.size
+
+
+def otava_api(values):
+    '''``[(index, relative change)]`` of the change points ``otava
+    analyze`` finds in ``values``: the computation its CLI makes
+    (``compute_change_points`` with the CLI's defaults: window 50, p-value
+    0.001, no minimum magnitude), in process: the CLI spends 130 ms a
+    window around 3 ms of analysis.'''
+    from otava.analysis import compute_change_points
+
+    found, _ = compute_change_points(values, window_len=50, max_pvalue=0.001,
+                                     min_magnitude=0.0)
+    return sorted((p.index, p.stats.forward_rel_change())
+                  for p in found)
+
+
+def otava_cli(command, windows):
+    '''``{key: [(index, relative change)]}`` of ``windows`` (``{key:
+    values}``), as CSV tests of one ``otava analyze`` call.'''
+    work = Path(tempfile.mkdtemp(prefix='detection-otava-'))
+    found = {}
+    try:
+        names, tests = {}, {}
+        start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+        for number, (key, values) in enumerate(windows.items()):
+            name = f't{number}'
+            names[name] = key
+            path = work / f'{name}.csv'
+            path.write_text('time,value\n' + ''.join(
+                f'{(start + datetime.timedelta(days=d)).isoformat()},'
+                f'{v!r}\n' for d, v in enumerate(values)))
+            tests[name] = {'type': 'csv', 'file': str(path),
+                           'time_column': 'time', 'metrics': ['value']}
+
+        config = work / 'otava.yaml'
+        config.write_text(json.dumps({'tests': tests}))
+        done = subprocess.run(
+            [command, 'analyze', *names, '--output', 'json'],
+            env=dict(os.environ, OTAVA_CONFIG=str(config)),
+            capture_output=True, text=True, cwd=work, check=True)
+        for line in done.stdout.splitlines():
+            if line.startswith('{'):
+                for name, points in json.loads(line).items():
+                    found[names[name]] = sorted(
+                        (change['index'],
+                         float(change['forward_change_percent']) / 100)
+                        for point in points for change in point['changes'])
+    finally:
+        shutil.rmtree(work)
+
+    return found
+
+
+def same_as_cli(command, windows):
+    '''``(windows compared, windows that differ)``: the change points of
+    :func:`otava_api` against the CLI's own on ``windows``.'''
+    if not windows:
+        return 0, 0
+
+    cli = otava_cli(command, windows)
+    differ = [key for key, values in windows.items()
+              if [i for i, _ in otava_api(values)] !=
+              [i for i, _ in cli.get(key, [])]]
+    return len(windows), len(differ)
+
+
+def _share(delays, goal):
+    return sum(d is not None and d <= goal for d in delays) / len(delays)
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _pct(value):
+    return '–' if value is None else f'{100 * value:+.1f} %'
+
+
+def measure(seeds, sigma, length):
+    '''``([(pattern, kind, {tool: result})], Otava's windows)``.'''
+    judged, peer, windows = {}, {}, {}
+    for name, kind, make in PATTERNS:
+        for seed in range(seeds):
+            values, truth = make(seed, sigma, length)
+            for night in range(FIRST_JUDGED, length):
+                window = [float(v) for v in values[:night + 1]]
+                judged[name, seed, night] = (ours(window), truth)
+                windows[name, seed, night] = window[-OTAVA_WINDOW:]
+                peer[name, seed, night] = otava_api(
+                    windows[name, seed, night])
+
+    rows = []
+    for name, kind, _ in PATTERNS:
+        result = {}
+        for tool in ('ours', 'otava'):
+            delays, alarms, quiet, after_fix, fix_nights, sizes = \
+                [], 0, 0, 0, 0, []
+            for seed in range(seeds):
+                delay = None
+                for night in range(FIRST_JUDGED, length):
+                    (reported, left, size), truth = judged[name, seed, night]
+                    if tool == 'otava':
+                        points = peer[name, seed, night]
+                        offset = night + 1 - len(windows[name, seed, night])
+                        points = [(offset + i, s) for i, s in points]
+                        reported = bool(points)
+                    at = truth.get('at')
+                    if kind == 'quiet':
+                        quiet += 1
+                        alarms += reported
+                        continue
+
+                    if at is not None and night >= at and delay is None:
+                        near = ([p for p, _ in points] if tool == 'otava'
+                                else [left] if reported else [])
+                        if any(abs(p - at) <= SLACK for p in near):
+                            delay = night - at + 1
+                    if kind == 'fix' and night >= truth['fixed'] + 2:
+                        fix_nights += 1
+                        after_fix += reported
+                    if kind == 'total' and night >= truth['from'] + 5:
+                        fix_nights += 1
+                        after_fix += reported
+                    if kind == 'total' and night == length - 1:
+                        sizes.append((points[-1][1] if points else None)
+                                     if tool == 'otava' else
+                                     (size if reported else None))
+                delays.append(delay)
+
+            result[tool] = dict(delays=delays, alarms=alarms, quiet=quiet,
+                                after_fix=after_fix, fix_nights=fix_nights,
+                                sizes=sizes)
+        rows.append((name, kind, result))
+
+    return rows, windows
+
+
+def _cell(kind, r, truth_total=None):
+    if kind == 'quiet':
+        return (f'{1000 * r["alarms"] / r["quiet"]:.2f} / 1000 nights '
+                f'({r["alarms"]} of {r["quiet"]})')
+
+    found = [d for d in r['delays'] if d is not None]
+    text = (f'{100 * _share(r["delays"], 5):.0f} % ≤ 5 nights, '
+            f'{100 * _share(r["delays"], 10):.0f} % ≤ 10; median '
+            f'{_median(found) if found else "never"}')
+    if kind == 'fix':
+        text += (f'; after the fix: reported {r["after_fix"]} of '
+                 f'{r["fix_nights"]} nights')
+    if kind == 'total':
+        said = [s for s in r['sizes'] if s is not None]
+        text = (f'last night: reported in {len(said)} of '
+                f'{len(r["sizes"])}, median {_pct(_median(said))} '
+                f'(the whole loss {_pct(truth_total)})')
+        text += (f'; reported on {100 * r["after_fix"] / r["fix_nights"]:.0f}'
+                 f' % of the nights from the 5th after the first change')
+    return text
+
+
+def table(rows, seeds, sigma, length):
+    lines = ['| pattern | ours | Otava CLI |', '|---|---|---|']
+    for name, kind, result in rows:
+        _, truth = dict((n, m) for n, _, m in PATTERNS)[name](
+            0, sigma, length)
+        lines.append(f'| {name} | {_cell(kind, result["ours"], truth.get("total"))} '
+                     f'| {_cell(kind, result["otava"], truth.get("total"))} |')
     return lines
 
 
@@ -247,40 +334,32 @@ def _machine():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--db', action='append', default=[],
-                        help='a results database of this machine\'s '
-                             'nightly runs (repeatable)')
-    parser.add_argument('--model-series', type=int, default=200)
-    parser.add_argument('--nights', type=int, default=40,
-                        help='nights of each 1 %% noise series')
-    parser.add_argument('--horizon', type=int, default=10,
-                        help='nights a shift is followed')
-    parser.add_argument('--seed', type=int, default=39)
+    parser.add_argument('--seeds', type=int, default=100)
+    parser.add_argument('--noise', type=float, default=3.0,
+                        help='normal noise, per cent of the level')
+    parser.add_argument('--nights', type=int, default=40)
     parser.add_argument('--otava', default=os.path.join(
         os.path.dirname(sys.executable), 'otava'),
         help="Otava's command (default: the one beside this Python)")
+    parser.add_argument('--cli-check', type=int, default=2,
+                        help="seeds of each pattern whose windows are also "
+                             "given to Otava's CLI, its change points "
+                             "compared with the in-process analysis's "
+                             "(default: %(default)s)")
     args = parser.parse_args(argv)
 
-    windows = Windows()
-    groups = [('1 % noise', 3)]
-    plan(windows, '1 % noise',
-         model_series(args.model_series, args.nights, args.seed),
-         args.horizon)
-    for path in args.db:
-        series = stored_series(path)
-        longest = max((len(v) for _, v in series.values()), default=0)
-        group = f'this machine ({os.path.basename(os.path.dirname(path))}, ' \
-                f'{longest} nights)'
-        plan(windows, group, series, args.horizon)
-        groups.append((group, 5))
-
-    windows.judge_ours()
-    windows.judge_peer(args.otava)
+    rows, windows = measure(args.seeds, args.noise, args.nights)
+    checked, differ = same_as_cli(args.otava, {
+        key: values for key, values in windows.items()
+        if key[1] < args.cli_check})
     when = datetime.datetime.now(datetime.timezone.utc)
-    print(f'{when:%Y-%m-%d %H:%M} UTC, {_machine()}; window {WINDOW} '
-          f'nights, shifts followed {args.horizon} nights; '
-          f'goal: 3 nights on 1 % noise, 5 on this machine')
-    print('\n'.join(table(windows, groups, args.horizon)))
+    print(f'{when:%Y-%m-%d %H:%M} UTC, {_machine()}; {args.seeds} seeds a '
+          f'pattern, {args.nights} nights, {args.noise:g} % noise; ours: '
+          f'Z_OPEN {detect.Z_OPEN}, Z_KEEP {detect.Z_KEEP}, MIN_BEFORE '
+          f'{detect.MIN_BEFORE}; Otava CLI: its defaults, window '
+          f'{OTAVA_WINDOW} nights, analysed in process ({checked} windows '
+          f'also given to `otava analyze`: {differ} differ)')
+    print('\n'.join(table(rows, args.seeds, args.noise, args.nights)))
     return 0
 
 

@@ -531,6 +531,21 @@ static double slowest(const struct padded_double *dt, int nthreads)
     return tmax;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the median of times[0..n) (sorted in place); 0 when n is 0 */
+static double median_of(double *times, long n)
+{
+    if (n <= 0)
+        return 0.0;
+    qsort(times, (size_t)n, sizeof *times, by_value);
+    return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
 void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
                    double min_seconds, double span_seconds,
                    struct timing *out)
@@ -545,8 +560,9 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
     for (int t = 0; t < nthreads; t++)
         tbest[t] = DBL_MAX;
 
-    long iters = 1, total = 0, runs = 0;
-    int done = 0, more = 1;
+    long iters = 1, total = 0, runs = 0, kept = 0;
+    double *times = NULL;
+    int done = 0, more = 1, no_room = 0;
     double start = 0, spanned = 0;
     double best = DBL_MAX;
     int team = 0;
@@ -598,10 +614,22 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
                     double tmax = slowest(dt, nthreads);
                     if (tmax < best)
                         best = tmax;
+                    if (runs == kept) {
+                        long room = kept ? 2 * kept : 64;
+                        double *grown = realloc(times, (size_t)room * sizeof *times);
+                        if (grown) {
+                            times = grown;
+                            kept = room;
+                        } else {
+                            no_room = 1;
+                        }
+                    }
+                    if (runs < kept)
+                        times[runs] = tmax;
                     total += iters;
                     runs++;
                     spanned = now_seconds() - start;
-                    more = runs < repeats || spanned < span_seconds;
+                    more = !no_room && (runs < repeats || spanned < span_seconds);
                 } /* implicit barrier: every thread sees `more` */
             }
         }
@@ -612,6 +640,13 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
         exit(1);
     }
     free(dt);
+    if (no_room) {
+        fprintf(stderr, "%s: cannot allocate the times of %ld repetitions\n",
+                g_prog, runs + 1);
+        exit(EXIT_ALLOC);
+    }
+    out->median = median_of(times, runs < kept ? runs : kept);
+    free(times);
     out->best = best;
     out->iters = iters;
     out->total_iters = total;
@@ -623,6 +658,24 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
 void comment_timing(const char *label, long runs, double seconds)
 {
     comment("%s: best of %ld timed runs over %.3f s", label, runs, seconds);
+}
+
+void figure_repetitions(const char *prefix, const char *label,
+                        double best_value, int is_rate, const char *unit,
+                        const struct timing *t)
+{
+    char name[128];
+    double ratio = t->median > 0 ? t->best / t->median : 0.0;
+    if (label)
+        snprintf(name, sizeof name, "%s.%s.median", prefix, label);
+    else
+        snprintf(name, sizeof name, "%s.median", prefix);
+    figure(name, is_rate ? best_value * ratio
+                         : (ratio > 0 ? best_value / ratio : 0.0), unit);
+    if (label)
+        figure2("best_to_median", label, ratio, "ratio");
+    else
+        figure("best_to_median", ratio, "ratio");
 }
 
 void timing_free(struct timing *t)

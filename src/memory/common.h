@@ -147,6 +147,7 @@ typedef void (*kernel_fn)(void *ctx, int tid, long iters);
 
 struct timing {
     double best;          /* min over repetitions of max over threads [s] */
+    double median;        /* median over repetitions of the same [s]      */
     long iters;           /* inner iterations per timed run               */
     long total_iters;     /* iterations per thread, warm-up included      */
     double *thread_best;  /* per-thread best time [s], nthreads entries  */
@@ -159,6 +160,18 @@ void time_parallel(kernel_fn kernel, void *ctx, int nthreads, long repeats,
                    struct timing *out);
 /* "# <label>: best of <runs> timed runs over <seconds> s" */
 void comment_timing(const char *label, long runs, double seconds);
+/* Beside a figure from the best repetition, the same figure at the median
+ * repetition and how steady the repetitions were:
+ *   "<prefix>[.<label>].median VALUE UNIT"  (is_rate: the value scales as
+ *                                            1/time, else as time)
+ *   "best_to_median[.<label>] R ratio"      (best time / median time,
+ *                                            1 = every repetition alike)
+ * A node whose core is taken in slices (a CPU quota, a neighbour's job)
+ * lets some repetitions through at full speed, which the best of them
+ * keeps; the median and the ratio show the rest.  label may be NULL. */
+void figure_repetitions(const char *prefix, const char *label,
+                        double best_value, int is_rate, const char *unit,
+                        const struct timing *t);
 void timing_free(struct timing *t);
 
 /* ---- misc ------------------------------------------------------------ */

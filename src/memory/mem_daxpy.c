@@ -161,9 +161,10 @@ int main(int argc, char **argv)
         comment_timing(e->label, tm.runs, tm.seconds);
         comment("%s: n = %zu, %ld passes per run, best %.6g s", e->label, n,
                 tm.iters, tm.best);
-        figure2("flops", e->label,
-                2.0 * nn * (double)tm.iters * nt / tm.best * 1e-6, "MFLOP/s");
+        double flops = 2.0 * nn * (double)tm.iters * nt / tm.best * 1e-6;
+        figure2("flops", e->label, flops, "MFLOP/s");
         figure2("time_per_iteration", e->label, mean * 1e9, "ns");
+        figure_repetitions("flops", e->label, flops, 1, "MFLOP/s", &tm);
         timing_free(&tm);
         for (int t = 0; t < nt; t++) {
             free_pages(inst[t].a);

@@ -176,8 +176,10 @@ int main(int argc, char **argv)
     comment_timing("dot", tm.runs, tm.seconds);
     comment("%ld passes per run, best %.6g s", tm.iters, tm.best);
     double iters_per_thread = (double)n * (double)tm.iters;
-    figure("bandwidth", 16.0 * iters_per_thread * nt / tm.best * 1e-6, "MB/s");
+    double bandwidth = 16.0 * iters_per_thread * nt / tm.best * 1e-6;
+    figure("bandwidth", bandwidth, "MB/s");
     figure("time_per_iteration", tm.best / iters_per_thread * 1e9, "ns");
+    figure_repetitions("bandwidth", NULL, bandwidth, 1, "MB/s", &tm);
     timing_free(&tm);
     for (int t = 0; t < nt; t++) {
         free_pages(px[t]);

@@ -169,6 +169,8 @@ int main(int argc, char **argv)
         comment("%s: %zu elements per thread, %ld passes per run, best %.6g s",
                 e->label, n, tm.iters, tm.best);
         figure2("time_per_iteration", e->label, mean * 1e9, "ns");
+        figure_repetitions("time_per_iteration", e->label, mean * 1e9, 0,
+                           "ns", &tm);
         timing_free(&tm);
         for (int t = 0; t < nt; t++) {
             free_pages(inst[t].x);

@@ -176,6 +176,8 @@ int main(int argc, char **argv)
         comment("%s: %zu doubles per array per thread, %ld passes per run, best %.6g s",
                 e->label, n, tm.iters, tm.best);
         figure2("bandwidth", e->label, bytes / tm.best * 1e-6, "MB/s");
+        figure_repetitions("bandwidth", e->label, bytes / tm.best * 1e-6, 1,
+                           "MB/s", &tm);
         timing_free(&tm);
         for (int t = 0; t < nt; t++)
             free_pages(pa[t]);

@@ -77,6 +77,19 @@ static const char usage[] =
     "Threads and binding come from OMP_NUM_THREADS, OMP_PROC_BIND and\n"
     "OMP_PLACES.\n";
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the median of times[0..n) (sorted in place), n >= 1 */
+static double median_of(double *times, long n)
+{
+    qsort(times, (size_t)n, sizeof *times, by_value);
+    return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -363,6 +376,8 @@ int main(int argc, char **argv)
     }
 
     double best[NKERNELS], worst[NKERNELS], sum[NKERNELS];
+    /* every timed repetition's time, for the median beside the best */
+    static double times[NKERNELS][200];
     for (int k = 0; k < NKERNELS; k++) {
         best[k] = DBL_MAX;
         worst[k] = 0.0;
@@ -375,6 +390,7 @@ int main(int argc, char **argv)
                 continue;
             best[k] = t < best[k] ? t : best[k];
             worst[k] = t > worst[k] ? t : worst[k];
+            times[k][rep - 1] = t;
             sum[k] += t;
         }
     }
@@ -394,6 +410,17 @@ int main(int argc, char **argv)
             return EXIT_VALIDATION;
         }
         printf("%s %.6g MB/s\n", kernel_name[k], rate);
+    }
+    /* beside the best repetition, the median one and how steady they
+     * were (best time / median time, 1 = all alike): a core taken in
+     * slices (a CPU quota, a neighbour) lets some repetitions through at
+     * full speed, which the best keeps */
+    for (int k = 0; k < NKERNELS; k++) {
+        double bytes = (double)arrays_touched[k] * (double)array_bytes;
+        double median = median_of(times[k], ntimes - 1);
+        printf("%s.median %.6g MB/s\n", kernel_name[k], bytes / median * 1e-6);
+        printf("best_to_median.%s %.6g ratio\n", kernel_name[k],
+               best[k] / median);
     }
     puts("# validation: passed");
 

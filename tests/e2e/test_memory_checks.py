@@ -131,6 +131,13 @@ def test_reference_file_that_covers_the_run_passes(run_reframe, tmp_path):
     perflog = (tmp_path / 'perflogs' / 'local' / 'default' /
                'MemoryDaxpyCheck.log').read_text()
     assert f'reference={refs}/local.yaml' in perflog
+    # the repetitions' median and steadiness, which the file does not bound
+    daxpy = case_of(results(tmp_path / 'report.json'), 'MemoryDaxpyCheck')
+    perf = {name.split(':')[-1]: values
+            for name, values in daxpy['perfvalues'].items()}
+    assert perf['flops_l1_median'][4] == 'MFLOP/s'
+    assert 0 < perf['best_to_median_l1'][0] <= 1
+    assert perf['best_to_median_l1'][1:4] == [0, None, None]
 
 
 def test_a_run_the_references_do_not_cover_runs_unbounded_after_upgrades(

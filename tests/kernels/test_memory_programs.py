@@ -86,6 +86,33 @@ def test_each_figure_is_the_best_of_runs_spanning_span_ms(bindir, program,
         assert int(runs) > 1
 
 
+@pytest.mark.parametrize('program, args, best, median, ratio', [
+    ('mem_readbw', ['--sizes=l1:16K'], 'bandwidth.l1',
+     'bandwidth.l1.median', 'best_to_median.l1'),
+    ('mem_daxpy', ['--sizes=l1:16K'], 'flops.l1', 'flops.l1.median',
+     'best_to_median.l1'),
+    ('mem_gatherdot', ['--sizes=l2:256K'], 'time_per_iteration.l2',
+     'time_per_iteration.l2.median', 'best_to_median.l2'),
+    ('mem_dotstreams', ['--size=1M'], 'bandwidth', 'bandwidth.median',
+     'best_to_median'),
+])
+def test_beside_the_best_repetition_the_median_and_their_ratio(
+        bindir, program, args, best, median, ratio):
+    done = run(bindir, program, *args, '--repeats=5', '--span-ms=200')
+    assert done.returncode == 0, done.stderr
+    figures = parse_figures(done.stdout)
+    assert figures[ratio].unit == 'ratio'
+    assert 0 < figures[ratio].value <= 1
+    assert figures[median].unit == figures[best].unit
+    # the median repetition is no faster than the best one, and the
+    # ratio is how much slower
+    rate = figures[best].unit != 'ns'
+    worse = (figures[best].value / figures[median].value if rate else
+             figures[median].value / figures[best].value)
+    assert worse >= 1 - 1e-5
+    assert worse == pytest.approx(1 / figures[ratio].value, rel=1e-4)
+
+
 @pytest.mark.parametrize('program, args, option', [
     ('mem_readbw', ['--sizes=l1:0'], 'sizes'),
     ('mem_readbw', ['--sizes=l1:12X'], 'sizes'),

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from hpc_acceptance.core.figures import output_problems
+from hpc_acceptance.core.figures import output_problems, parse_figures
 from hpc_acceptance.stream import output as stream_output
 from conftest import PROJECT_DIR
 
@@ -54,6 +54,21 @@ def test_rates_and_validation(program):
     assert result.validated is True
     assert stream_output.problems(result, threads=2) == []
     assert "not McCalpin's STREAM" in done.stdout.splitlines()[0]
+
+
+def test_each_kernel_has_its_median_repetition_and_best_to_median(program):
+    done = run(program, '--elements=2M', '--ntimes=6')
+    assert done.returncode == 0, done.stderr
+    figures = parse_figures(done.stdout)
+    for kernel in KERNELS:
+        best, median = figures[kernel], figures[f'{kernel}.median']
+        ratio = figures[f'best_to_median.{kernel}']
+        assert median.unit == 'MB/s' and ratio.unit == 'ratio'
+        assert 0 < ratio.value <= 1 and median.value <= best.value * 1.0001
+        assert median.value == pytest.approx(best.value * ratio.value,
+                                             rel=1e-4)
+    # the rates the checks read are the best repetitions' still
+    assert set(stream_output.parse(done.stdout).rates) == set(KERNELS)
 
 
 def test_threads_and_binding_are_reported(program):

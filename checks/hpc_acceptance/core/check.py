@@ -294,6 +294,10 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
         if not self.reference.index:
             # keyed by system:partition only: ReFrame looks it up after
             # the run, and with require_reference fails a missing figure
+            entry = next((data[name][key] for key in (
+                self.current_partition.fullname, self.current_system.name,
+                '*') if isinstance(data[name].get(key), dict)), None)
+            self._leave_unbounded(entry)
             return
 
         # ReFrame's own lookup: its index walk, keys as anchored regular
@@ -315,6 +319,18 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
 
         units = {var: fn.unit for var, fn in self.perf_variables.items()}
         references.check_variables(path, self.display_name, entry, units)
+        self._leave_unbounded(entry)
+
+    def _leave_unbounded(self, entry):
+        '''A figure that needs no reference (:func:`.references.unbounded`,
+        added once the program printed it) and that ``entry`` does not
+        bound runs without bounds: ReFrame fails every figure without a
+        reference while ``require_reference`` holds, and every other
+        figure's is checked here.'''
+        if entry is not None and all(
+                var in entry for var in self.perf_variables
+                if not references.unbounded(var)):
+            self.require_reference = False
 
     def _missing_entry(self, key):
         '''What ReFrame's lookup did not find: the key ``key`` of the

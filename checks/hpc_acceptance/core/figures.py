@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import reframe.utility.sanity as sn
 
+from hpc_acceptance.core.references import unbounded
+
 VALIDATION_PASSED = '# validation: passed'
 _BUILT_FOR = re.compile(r'^# built for: (?P<isa>\S+)$', re.MULTILINE)
 _VALIDATION_FAILED = re.compile(r'^# validation: FAILED\s*(?P<reason>.*)$')
@@ -125,3 +127,20 @@ def built_for(text):
     or ``None``.'''
     match = _BUILT_FOR.search(text)
     return match['isa'] if match else None
+
+
+def repetition_figures(path):
+    '''``{performance variable: (figure, unit)}`` of the figures of the
+    output file ``path`` that say how the repetitions went beside the best
+    one (``bandwidth.l1.median`` as ``bandwidth_l1_median``,
+    ``best_to_median.l1``: :func:`..references.unbounded`); none where the
+    file cannot be read or the program printed none.'''
+    try:
+        with open(path) as fp:
+            printed = parse_figures(fp.read(), path)
+    except (OSError, OutputError):
+        return {}
+
+    return {name.replace('.', '_'): (name, figure.unit)
+            for name, figure in printed.items()
+            if unbounded(name.replace('.', '_'))}

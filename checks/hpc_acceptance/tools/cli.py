@@ -33,6 +33,7 @@ SUBCOMMANDS = {
     'new-system': 'new_system.new_system',
     'topology': 'topology.topology',
     'export': 'export.export',
+    'shifts': 'shifts.shifts',
 }
 
 

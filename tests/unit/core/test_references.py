@@ -188,3 +188,18 @@ def test_a_build_for_another_isa_is_refused_once_known():
     with pytest.raises(ReferenceFileError,
                        match=r'isa_built: reference avx2, this run sse4\.2'):
         references.identity_key('f.yaml', 'X', [reference], run)
+
+
+def test_the_repetitions_figures_need_no_reference():
+    entry = {'bandwidth_l1': [1, -0.1, None, 'MB/s']}
+    references.check_variables('f.yaml', 'X', entry, {
+        'bandwidth_l1': 'MB/s', 'bandwidth_l1_median': 'MB/s',
+        'best_to_median_l1': 'ratio'})
+    assert references.unbounded('best_to_median') and \
+        references.unbounded('bandwidth_median')
+    assert not references.unbounded('bandwidth_l1')
+    # an entry that bounds them is held to them
+    with pytest.raises(ReferenceFileError, match='unit'):
+        references.check_variables('f.yaml', 'X', dict(
+            entry, best_to_median_l1=[1, -0.1, None, 'MB/s']),
+            {'bandwidth_l1': 'MB/s', 'best_to_median_l1': 'ratio'})

@@ -2,7 +2,7 @@
 lines for people (``--format text``) and the same for scripts
 (``--format json``).'''
 
-from hpc_acceptance.tools.fleet import fingerprint
+from hpc_acceptance.tools.fleet import contention, fingerprint
 from hpc_acceptance.tools.fleet.nodes import left_out_line
 from hpc_acceptance.tools.fleet.wording import node_list, number
 
@@ -31,6 +31,8 @@ def text_lines(fleets, nodes=None):
                      f'{len(partition.nodes)}'
                      f'{":" if count else ""}')
         lines += [f'  {s.describe()}' for s in partition.suspects]
+        lines += [f'  {c.describe()}'
+                  for c in contention.of_partition(partition)]
         lines += [f'  passed only when retried: {node}: {case}'
                   for node, case in partition.passed_on_retry]
         lines += [f'  within the fleet on its rerun: {node}: {label} '

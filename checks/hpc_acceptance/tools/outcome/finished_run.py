@@ -17,7 +17,7 @@ from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet.nodes import read_node_map
 from hpc_acceptance.tools.results import runs
-from hpc_acceptance.tools.shifts import limit, nightly
+from hpc_acceptance.tools.shifts import nightly
 
 
 @dataclass
@@ -54,8 +54,8 @@ class FinishedRun:
     fleets: list = None
     fleet_note: str = None
     fleet_error: str = None
-    #: the persistent shifts of its figures' nightly series; why the site's
-    #: shift limit cannot be read
+    #: the shifts (and recoveries) its figures' nightly series end on; why
+    #: the site's shift limit or the acknowledgements cannot be read
     shifts: list = field(default_factory=list)
     shift_error: str = None
 
@@ -139,7 +139,7 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
     try:
         run.shifts = (nightly.of_run(run.testcases) if shift_history is None
                       else nightly.find(run.testcases, shift_history))
-    except limit.LimitError as err:
+    except nightly.UNREADABLE as err:
         run.shift_error = str(err)
 
     return run

@@ -7,9 +7,10 @@ Per family (the directory of the check under ``checks/``): how many test
 cases passed, failed and skipped; for a fleet run, the suspect nodes
 (:mod:`..fleet.comparison`) with their worst figures; each failure with its
 reason; each figure whose nightly series ended on a persistent shift
-(:mod:`..shifts.nightly`), with its size, first night, confidence and
-what changed that night; skip reasons grouped, one line each with a
-count; the variants not generated because no partition could hold them
+(:mod:`..shifts.nightly`), largest first, with its whole size from the
+accepted level, first night, standard errors, change points and what
+changed around that night, and each figure back at its level since; skip
+reasons grouped, one line each with a count; the variants not generated because no partition could hold them
 (stated once); what the node's shape decided, once per partition (a
 hybrid CPU's kinds of core and which of them the cases ran on; the cache
 levels not measured and why); the nodes a fleet run left out; the noise
@@ -28,7 +29,7 @@ from typing import NamedTuple
 
 from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.export import export
-from hpc_acceptance.tools.fleet import fingerprint, wording
+from hpc_acceptance.tools.fleet import contention, fingerprint, wording
 from hpc_acceptance.tools.fleet.nodes import left_out_line
 from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.references import calibration
@@ -185,6 +186,8 @@ def _fleet_items(fleets):
                              for g in judged))
 
         items += [f'{where}{s.describe()}' for s in partition.suspects]
+        items += [f'{where}{c.describe()}'
+                  for c in contention.of_partition(partition)]
         items += [f'{where}{node}: {case} passed only when retried'
                   for node, case in partition.passed_on_retry]
         items += [f'{where}{node}: {label} {wording.number(first)} on the '
@@ -210,8 +213,11 @@ def _fleet_title(fleets):
 
 def _shifts_title(shifts):
     failing = sum(shift.failing for shift in shifts)
-    return (f'shifts across nights ({len(shifts)}; {failing} beyond their '
-            f'tolerance or the site\'s limit):')
+    recovered = sum(shift.recovered for shift in shifts)
+    back = f'; {recovered} recovered' if recovered else ''
+    return (f'shifts across nights ({len(shifts) - recovered}; {failing} '
+            f'beyond their tolerance, the site\'s limit or their noise '
+            f'floor{back}; largest first):')
 
 
 def render(testcases, skipped, width=100, fleets=None, nodes=None,

@@ -123,10 +123,15 @@ def _problems(page):
         if trend.verdict == 'drift':
             drifted.setdefault(trend.key, []).append(trend)
 
+    # every shift with its change points; a recovery said, no failure
     rows += [[describe_key(shift.key) + (f' on {shift.node}'
                                          if shift.node else ''),
-              f'{shift.variable} shifted across nights' +
-              (' (fails the run)' if shift.failing else ''),
+              f'{shift.variable} ' +
+              ('recovered' if shift.recovered else
+               'shifted across nights' +
+               (' (fails the run)' if shift.failing else '')) +
+              f'; {len(shift.nights)} nights, '
+              f'{sum(n.runs for n in shift.nights)} runs',
               shift.describe()] for shift in page.shifts]
     for key, trends in drifted.items():
         first = trends[0]

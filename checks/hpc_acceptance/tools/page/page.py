@@ -89,7 +89,7 @@ def _shifts(testcases, history):
     '''``(shifts, why none could be judged)``.'''
     try:
         return nightly.find(testcases, history), None
-    except limit.LimitError as err:
+    except nightly.UNREADABLE as err:
         return [], str(err)
 
 

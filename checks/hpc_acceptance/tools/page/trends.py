@@ -139,7 +139,8 @@ def build(current, history, runs=DEFAULT_RUNS, floors=None, shifts=()):
     (of one run: one session, or the two of a fleet run); ``floors`` the
     system's own noise floors, ``shifts`` the run's shifts across nights
     (those of a figure's one series are marked on its trend).'''
-    shifted = {(s.key, s.variable): s for s in shifts if s.node is None}
+    shifted = {(s.key, s.variable): s for s in shifts
+               if s.node is None and not s.recovered}
     until = max([_when(c) for c in current] + [0.0]) or float('inf')
     sessions = {c.get('session_uuid') for c in current}
     earlier = history_by_key(history, sessions, until)

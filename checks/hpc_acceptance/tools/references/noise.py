@@ -121,17 +121,20 @@ def family_floor(check, floors=None):
 
 def parse_floors(text):
     '''``{family: fraction}`` from ``'Memory=0.5 Stream=0.25'`` (spaces or
-    commas between entries).
+    commas between entries; a family in any case, ``memory=0.5``, is read
+    as spelled in :data:`FAMILY_FLOOR`).
 
     :raises ValueError: naming the entry that is not ``FAMILY=FRACTION``
         with a known family and a fraction in [0, 1].
     '''
     floors = {}
+    spelled = {name.lower(): name for name in FAMILY_FLOOR}
     for entry in text.replace(',', ' ').split():
-        family, _, value = entry.partition('=')
-        if family not in FAMILY_FLOOR:
-            raise ValueError(f'{entry!r}: unknown family {family!r} (one '
-                             f'of {", ".join(FAMILY_FLOOR)})')
+        given, _, value = entry.partition('=')
+        family = spelled.get(given.lower())
+        if family is None:
+            raise ValueError(f'{entry!r}: unknown family {given!r} (one '
+                             f'of {", ".join(FAMILY_FLOOR)}, in any case)')
 
         try:
             floors[family] = float(value)

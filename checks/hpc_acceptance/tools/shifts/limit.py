@@ -1,14 +1,19 @@
 '''When a shift across nights fails the nightly: the figure's reference
-tolerance, or the site's shift limit.
+tolerance, the site's shift limit, or the figure's noise floor.
 
-A shift to the worse side fails the run when the performance it lost is
-more than the figure's reference tolerance (what its reference entry lets
-it lose: ``-lower`` of a rate, ``upper / (1 + upper)`` of a time) or more
-than the site's shift limit, whichever is smaller. The site sets its limit
-with :data:`VARIABLE`: a fraction for every family (``0.05``), or one per
+A shift to the worse side fails the run when the performance it lost (all
+of it since the accepted level, :mod:`.detect`) is more than the figure's
+reference tolerance (what its reference entry lets it lose: ``-lower`` of
+a rate, ``upper / (1 + upper)`` of a time) or more than the site's shift
+limit, whichever is smaller. The site sets its limit with
+:data:`VARIABLE`: a fraction for every family (``0.05``), or one per
 family (``Memory=0.05 Stream=0.08``; the families of
-:mod:`..references.noise`), or both (the family's entry wins). Without a
-limit and without a reference, a shift is reported and fails nothing.
+:data:`..references.noise.FAMILY_FLOOR`: ``Stream``, ``Memory``,
+``Network``, ``Npb``, ``Hpcc``, in any case), or both (the family's entry
+wins). Without a site limit for the figure's family, its noise floor takes
+the limit's place: the system's own floor where it measured one
+(:mod:`..references.calibration`), else the family's built-in one; a loss
+beyond it is no noise.
 '''
 
 import math
@@ -83,15 +88,22 @@ def _number(bound):
         and math.isfinite(bound)
 
 
-def limit_of(check, perf, limits):
+def limit_of(check, perf, limits, floors=None, floors_kind='built-in'):
     '''``(limit, what it is)`` of a figure of ``check``: the smaller of its
     reference tolerance and the site's limit (``limits`` as
-    :func:`site_limits` gives); ``(None, None)`` without either.'''
+    :func:`site_limits` gives), or where the site set none for its family,
+    of its tolerance and its noise floor (``floors``: the system's own,
+    :func:`..references.calibration.floors_of`; ``floors_kind`` says whose).'''
     every, families = limits
     site = families.get(noise.family_of(check), every)
     tolerance = reference_tolerance(perf)
+    if site is not None:
+        other = (site, f'the site\'s shift limit ({VARIABLE})')
+    else:
+        other = (noise.family_floor(check, floors),
+                 f'its noise floor ({floors_kind})')
+
     found = [(value, what) for value, what in
-             ((tolerance, 'its reference tolerance'),
-              (site, f'the site\'s shift limit ({VARIABLE})'))
+             ((tolerance, 'its reference tolerance'), other)
              if value is not None]
     return min(found, key=lambda item: item[0], default=(None, None))

@@ -6,7 +6,9 @@ Each job's node-state probe records the node's software as
 compiler=...``), and each check its binary: where it came from, the Spack
 spec and hash it loaded, the ISA it was built for, the BLAS it linked. A
 shift across nights is named beside what of these changed the night it
-began: "the night the kernel went from X to Y".
+began: "the night the kernel went from X to Y the night of 2026-11-03". The night a shift began
+is an estimate, a night or two off on a noisy figure: the nights around it
+are searched (:func:`around`), nearest first.
 '''
 
 from collections import OrderedDict
@@ -54,3 +56,22 @@ def describe(changed):
              f'the {name} from {old} to {new}'
              for number, (name, old, new) in enumerate(changed)]
     return ' and '.join(words)
+
+
+def around(cases, index, radius):
+    '''``(night index, changes)`` of the night nearest ``index`` (within
+    ``radius`` nights each side; the night itself first, then the night
+    after, the night before, ...) on which what ``cases`` (one test case a
+    night, oldest first) recorded changed from the night before; ``None``
+    where nothing did.'''
+    order = [index]
+    for step in range(1, radius + 1):
+        order += [index + step, index - step]
+
+    for night in order:
+        if 1 <= night < len(cases):
+            changed = changes(cases[night - 1], cases[night])
+            if changed:
+                return night, changed
+
+    return None

@@ -1,32 +1,55 @@
-'''The persistent shifts a run ends: each of its figures' nightly series
-searched (:mod:`.detect`), named (:mod:`.night_facts`) and judged
-(:mod:`.limit`).
+'''The shifts a run ends on: each of its figures' nightly series judged
+(:mod:`.detect`) against its accepted level, named (:mod:`.night_facts`)
+and held to a limit (:mod:`.limit`).
 
-A figure's series is its value in each stored session of the same
+A figure's series is its value in the stored sessions of the same
 :func:`~..results.runs.figure_key` (same check, variant, partition,
-environment and inputs), the last :data:`.detect.WINDOW` of them up to and
-including this run; in a fleet run one series per node (the node's own
-nights), else one per figure. The summary, the report page, the verdict
-and the export all read the shifts from :func:`of_run`, which reads the
-results database once per process.
+environment and inputs) over the last year, up to and including this run;
+in a fleet run one series per node (the node's own nights), else one per
+figure. A *night* is a calendar day (UTC) of job completions: the
+sessions of one day (a rerun, a manual run after the nightly) are one
+night, their median, and the night says how many runs it holds. The
+summary, the report page, the verdict and the export all read the shifts
+from :func:`of_run` (or :func:`find` with the history read once).
 '''
 
 import datetime
 import functools
 import os
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
 from hpc_acceptance.tools.fleet.model import node_of
+from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import db, measurement
 from hpc_acceptance.tools.results.runs import (ResultsError, describe_key,
                                                figure_key, stored_testcases)
-from hpc_acceptance.tools.shifts import detect, limit, night_facts
+from hpc_acceptance.tools.shifts import (acknowledged, detect, limit,
+                                         night_facts)
 
 #: The stored sessions a series is read from.
 HISTORY = 'now-365d:now'
+
+#: What cannot be read for the shifts to be judged: the site's limit, the
+#: acknowledgements.
+UNREADABLE = (limit.LimitError, acknowledged.AcknowledgedError)
+
+#: Nights each side of the estimated first night searched for what
+#: changed: the estimate can be a night or two off on a noisy figure.
+FACTS_RADIUS = 2
+
+
+@dataclass
+class Night:
+    #: completion time of its last run, its value (the median of its runs)
+    when: float
+    value: float
+    #: runs (sessions) that night
+    runs: int
+    #: its last test case of the series
+    case: dict
 
 
 @dataclass
@@ -36,21 +59,30 @@ class Shift:
     unit: str
     #: the node of a fleet run's series, else ``None``
     node: Optional[str]
-    point: detect.ChangePoint
-    #: ``[(completion time, value)]`` of the series, oldest first
-    nights: List[Tuple[float, float]]
-    #: :func:`.night_facts.changes` from the night before to the first
-    changed: list = field(default_factory=list)
+    point: detect.Finding
+    #: the series' nights, oldest first, tonight's last
+    nights: List[Night]
+    #: ``(night index, [(name, old, new)])`` of what changed around the
+    #: estimated first night (:mod:`.night_facts`), or ``None``
+    changed: Optional[Tuple[int, list]] = None
     #: the performance loss that fails the run, and what it is
     limit: Optional[float] = None
     limit_source: Optional[str] = None
+    #: the acknowledgement the level is measured from, if any
+    ack: Optional[acknowledged.Acknowledged] = None
     #: tonight's test case of the series
     case: dict = None
 
     @property
     def since(self):
-        '''Completion time of the first night at the new level.'''
-        return self.nights[self.point.index][0]
+        '''Completion time of the first night away from the accepted
+        level (for a recovery: of the first night back).'''
+        return self.nights[self.point.index if self.recovered
+                           else self.point.left].when
+
+    @property
+    def recovered(self):
+        return self.point.recovered
 
     @property
     def loss(self):
@@ -58,7 +90,7 @@ class Shift:
 
     @property
     def worse(self):
-        return self.loss > 0
+        return self.loss > 0 and not self.recovered
 
     @property
     def failing(self):
@@ -70,15 +102,50 @@ class Shift:
         where = f' on {self.node}' if self.node else ''
         return f'{describe_key(self.key)}{where}: {self.variable}'
 
+    @property
+    def level(self):
+        '''``(mean of the nights at the last level, their count)``, in the
+        figure's unit: what an acknowledgement accepts.'''
+        values = [n.value for n in self.nights[self.point.index:]]
+        return statistics.fmean(values), len(values)
+
+    def change_points(self):
+        '''``[(first night's time, size)]`` of the change points of the
+        last :data:`.detect.WINDOW` nights.'''
+        return [(self.nights[p.index].when, p.size)
+                for p in self.point.points]
+
+    def _accepted(self):
+        if self.ack:
+            return (f'the level acknowledged {self.ack.when} by '
+                    f'{self.ack.by}')
+
+        first = self.nights[0].when
+        return (f'its first {self.point.before} nights from {date(first)}'
+                if self.point.before else 'its accepted level')
+
     def describe(self):
-        '''``triad -7.0 % since 2026-11-03 (3 nights, confidence 99.9 %),
-        the night the kernel went from X to Y``, and why it fails the run
-        where it does.'''
+        '''``triad -14.0 % since 2026-11-03 from its first 20 nights (...;
+        5 nights at this level, 6.1 standard errors; change points
+        -7.1 % 11-03, -7.0 % 11-10), the kernel went from X to Y the night
+        of 2026-11-03``, and why it fails the run where it does.'''
         point = self.point
+        if self.recovered:
+            return (f'{self.figure} recovered since {date(self.since)} '
+                    f'(it was {100 * point.size:+.1f} % from '
+                    f'{self._accepted()} from '
+                    f'{date(self.nights[point.left].when)}); not a failure')
+
+        tonight = self.nights[-1]
+        runs = f', {tonight.runs} runs tonight' if tonight.runs > 1 else ''
+        points = '; '.join(f'{100 * size:+.1f} % {date(when)}'
+                           for when, size in self.change_points())
         text = (f'{self.figure} {100 * point.size:+.1f} % since '
-                f'{date(self.since)} ({point.after} nights, confidence '
-                f'{confidence(point.confidence)}), '
-                f'{_that_night(self.changed)}')
+                f'{date(self.since)} from {self._accepted()} '
+                f'({point.after} nights at this level{runs}, '
+                f'{point.errors:.1f} standard errors'
+                f'{"; change points " + points if points else ""}), '
+                f'{_that_night(self)}')
         if self.failing:
             text += (f'; more than {self.limit_source}, '
                      f'{100 * self.limit:.0f} %')
@@ -86,16 +153,14 @@ class Shift:
         return text
 
 
-def _that_night(changed):
-    if not changed:
-        return 'a night when nothing the runs recorded changed'
+def _that_night(shift):
+    if not shift.changed:
+        return (f'nothing the runs recorded changed within {FACTS_RADIUS} '
+                f'nights of it')
 
-    return f'the night {night_facts.describe(changed)}'
-
-
-def confidence(value):
-    '''``99.87 %``; ``> 99.99 %`` above that.'''
-    return '> 99.99 %' if value > 0.9999 else f'{100 * value:.2f} %'
+    index, changed = shift.changed
+    return (f'{night_facts.describe(changed)} the night of '
+            f'{date(shift.nights[index].when)}')
 
 
 def date(when):
@@ -123,10 +188,10 @@ def _series_key(case, per_node):
     return figure_key(case), node_of(case) if per_node else None
 
 
-def _nights(history, sessions, until, per_node):
-    '''``{(figure key, node): [[case, ...] per session, oldest first]}``
-    of the stored runs before ``until``, the runs of ``sessions`` left
-    out.'''
+def _runs(history, sessions, until, per_node):
+    '''``{(figure key, node): [cases of one session, ...]}`` of the stored
+    runs before ``until``, the runs of ``sessions`` left out, sessions
+    oldest first.'''
     found = {}
     for case in history:
         if (case.get('fixture') or case.get('session_uuid') in sessions or
@@ -153,45 +218,130 @@ def _point(cases, variable):
             measured[-1])
 
 
-def find(current, history, limits=None):
+def nights_of(sessions, variable):
+    '''The :class:`Night` of each day of ``sessions`` (lists of test
+    cases, oldest first) that measured ``variable``.'''
+    days = {}
+    for point in filter(None, (_point(s, variable) for s in sessions)):
+        days.setdefault(date(point[0]), []).append(point)
+
+    return [Night(when=points[-1][0],
+                  value=statistics.median(p[1] for p in points),
+                  runs=len(points), case=points[-1][2])
+            for points in days.values()]
+
+
+def _accepted(ack, nights):
+    '''``(level, nights, index)`` for :func:`.detect.judge` of ``ack``.'''
+    if ack is None:
+        return None
+
+    index = next((i for i, n in enumerate(nights) if n.when >= ack.since),
+                 len(nights) - 1)
+    return ack.level, ack.nights, index
+
+
+@functools.lru_cache(maxsize=32)
+def _floors(system):
+    floors, line = calibration.floors_of(system)
+    return floors, ('the system\'s own' if floors else 'built-in')
+
+
+def judge_series(key, node, variable, sessions, acks, limits):
+    '''The :class:`Shift` (or recovery) the sessions of one series end on
+    for ``variable``, or ``None``.'''
+    nights = nights_of(sessions, variable)
+    if len(nights) < detect.MIN_AFTER + 2:
+        return None
+
+    figure = (f'{describe_key(key)}{f" on {node}" if node else ""}: '
+              f'{variable}')
+    ack = acks.get(figure)
+    point = detect.judge([n.value for n in nights], _accepted(ack, nights))
+    if point is None:
+        return None
+
+    perf = _figures(nights[-1].case)[variable]
+    shift = Shift(key, variable, perf[4], node, point, nights,
+                  ack=ack, case=nights[-1].case)
+    first = point.index if point.recovered else point.left
+    shift.changed = night_facts.around(
+        [n.case for n in nights], first, FACTS_RADIUS)
+    floors, kind = _floors(key[1].split(':')[0])
+    shift.limit, shift.limit_source = limit.limit_of(
+        key[0], perf, limits, floors, kind)
+    return shift
+
+
+def ranked(shifts):
+    '''Failing first, then worse, then recoveries; each by the size of
+    its loss, largest first: a long list is cut at its smallest.'''
+    return sorted(shifts, key=lambda s: (not s.failing, s.recovered,
+                                         -abs(s.point.size), s.figure))
+
+
+def find(current, history, limits=None, acks=None):
     '''The :class:`Shift` of every figure of the ``current`` test cases
-    (one run) whose series, with the stored runs in ``history``, ends on
-    a persistent shift. ``limits``: :func:`.limit.site_limits`.'''
+    (one run) whose series, with the stored runs in ``history``, ends away
+    from its accepted level or back at it after a shift. ``limits``:
+    :func:`.limit.site_limits`; ``acks``: :func:`.acknowledged.latest`
+    (default: the file beside the results database).'''
     limits = limits or limit.site_limits()
+    if acks is None:
+        acks = acknowledged.latest(acknowledged.read(
+            acknowledged.path_of()))
+
     cases = [c for c in current if not c.get('fixture') and _figures(c)]
     until = max([_when(c) for c in cases] + [0.0]) or float('inf')
     per_node = is_fleet_run(cases)
-    earlier = _nights(history, {c.get('session_uuid') for c in cases},
-                      until, per_node)
+    earlier = _runs(history, {c.get('session_uuid') for c in cases},
+                    until, per_node)
     tonight = {}
     for case in cases:
         tonight.setdefault(_series_key(case, per_node), []).append(case)
 
     shifts = []
     for (key, node), runs in tonight.items():
-        before = earlier.get((key, node), [])[-(detect.WINDOW - 1):]
-        for variable, perf in sorted(_figures(runs[-1]).items()):
-            points = [p for p in (_point(r, variable)
-                                  for r in before + [runs]) if p]
-            if len(points) < detect.MIN_BEFORE + detect.MIN_NIGHTS:
-                continue
+        sessions = earlier.get((key, node), []) + [runs]
+        for variable in sorted(_figures(runs[-1])):
+            shift = judge_series(key, node, variable, sessions, acks,
+                                 limits)
+            if shift is not None:
+                shifts.append(shift)
 
-            point = detect.latest_shift([value for _, value, _ in points])
-            if point is None:
-                continue
+    return ranked(shifts)
 
-            first = point.index
-            shift = Shift(key, variable, perf[4], node, point,
-                          [(when, value) for when, value, _ in points],
-                          night_facts.changes(points[first - 1][2],
-                                              points[first][2]))
-            shift.limit, shift.limit_source = limit.limit_of(key[0], perf,
-                                                             limits)
-            shift.case = runs[-1]
-            shifts.append(shift)
 
-    return sorted(shifts, key=lambda s: (not s.failing, not s.worse,
-                                         s.figure))
+def standing(history, limits=None, acks=None):
+    '''The :class:`Shift` every series of ``history`` ends on (each
+    series' last session as tonight): what ``hpc-acceptance shifts``
+    lists and acknowledges.'''
+    limits = limits or limit.site_limits()
+    acks = {} if acks is None else acks
+    sessions = {}
+    for case in history:
+        sessions.setdefault(case.get('session_uuid'), []).append(case)
+    fleet_sessions = {uuid for uuid, cases in sessions.items()
+                      if is_fleet_run(cases)}
+    by_series = {}
+    for case in history:
+        if case.get('fixture') or not _figures(case):
+            continue
+
+        per_node = case.get('session_uuid') in fleet_sessions
+        runs = by_series.setdefault(_series_key(case, per_node), {})
+        runs.setdefault(case.get('session_uuid'), []).append(case)
+
+    shifts = []
+    for (key, node), runs in by_series.items():
+        sessions = sorted(runs.values(), key=lambda cs: _when(cs[-1]))
+        for variable in sorted(_figures(sessions[-1][-1])):
+            shift = judge_series(key, node, variable, sessions, acks,
+                                 limits)
+            if shift is not None:
+                shifts.append(shift)
+
+    return ranked(shifts)
 
 
 @functools.lru_cache(maxsize=4)
@@ -214,7 +364,8 @@ def of_run(current):
     none where the database cannot be read (the run's other tools say
     so).
 
-    :raises .limit.LimitError: if the site's shift limit cannot be read.
+    :raises UNREADABLE: if the site's shift limit or the
+        acknowledgements cannot be read.
     '''
     try:
         return find(current, history())

@@ -3,20 +3,28 @@ store, next to the figures they shifted (:mod:`hpc_acceptance.core.export.
 series`): labelled as the figure, plus ``since`` (the first night at the
 new level, ``YYYY-MM-DD``), at the time tonight's figure completed.
 
-- :data:`SHIFT`: the relative size of the shift (``-0.07``: 7 % less);
-- :data:`SHIFT_CONFIDENCE`: 1 - Otava's p-value;
+- :data:`SHIFT`: the relative size of the shift from the accepted level
+  (``-0.07``: 7 % less), all of it however many steps it took;
+- :data:`SHIFT_ERRORS`: the difference of the levels in standard errors
+  (the detection gives no calibrated confidence; the
+  ``hpc_acceptance_shift_confidence`` of Otava's p-value is no longer
+  sent);
 - :data:`SHIFT_FAILED`: 1 where it fails the run (beyond the figure's
-  reference tolerance or the site's shift limit), 0 where it does not.
+  reference tolerance, the site's shift limit or its noise floor), 0 where
+  it does not.
+
+A figure back at its accepted level (recovered) sends nothing: it is no
+shift.
 '''
 
 import sys
 
 from hpc_acceptance.core.export import series
 from hpc_acceptance.tools.results.runs import final_testcases
-from hpc_acceptance.tools.shifts import limit, nightly
+from hpc_acceptance.tools.shifts import nightly
 
 SHIFT = 'hpc_acceptance_shift'
-SHIFT_CONFIDENCE = 'hpc_acceptance_shift_confidence'
+SHIFT_ERRORS = 'hpc_acceptance_shift_standard_errors'
 SHIFT_FAILED = 'hpc_acceptance_shift_failed'
 
 
@@ -26,7 +34,7 @@ def lines(shifts, extras):
     samples = []
     for shift in shifts:
         when = shift.case.get('job_completion_time_unix')
-        if when is None:
+        if when is None or shift.recovered:
             continue
 
         labels = dict(series.case_labels(shift.case, extras),
@@ -36,8 +44,8 @@ def lines(shifts, extras):
 
         at = series.timestamp_ms(when)
         samples += [series.line(SHIFT, labels, shift.point.size, at),
-                    series.line(SHIFT_CONFIDENCE, labels,
-                                shift.point.confidence, at),
+                    series.line(SHIFT_ERRORS, labels,
+                                round(shift.point.errors, 2), at),
                     series.line(SHIFT_FAILED, labels, int(shift.failing),
                                 at)]
 
@@ -56,7 +64,7 @@ def shift_samples(reports, found=None):
                                           []]})
         try:
             found = nightly.of_run(cases), None
-        except limit.LimitError as err:
+        except nightly.UNREADABLE as err:
             found = [], str(err)
 
     shifts, error = found

@@ -1,0 +1,156 @@
+'''Whether the fleet night names a node whose jobs get only part of a CPU:
+a Slurm cluster of network namespaces on this machine
+(tests/helpers/slurm_cluster.py), one node's slurmd (and so every job it
+starts) held to PERCENT % of a CPU in PERIOD_US periods by a cgroup CPU
+quota (ci/bench/cpu_quota.sh's rule: cgroup v1's cpu controller or v2's
+cpu.max), the fleet nightly run on it (ci/acceptance.sh --fleet), one job
+at a time.
+
+    .venv/bin/python ci/bench/throttled_node.py STATE_DIR [--nodes 5]
+        [--slow n3] [--percent 40] [--period-us 10000]
+        [ACCEPTANCE ARGS...]      (as root, under the e2e lock)
+
+Default checks: the nightly's one-thread memory and STREAM checks
+(``-n StreamCheck.*single -n MemoryDaxpyCheck.*single
+-n MemoryReadBandwidthCheck.*single``), each figure the best repetition
+over the kernels' default span (2 s). Prints the night's summary lines
+that name the slowed node (suspect, contended) and each node's
+repetition ratios (best/median) and best figures from the report, then
+the verdict. Exit status: 0 measured (whatever the verdict), 2 cannot run.
+'''
+
+import argparse
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / 'tests'))
+from helpers import slurm_cluster  # noqa: E402  (as fleet_cost.py)
+
+PROJECT = Path(__file__).resolve().parents[2]
+OVERLAY = PROJECT / 'tests' / 'fixtures' / 'data' / 'slurm' / \
+    'slurm_localhost.py'
+CGROUP_V1 = Path('/sys/fs/cgroup/cpu')
+CGROUP_V2 = Path('/sys/fs/cgroup')
+CHECKS = ['-n', 'StreamCheck.*single', '-n', 'MemoryDaxpyCheck.*single',
+          '-n', 'MemoryReadBandwidthCheck.*single']
+
+
+@contextlib.contextmanager
+def quota(pid, name, percent, period_us):
+    '''Process ``pid`` (and what it starts) in a cgroup with ``percent``
+    % of a CPU per ``period_us``.'''
+    amount = percent * period_us // 100
+    if amount < 1000:
+        raise ValueError(f'{percent} % of {period_us} us is below the '
+                         f'kernel\'s 1000 us')
+    if (CGROUP_V1 / 'cpu.cfs_quota_us').exists():
+        group, parent = CGROUP_V1 / name, CGROUP_V1
+        limits = {'cpu.cfs_period_us': str(period_us),
+                  'cpu.cfs_quota_us': str(amount)}
+    elif 'cpu' in (CGROUP_V2 / 'cgroup.subtree_control').read_text():
+        group, parent = CGROUP_V2 / name, CGROUP_V2
+        limits = {'cpu.max': f'{amount} {period_us}'}
+    else:
+        raise ValueError('no cgroup cpu controller')
+
+    group.mkdir()
+    try:
+        for key, value in limits.items():
+            (group / key).write_text(value)
+        (group / 'cgroup.procs').write_text(str(pid))
+        yield
+    finally:
+        for left in (group / 'cgroup.procs').read_text().split():
+            with contextlib.suppress(OSError):
+                (parent / 'cgroup.procs').write_text(left)
+        group.rmdir()
+
+
+def node_figures(report):
+    '''``{node: {variable: value}}`` of the single-node cases of a
+    report.'''
+    found = {}
+    for run in json.loads(Path(report).read_text())['runs']:
+        for case in run['testcases']:
+            node = (case.get('job_nodelist') or [None])[0]
+            if not node or not case.get('perfvalues'):
+                continue
+            check = case['display_name'].split()[0]
+            for name, perf in case['perfvalues'].items():
+                variable = name.split(':')[-1]
+                found.setdefault(node, {})[f'{check} {variable}'] = perf[0]
+    return found
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('state', type=Path)
+    parser.add_argument('--nodes', type=int, default=5)
+    parser.add_argument('--slow', default='n3')
+    parser.add_argument('--percent', type=int, default=40)
+    parser.add_argument('--period-us', type=int, default=10000)
+    parser.add_argument('args', nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    state = args.state
+    if state.exists():
+        parser.error(f'{state} exists: a night needs a new folder')
+    state.mkdir(parents=True)
+    (state / 'slurm').mkdir()
+    (state / 'prefix').mkdir()
+    report = state / 'reports' / 'fleet.json'
+    try:
+        with slurm_cluster.namespaced_nodes(state / 'slurm',
+                                            args.nodes) as cluster:
+            pid = (state / 'slurm' / f'slurmd-{args.slow}.pid'
+                   ).read_text().strip()
+            env = dict(os.environ, **cluster,
+                       RFM_PREFIX=str(state / 'prefix'),
+                       RFM_PERFLOG_DIR=str(state / 'perflogs'),
+                       RFM_SQLITE_DB_FILE=str(state / 'results.db'),
+                       RFM_REPORT_FILE=str(report),
+                       HPC_ACCEPTANCE_LOCK_FILE=str(state / 'run.lock'),
+                       HPC_ACCEPTANCE_SPACK='off')
+            with quota(pid, f'rfmacc-throttled-{args.slow}', args.percent,
+                       args.period_us), \
+                    open(state / 'acceptance.log', 'w') as log:
+                status = subprocess.run(
+                    [str(PROJECT / 'ci' / 'acceptance.sh'), '--fleet',
+                     '--max-jobs', '1', *(args.args or CHECKS),
+                     '-C', str(OVERLAY), '--system', 'slurm-nodes'],
+                    env=env, stdout=log, stderr=subprocess.STDOUT
+                ).returncode
+    except (OSError, ValueError, slurm_cluster.ClusterUnavailable) as err:
+        print(f'throttled_node: {err}', file=sys.stderr)
+        return 2
+
+    text = (state / 'acceptance.log').read_text()
+    print(f'throttled_node: {args.nodes} nodes, {args.slow} held to '
+          f'{args.percent} % of a CPU in {args.period_us} us periods; '
+          f'acceptance.sh exit {status}; log in {state}/acceptance.log')
+    words = ' '.join(text.split())
+    for line in text.splitlines():
+        if args.slow in line or 'suspect nodes' in line or \
+                line.startswith('acceptance '):
+            print(line)
+    print(f'named {args.slow} as contended: '
+          f'{f"{args.slow}: contended" in words}')
+    if report.exists():
+        figures = node_figures(report)
+        names = sorted({n for node in figures.values() for n in node
+                        if 'best_to_median' in n or n.endswith(
+                            ('bandwidth_l1', 'flops_l1', 'triad'))})
+        print('| figure | ' + ' | '.join(sorted(figures)) + ' |')
+        print('|---|' + '---|' * len(figures))
+        for name in names:
+            print(f'| {name} | ' + ' | '.join(
+                f'{figures[node].get(name, float("nan")):.3g}'
+                for node in sorted(figures)) + ' |')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

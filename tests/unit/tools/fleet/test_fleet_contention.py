@@ -1,0 +1,46 @@
+'''Contended nodes (hpc_acceptance.tools.fleet.contention): a node whose
+repetitions' best/median ratio departs from its fleet's, while its best
+repetition is in line, is named, in the fleet comparison's lines and the
+summary.'''
+
+from helpers import fleet_cases
+from hpc_acceptance.tools.fleet import comparison, contention
+from hpc_acceptance.tools.fleet.suspect_report import text_lines
+from hpc_acceptance.tools.outcome import summary
+
+
+def _cases(ratios):
+    '''A memory check per node: its best bandwidth alike everywhere, its
+    best/median ratio as given.'''
+    return [fleet_cases.case(node, 'MemoryReadBandwidthCheck', {
+        'bandwidth_l1': (50000.0 * (1 + 0.01 * number), 'MB/s'),
+        'best_to_median_l1': (ratio, 'ratio')})
+        for number, (node, ratio) in enumerate(ratios.items())]
+
+
+def test_a_node_whose_repetitions_run_at_a_fraction_of_its_best_is_named():
+    cases = _cases({'n1': 0.97, 'n2': 0.98, 'n3': 0.42, 'n4': 0.96,
+                    'n5': 0.97})
+    fleet, = comparison.compare(cases)
+    found = contention.of_partition(fleet)
+    assert [c.node for c in found] == ['n3']
+    assert found[0].ratio == 0.42 and found[0].fleet == 0.97
+    text = found[0].describe()
+    assert text.startswith('n3: contended: its repetitions ran at 0.42 of '
+                           'its best')
+    assert 'best_to_median_l1' in text
+    # in the fleet comparison's lines and the summary
+    assert any('n3: contended' in line for line in text_lines([fleet]))
+    lines = summary.render(cases, [], width=200, fleets=[fleet])
+    assert any('n3: contended' in line for line in lines)
+
+
+def test_a_steady_fleet_and_a_wobbly_one_name_nobody():
+    steady = _cases({f'n{i}': 0.95 + 0.01 * (i % 3) for i in range(1, 9)})
+    fleet, = comparison.compare(steady)
+    assert contention.of_partition(fleet) == []
+    # a VM fleet whose every node wobbles: the spread sets the bar
+    wobbly = _cases({'n1': 0.5, 'n2': 0.9, 'n3': 0.7, 'n4': 0.6,
+                     'n5': 0.85, 'n6': 0.45})
+    fleet, = comparison.compare(wobbly)
+    assert contention.of_partition(fleet) == []
