@@ -13,6 +13,7 @@ import pytest
 
 from helpers import fleet_cases
 from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.results import runs
 
 #: A session filter ReFrame would evaluate: it writes a file.
@@ -98,3 +99,13 @@ def test_drain_lines_quote_every_word_a_report_wrote(tmp_path, capsys):
     assert words[:4] == ['scontrol', 'update', 'NodeName=n5', 'State=DRAIN']
     assert len(words) == 5 and words[4].startswith('Reason=hpc-acceptance: ')
     assert 'differs: kernel 6.1.0 $(id>F) `id>F`' in words[4]
+
+
+def test_a_node_name_with_a_newline_never_reaches_the_rerun(tmp_path):
+    # the confirmation rerun's job script would have it as a line
+    crafted = 'n5\n#SBATCH --uid=0'
+    path = _fleet_report(tmp_path, 'r.json', fleet_cases.session_id(4),
+                         time.time(), n5={'node': crafted,
+                                          'job_nodelist': [crafted]})
+    with pytest.raises(runs.Unreadable, match=r"node 'n5\\n#SBATCH"):
+        suspects.rerun_args(path, str(tmp_path / 'none.json'), 'idle', [])
