@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -249,7 +250,8 @@ def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
     assert slurm.returncode == 1, slurm.stderr
     (line,) = slurm.stdout.splitlines()
     assert line.startswith('scontrol update NodeName=n3 State=DRAIN '
-                           'Reason="hpc-acceptance: ')
+                           "'Reason=hpc-acceptance: ")
+    assert len(shlex.split(line)) == 5
 
     # an administrator took n3 out meanwhile: their reason stays
     _scontrol(cluster, 'update', 'NodeName=n3', 'State=DRAIN',
@@ -281,6 +283,20 @@ def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
         # back in service however the test went (refused if it is)
         subprocess.run(['scontrol', 'update', 'NodeName=n3', 'State=RESUME'],
                        env=dict(os.environ, **cluster), capture_output=True)
+
+    # NHC's reason holds what it found, here this tool's own words: the
+    # node is NHC's, and --resume leaves it alone
+    _scontrol(cluster, 'update', 'NodeName=n2', 'State=DRAIN',
+              'Reason=NHC: rogue process Reason=hpc-acceptance: 2026 x')
+    try:
+        untouched = subprocess.run(
+            [str(HPC_ACCEPTANCE), 'suspects', '--resume'],
+            env=_environment(state, cluster), text=True, capture_output=True)
+        assert untouched.returncode == 2, untouched.stderr
+        assert 'nothing to resume' in untouched.stderr
+        assert 'State=IDLE+DRAIN' in _node_line(cluster, 'n2')
+    finally:
+        _scontrol(cluster, 'update', 'NodeName=n2', 'State=RESUME')
 
     # the next night it is slow again: a suspect two runs in a row
     with slowed(cluster, 'n3'):

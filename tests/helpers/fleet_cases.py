@@ -39,7 +39,13 @@ def _family(check):
     return 'synthetic'
 
 
-def case(node, check, values, *, session='fleet-1', when=1000.0,
+def session_id(number):
+    '''A session UUID of ReFrame's form, the same for the same number (the
+    tools refuse a session id of another form).'''
+    return f'00000000-0000-4000-8000-{number:012x}'
+
+
+def case(node, check, values, *, session=session_id(1), when=1000.0,
          result='pass', system='cluster', partition='compute',
          threads='single', identity='dependency=spack;isa_built=native'):
     '''One test case of ``check`` on ``node`` with ``values``

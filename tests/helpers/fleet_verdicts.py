@@ -5,9 +5,10 @@ drain lines (``hpc-acceptance suspects``), the nodes named.'''
 from dataclasses import dataclass
 from typing import List, Tuple
 
+from hpc_acceptance.tools.common import shell_line
 from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet.suspect_drains import drain_commands, shell_line
+from hpc_acceptance.tools.fleet.suspect_drains import drain_commands
 from hpc_acceptance.tools.fleet.suspect_report import text_lines
 from hpc_acceptance.tools.outcome import verdict
 from hpc_acceptance.tools.results.runs import final_testcases
@@ -56,5 +57,5 @@ def outcome(report):
     fleets = fleets or []
     return Outcome(
         status, message, fleets, text_lines(fleets),
-        [shell_line(c) for c in drain_commands(fleets, DAY)],
+        [shell_line.quoted(c) for c in drain_commands(fleets, DAY)],
         [(s.partition, s.node) for f in fleets for s in f.suspects])

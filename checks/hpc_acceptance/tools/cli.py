@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, console
 
 #: Subcommand -> its module. Only the one asked for is imported (some
 #: import ReFrame's test machinery or matplotlib, seconds that every other
@@ -64,7 +64,14 @@ def parser_of(name, module):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
+    '''Run the subcommand of ``argv``; its exit status. What it prints goes
+    through :func:`.common.console.guarded`: no control character a node
+    or a report wrote reaches the terminal.'''
+    with console.guarded():
+        return _main(sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv):
     if not argv or argv[0] in ('-h', '--help'):
         print(usage(), file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2

@@ -12,6 +12,8 @@ of one name but another meaning in two commands (``--system``,
 import argparse
 import re
 
+from hpc_acceptance.tools.common import identifiers
+
 
 class UsageError(Exception):
     '''The options parsed but do not go together, or a value is wrong: the
@@ -24,9 +26,28 @@ def pass_on(parser):
     parser.set_defaults(passed_on=[])
 
 
+def session_id(text):
+    '''A ``--session`` value: a ReFrame session UUID, never a period or a
+    filter (ReFrame evaluates a filter as Python).'''
+    try:
+        return identifiers.session(text, 'session')
+    except identifiers.BadIdentifier as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def reframe_name(text):
+    '''A ``--system`` or ``--partition`` value: a ReFrame name (files and
+    queries are made of it).'''
+    try:
+        return identifiers.name(text, 'name')
+    except identifiers.BadIdentifier as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def add_session(parser, what='a stored session'):
     '''``--session UUID``: the stored session read instead of reports.'''
-    parser.add_argument('--session', help=f'UUID of {what}')
+    parser.add_argument('--session', type=session_id, metavar='UUID',
+                        help=f'UUID of {what}')
 
 
 def add_run_report(parser, help):

@@ -25,6 +25,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import List
 
+from hpc_acceptance.tools.common import console, identifiers
+
 #: Every drain reason this tool sets starts so; it undrains only those.
 PREFIX = 'hpc-acceptance:'
 
@@ -42,6 +44,16 @@ OUT_OF_SERVICE = frozenset({'DRAIN', 'DRAINED', 'DRAINING', 'DOWN', 'FAIL',
                             'FUTURE', 'INVALID_REG'})
 
 _FIELD = re.compile(r'(\w+)=')
+
+#: Where Slurm's reason field starts in ``scontrol -o show node``.
+_REASON = re.compile(r'(?:^| )Reason=')
+
+#: What Slurm writes after the first line of a reason: who set it, when.
+_SET_BY = re.compile(r' \[[^\]\s@]*@[^\]\s]*\]')
+
+#: The fields newer Slurm versions print after the reason.
+_AFTER_REASON = re.compile(r' (?:Comment|Extra|InstanceId|InstanceType|'
+                           r'ReservationName)=')
 
 
 class SlurmError(RuntimeError):
@@ -62,10 +74,15 @@ class NodeState:
     #: the Slurm partitions it belongs to
     partitions: frozenset = frozenset()
 
+    #: Slurm's line names a reason more than once (text inside a reason
+    #: that reads as a field): whose it is cannot be told
+    ambiguous: bool = False
+
     @property
     def ours(self):
-        '''Drained by this tool (its reason starts with :data:`PREFIX`).'''
-        return self.reason.startswith(PREFIX)
+        '''Drained by this tool: its reason, the one Slurm's line holds,
+        starts with :data:`PREFIX`.'''
+        return not self.ambiguous and self.reason.startswith(PREFIX)
 
     @property
     def drained_by_us(self):
@@ -78,32 +95,55 @@ class NodeState:
 
 
 def _fields(line):
-    '''``{key: value}`` of one line of ``scontrol -o show node``, values
-    with spaces (``Reason=memory errors [root@...]``) kept whole.'''
+    '''``{key: value}`` of the fields of one line of ``scontrol -o show
+    node`` before its reason, values with spaces (``OS=Linux 6.1.0 #1
+    SMP``) kept whole; a key's first occurrence wins.'''
     marks = [(m.start(), m.group(1)) for m in _FIELD.finditer(line)
              if m.start() == 0 or line[m.start() - 1] == ' ']
     fields = {}
     for (start, key), (end, _) in zip(marks, marks[1:] + [(len(line), '')]):
-        fields[key] = line[start + len(key) + 1:end].strip()
+        fields.setdefault(key, line[start + len(key) + 1:end].strip())
 
     return fields
 
 
+def _reason(text):
+    '''The reason Slurm's line holds from the text after its
+    ``Reason=``: up to Slurm's ``[user@time]`` (or the fields newer Slurm
+    versions print after it), continuation lines joined.'''
+    end = _SET_BY.search(text) or _AFTER_REASON.search(text)
+    reason = text[:end.start()] if end else text
+    return ' '.join(reason.split())
+
+
 def parse_nodes(text):
-    '''``{node: NodeState}`` of ``scontrol -o show node`` output.'''
+    '''``{node: NodeState}`` of ``scontrol -o show node`` output.
+
+    Slurm prints a node's reason after its other fields (newer versions
+    a comment and such after it) and the reason is anyone's text: an NHC
+    message can hold ``Reason=hpc-acceptance: ...`` or ``State=IDLE``. So
+    the fields are read before the first ``Reason=`` only, and the reason
+    is what follows it: text in a reason never reads as a field, and a
+    line whose reason holds another ``Reason=`` is :attr:`NodeState.
+    ambiguous` (never this tool's). Lines of no node name Slurm's form
+    are left out.'''
     nodes = {}
     for line in text.splitlines():
-        fields = _fields(line.strip())
-        if 'NodeName' not in fields:
+        line = line.strip()
+        starts = list(_REASON.finditer(line))
+        head = line[:starts[0].start()] if starts else line
+        fields = _fields(head)
+        if not identifiers.is_node(fields.get('NodeName')):
             continue
 
-        reason = re.sub(r'\s*\[[^\]]*\]$', '', fields.get('Reason', ''))
+        reason = _reason(line[starts[0].end():]) if starts else ''
         nodes[fields['NodeName']] = NodeState(
             fields['NodeName'],
             frozenset(s for s in fields.get('State', '').split('+') if s),
             '' if reason == '(null)' else reason,
             frozenset(p for p in fields.get('Partitions', '').split(',')
-                      if p and p != '(null)'))
+                      if p and p != '(null)'),
+            ambiguous=len(starts) > 1)
 
     return nodes
 
@@ -199,14 +239,39 @@ def plan(suspects, states, partition_nodes, max_share=MAX_SHARE):
     return DrainPlan(drains, alone)
 
 
+def reason_text(reason):
+    '''``reason`` as this tool sets it: :data:`PREFIX` first, on one line,
+    its control characters spelled out, no double quote (Slurm's own
+    parser of ``Reason=`` takes one as the end of the value).'''
+    text = reason if reason.startswith(PREFIX) else f'{PREFIX} {reason}'
+    return console.one_line(text).replace('"', "'")
+
+
+def drain_command(node, reason):
+    '''The ``scontrol`` arguments that drain ``node`` with ``reason``
+    (:func:`reason_text`).
+
+    :raises identifiers.BadIdentifier: if ``node`` is no node name.
+    '''
+    return ['scontrol', 'update', f'NodeName={identifiers.node(node)}',
+            'State=DRAIN', f'Reason={reason_text(reason)}']
+
+
+def resume_command(node):
+    '''The ``scontrol`` arguments that return ``node`` to service.
+
+    :raises identifiers.BadIdentifier: if ``node`` is no node name.
+    '''
+    return ['scontrol', 'update', f'NodeName={identifiers.node(node)}',
+            'State=RESUME']
+
+
 def drain(node, reason):
-    '''Drain ``node`` with ``reason`` (prefixed with :data:`PREFIX`).
+    '''Drain ``node`` with ``reason`` (:func:`drain_command`).
 
     :raises SlurmError: if scontrol refused.
     '''
-    text = reason if reason.startswith(PREFIX) else f'{PREFIX} {reason}'
-    scontrol('update', f'NodeName={node}', 'State=DRAIN',
-             f'Reason={text.replace(chr(34), chr(39))}')
+    scontrol(*drain_command(node, reason)[1:])
 
 
 def resume(node):
@@ -214,4 +279,4 @@ def resume(node):
 
     :raises SlurmError: if scontrol refused.
     '''
-    scontrol('update', f'NodeName={node}', 'State=RESUME')
+    scontrol(*resume_command(node)[1:])

@@ -21,8 +21,8 @@ from collections import defaultdict
 from hpc_acceptance.tools.fleet import comparison, confirm, fingerprint
 from hpc_acceptance.tools.fleet.model import MIN_NODES
 from hpc_acceptance.tools.results.runs import (ResultsError, final_attempts,
-                                               stored_sessions,
-                                               stored_testcases)
+                                               session_testcases,
+                                               stored_sessions)
 
 #: Stored sessions searched for earlier fleet runs.
 LOOKBACK = 'now-30d:now'
@@ -33,6 +33,9 @@ HISTORY_RUNS = 5
 
 #: The session extra of a fleet run, as ``--mode fleet`` sets it.
 FLEET_RUNS = 'fleet=="yes"'
+
+#: The session extra of a confirmation rerun (:mod:`.confirm`).
+CONFIRM_RUNS = f'fleet=="{confirm.CONFIRM}"'
 
 
 def _start(text):
@@ -61,15 +64,18 @@ def earlier_runs(session, started, lookback=LOOKBACK):
 def stored_run(session, lookback=LOOKBACK):
     '''The test cases of the stored fleet run of UUID ``session`` with
     its confirmation reruns (:mod:`.confirm`), each by its final
-    attempt: the run as its own verdict read it.
+    attempt: the run as its own verdict read it. The session is asked of
+    the database by its UUID, and its reruns among the confirmation
+    reruns by their extra: no query is made of the id.
 
     :raises ResultsError: if the results database cannot be read.
+    :raises identifiers.BadIdentifier: if ``session`` is no session UUID.
     '''
-    cases = stored_testcases(session)
-    reruns = stored_sessions(f'{lookback}?{confirm.CONFIRMS}=='
-                             f'"{session}"')
+    cases = session_testcases(session)
+    reruns = [row for row in stored_sessions(f'{lookback}?{CONFIRM_RUNS}')
+              if row.get(confirm.CONFIRMS) == session]
     for row in reruns:
-        cases += stored_testcases(row['UUID'])
+        cases += session_testcases(row['UUID'])
 
     return final_attempts(cases) if reruns else cases
 

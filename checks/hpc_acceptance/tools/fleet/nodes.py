@@ -37,7 +37,8 @@ import reframe.core.runtime as runtime
 from reframe.core.exceptions import ReframeError
 from reframe.frontend.testgenerators import getallnodes
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, identifiers
+from hpc_acceptance.tools.results import bounded_json
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import CONFIG, Unreadable, one_line
 
@@ -131,6 +132,9 @@ def _check(nodes):
                          '"left_out": [...]}}')
 
     for partition, about in nodes.items():
+        system, _, name = partition.partition(':')
+        identifiers.name(system, 'the system of partition')
+        identifiers.name(name, 'partition')
         if not isinstance(about, dict):
             raise ValueError(f'{partition}: not {{"covered": [...], '
                              f'"left_out": [...]}}')
@@ -140,6 +144,9 @@ def _check(nodes):
                                                     for n in covered):
             raise ValueError(f'{partition}: "covered" is not a list of '
                              f'nodes')
+
+        for node in covered:
+            identifiers.node(node, f'{partition}: a node of "covered"')
 
         left_out = about.get('left_out', [])
         if not isinstance(left_out, list):
@@ -152,6 +159,9 @@ def _check(nodes):
                 raise ValueError(f'{partition}: "left_out" holds {node!r}, '
                                  f'not {{"node", "state", "reason"}}')
 
+            identifiers.node(node['node'], f'{partition}: a node of '
+                                           f'"left_out"')
+
 
 def read_node_map(path):
     '''The node map kept beside a run's report; ``{}`` if there is none.
@@ -159,8 +169,7 @@ def read_node_map(path):
     :raises Unreadable: naming the file and what is wrong, in one line.
     '''
     try:
-        with open(path) as fp:
-            nodes = json.load(fp)
+        nodes = bounded_json.load(path)
         _check(nodes)
     except FileNotFoundError:
         return {}

@@ -1,7 +1,12 @@
 '''The suspects of a fleet run as Slurm drains: each one's reason, the
 ``scontrol`` lines (``--format slurm``), and the drains themselves
-(``--drain``), as :func:`.drain.plan` allows them.'''
+(``--drain``), as :func:`.drain.plan` allows them.
 
+The lines are for a shell: every word quoted, the suspects left out as
+comments (:mod:`..common.shell_line`), whatever a report's figures, kernel
+strings or Slurm's reasons hold.'''
+
+from hpc_acceptance.tools.common import shell_line
 from hpc_acceptance.tools.fleet import drain
 
 
@@ -21,22 +26,14 @@ def drain_reason(suspect, when):
 
     more = (len(suspect.differs) + len(suspect.failures) +
             len(suspect.unmeasured) + len(suspect.outliers) - 1)
-    text = f'{drain.PREFIX} {when} {worst}' + (f' (+{more} more)'
-                                               if more else '')
-    return text.replace('"', "'")
+    return drain.reason_text(f'{drain.PREFIX} {when} {worst}' +
+                             (f' (+{more} more)' if more else ''))
 
 
 def drain_commands(fleets, when):
     '''``scontrol update`` argument lists, one per suspect.'''
-    return [['scontrol', 'update', f'NodeName={s.node}', 'State=DRAIN',
-             f'Reason={drain_reason(s, when)}']
+    return [drain.drain_command(s.node, drain_reason(s, when))
             for partition in fleets for s in partition.suspects]
-
-
-def shell_line(command):
-    '''A drain command as a sysadmin would type it.'''
-    *words, reason = command
-    return ' '.join(words) + ' Reason="' + reason[len('Reason='):] + '"'
 
 
 def partition_nodes(fleets, nodes, states=None):
@@ -75,13 +72,16 @@ def drain_plan(fleets, when, nodes, max_share, states):
         states, partition_nodes(fleets, nodes, states), max_share)
 
 
-def left_out_lines(left, prefix=''):
-    '''Lines saying how many suspects a plan leaves out, and why each.'''
+def left_out_lines(left):
+    '''Shell comments saying how many suspects a plan leaves out, and why
+    each.'''
     if not left:
         return []
 
-    return ([f'{prefix}{len(left)} suspect(s) left out, not drained:'] +
-            [f'{prefix}  {node}: {why}' for node, why in left])
+    return ([shell_line.comment(f'{len(left)} suspect(s) left out, not '
+                                f'drained:')] +
+            [shell_line.comment(f'{node}: {why}', indent='  ')
+             for node, why in left])
 
 
 def drain_suspects(fleets, when, nodes, max_share):
@@ -120,7 +120,6 @@ def slurm_lines(fleets, when, nodes, max_share):
                 f'not the nodes drained before')
 
     plan = drain_plan(fleets, when, nodes, max_share, states)
-    return ([shell_line(['scontrol', 'update', f'NodeName={node}',
-                         'State=DRAIN', f'Reason={reason}'])
+    return ([shell_line.quoted(drain.drain_command(node, reason))
              for node, reason in plan.drain] +
-            left_out_lines(plan.left_alone, prefix='# ')), note
+            left_out_lines(plan.left_alone)), note

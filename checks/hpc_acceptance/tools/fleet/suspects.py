@@ -152,12 +152,28 @@ def compare_run(run_reports=None, session=None, nodes=None,
     fleets, note = history.compare(
         testcases, session_info.get('uuid'),
         session_info.get('time_start'), min_nodes, floors)
-    page_dir = report_file.page_dir(
-        session_info.get('uuid') or '',
-        run_reports[0] if run_reports else None)
-    node_map = read_node_map(nodes or os.path.join(
-        page_dir, report_file.NODES_NAME))
-    return FleetRun(testcases, fleets, note, node_map)
+    nodes = nodes or kept_node_map(session_info.get('uuid'),
+                                   run_reports[0] if run_reports else None)
+    return FleetRun(testcases, fleets, note,
+                    read_node_map(nodes) if nodes else {})
+
+
+def kept_node_map(session, run_report=None):
+    '''The node map kept beside the report page of ``session`` (the run
+    of ``run_report``), ``None`` for a run that names no session.
+
+    :raises Unreadable: if that place is not the page's own
+        (:func:`..launch.report_file.page_dir`).
+    '''
+    if not session:
+        return None
+
+    try:
+        return os.path.join(report_file.page_dir(session, run_report),
+                            report_file.NODES_NAME)
+    except ValueError as err:
+        raise Unreadable(f'the node list of session {session}: '
+                         f'{err}') from None
 
 
 def rerun_args(report, nodes, state, run_args):

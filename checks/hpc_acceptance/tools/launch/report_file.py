@@ -21,6 +21,8 @@ import re
 import sys
 
 from hpc_acceptance.core.paths import PROJECT_DIR
+from hpc_acceptance.tools.common import identifiers
+from hpc_acceptance.tools.common.path_inside import path_inside
 
 #: Where the runs' reports go unless ``RFM_REPORT_FILE`` says.
 REPORTS_DIR = PROJECT_DIR / 'var' / 'reports'
@@ -44,11 +46,20 @@ class ReportFileError(ValueError):
 
 
 def page_dir(session, run_report=None):
-    '''The directory of the report page of ``session``: beside the run
-    report it was made from, else in :data:`REPORTS_DIR`.'''
+    '''The directory of the report page of ``session`` (a UUID): beside
+    the run report it was made from, else in :data:`REPORTS_DIR`. A page
+    writes and a fleet comparison reads there: the session, read from a
+    report, must name a folder of that directory and nothing else (not
+    ``/some/dir``, ``../../x`` or a link out of it).
+
+    :raises identifiers.BadIdentifier: if ``session`` is no session UUID.
+    :raises OutsideItsDirectory: if the folder resolves outside the
+        directory.
+    '''
     reports_dir = (os.path.dirname(os.path.abspath(run_report))
                    if run_report else str(REPORTS_DIR))
-    return os.path.join(reports_dir, session)
+    return path_inside(reports_dir, os.path.join(
+        reports_dir, identifiers.session(session)))
 
 
 def stem(path):

@@ -28,6 +28,7 @@ import time
 from hpc_acceptance.core import site
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.stream import sizing
+from hpc_acceptance.tools.common import identifiers
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.new_system import node_probe
 from hpc_acceptance.tools.new_system import partition_entries
@@ -106,7 +107,7 @@ def chosen_partitions(request):
     if left:
         say(f'left out: {left}; add each with --partition (repeatable)')
     for partition in chosen:
-        if not system_writer.NAME.match(partition.name):
+        if not identifiers.NAME.fullmatch(partition.name):
             raise slurm_facts.SlurmError(
                 f'partition {partition.name!r} cannot be a ReFrame '
                 f'partition of the same name (letters, digits, "-" and '

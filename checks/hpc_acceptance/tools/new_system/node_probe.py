@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, replace
 
 from hpc_acceptance.core import node_state
+from hpc_acceptance.tools.common import identifiers
 
 #: The reframe of this Python's environment: the one the checks run with.
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
@@ -86,7 +87,16 @@ def parse(output, topology_file, where):
     with open(topology_file) as fp:
         processor = json.load(fp)
 
-    return NodeFacts(host=fields['host'].strip(), processor=processor,
+    try:
+        # the files written name both: a host or an arch of another form
+        # would be code or keys of their own there
+        host = identifiers.node(fields['host'].strip(), 'host name')
+        identifiers.arch(processor.get('arch') if isinstance(processor, dict)
+                         else None, f'the processor.arch of {topology_file}')
+    except identifiers.BadIdentifier as err:
+        raise ProbeError(f'the probe ({where}): {err}') from None
+
+    return NodeFacts(host=host, processor=processor,
                      state=node_state.parse(output, where),
                      memory_bytes=int(fields['memtotal_kb']) * 1024,
                      where=where, topology_file=topology_file)

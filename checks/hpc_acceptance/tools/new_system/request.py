@@ -5,10 +5,11 @@ refuses, a site directory inside this checkout).
 
 import dataclasses
 import os
+import shlex
 
 from hpc_acceptance.core import site
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools.new_system import system_writer
+from hpc_acceptance.tools.common import console, identifiers
 
 
 @dataclasses.dataclass
@@ -27,7 +28,7 @@ class Request:
     def problem(self):
         '''What makes the request unusable, as a usage error says it;
         ``None`` where nothing does.'''
-        if not system_writer.NAME.match(self.name):
+        if not identifiers.NAME.fullmatch(self.name):
             return (f'NAME {self.name!r}: letters, digits, "-" and "_", '
                     f'starting with a letter or "_" (ReFrame\'s rule)')
 
@@ -44,11 +45,20 @@ class Request:
         if self.scheduler == 'local' and self.partition:
             return '--partition is for --scheduler slurm'
 
+        for option, values in (('--partition', self.partition),
+                               ('--module', self.module)):
+            for value in values:
+                if console.has_control(value):
+                    return (f'{option} {value!r}: a control character '
+                            f'(the written files quote the command)')
+
         return None
 
     def command_line(self):
-        '''The command, as the written files say they were made.'''
-        return ' '.join(['hpc-acceptance', 'new-system', self.name,
-                         '--scheduler', self.scheduler] +
-                        [f'--partition {p}' for p in self.partition] +
-                        [f'--module {m}' for m in self.module])
+        '''The command, as the written files say they were made: each
+        word quoted for a shell, on one line (a comment of the files).'''
+        return shlex.join(['hpc-acceptance', 'new-system', self.name,
+                           '--scheduler', self.scheduler] +
+                          [w for p in self.partition
+                           for w in ('--partition', p)] +
+                          [w for m in self.module for w in ('--module', m)])

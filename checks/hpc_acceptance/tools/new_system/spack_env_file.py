@@ -16,6 +16,7 @@ import yaml
 
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.stream import sizing
+from hpc_acceptance.tools.common import identifiers
 
 #: Static arrays larger than 2 GiB in all need the medium code model.
 _SMALL_CODE_MODEL_BYTES = 2**31
@@ -58,7 +59,9 @@ def render(*, name, command, targets, stream, toolchain):
     '''
     elements, stream_why = stream
     target_why = '; '.join(f'{target}: {why}' for target, why in targets)
-    node_targets = ', '.join(f'target={t}'
+    # a flow sequence of plain words: an arch that is no archspec name
+    # (``x]\n  specs: [...]``) would add keys of its own
+    node_targets = ', '.join(f'target={identifiers.arch(t)}'
                              for t in dict.fromkeys(t for t, _ in targets))
     packages = yaml.safe_dump({'packages': toolchain.externals},
                               sort_keys=False, width=1000)

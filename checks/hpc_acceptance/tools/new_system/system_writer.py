@@ -8,10 +8,6 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-#: ReFrame's pattern for system and partition names (its configuration
-#: schema's ``alphanum_ext_string``).
-NAME = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_-]*$')
-
 #: The site's ``config.py``: written once, it reads every system file of
 #: the site directory.
 SITE_CONFIG = """\

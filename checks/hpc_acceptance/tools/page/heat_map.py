@@ -21,6 +21,10 @@ import numpy
 from hpc_acceptance.tools.fleet.model import natural_order
 
 matplotlib.use('Agg')
+# labels are node, check and figure names as a report wrote them, shown as
+# they are: with mathtext a "$" in one starts a formula, and one that does
+# not parse stops the page
+matplotlib.rcParams['text.parse_math'] = False
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
 #: The change (as a fraction of performance) at which a cell is full red or

@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 from hpc_acceptance.tools.fleet.wording import node_list, number
 from hpc_acceptance.tools.fleet.fingerprint import describe
+from hpc_acceptance.tools.page.trends import MAX_TREND_PLOTS, by_check
 from hpc_acceptance.tools.references.unreferenced import NOT_JUDGED
 from hpc_acceptance.tools.results.runs import describe_key, figure_key
 
@@ -242,29 +243,32 @@ def _fleet(page, images):
 
 
 def _trends(page, images):
-    by_check = OrderedDict()
-    for trend in page.trends:
-        by_check.setdefault(trend.key, []).append(trend)
-
-    def worst(item):
-        verdicts = {t.verdict for t in item[1]}
-        shifted = any(t.shift for t in item[1])
-        return (0 if 'fail' in verdicts else 1 if shifted else
-                2 if 'drift' in verdicts else 3, describe_key(item[0]))
-
     out = ['<h2 id="trends">Trends (last runs of each figure; shaded: '
            'reference band, or the noise band without a reference '
            'file; a purple line: the first night of a shift)</h2>']
-    if not by_check:
+    if not page.trends:
         out.append('<p class="note">No figures in this run.</p>')
 
-    for key, trends in sorted(by_check.items(), key=worst):
+    undrawn = sum(1 for t in page.trends if id(t) not in images)
+    if undrawn:
+        out.append(f'<p class="note">{undrawn} of {len(page.trends)} '
+                   f'trends are listed without a plot: a page draws '
+                   f'{MAX_TREND_PLOTS} at most, the checks with a failed, '
+                   f'shifted or drifted figure first.</p>')
+
+    for key, trends in by_check(page.trends):
         out.append(f'<h3>{_e(describe_key(key))}</h3><div class="grid">')
         for trend in trends:
             shift = (f'; {trend.shift.describe()}' if trend.shift else '')
-            out.append(f'<img src="{_e(images[id(trend)])}" alt="'
-                       f'{_e(trend.title)}: {trend.verdict}{_e(shift)}" '
-                       f'title="{_e(trend.title)}{_e(shift)}">')
+            if id(trend) in images:
+                out.append(f'<img src="{_e(images[id(trend)])}" alt="'
+                           f'{_e(trend.title)}: {trend.verdict}{_e(shift)}" '
+                           f'title="{_e(trend.title)}{_e(shift)}">')
+            else:
+                out.append(f'<span class="{trend.verdict}">'
+                           f'{_e(trend.variable)}: {number(trend.current)} '
+                           f'{_e(trend.unit)}, {trend.verdict}{_e(shift)}'
+                           f'</span>')
 
         out.append('</div>')
 

@@ -34,9 +34,11 @@ from hpc_acceptance.tools.page import heat_map
 from hpc_acceptance.tools.page import html
 from hpc_acceptance.tools.page import trend_plot
 from hpc_acceptance.tools.page import trends
+from hpc_acceptance.tools.page.trends import MAX_TREND_PLOTS, by_check
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
-from hpc_acceptance.tools.results.runs import ResultsError, stored_testcases
+from hpc_acceptance.tools.results.runs import (ResultsError, Unreadable,
+                                               stored_testcases)
 from hpc_acceptance.tools.shifts import limit, nightly
 
 #: One line for ``hpc-acceptance --help``.
@@ -126,7 +128,9 @@ def write(page, out_dir):
             os.remove(os.path.join(out_dir, name))
 
     images = {}
-    for number, trend in enumerate(page.trends, 1):
+    drawn = [trend for _, group in by_check(page.trends)
+             for trend in group][:MAX_TREND_PLOTS]
+    for number, trend in enumerate(drawn, 1):
         name = f'trend-{number:04d}.png'
         trend_plot.draw(trend, os.path.join(out_dir, name))
         images[id(trend)] = name
@@ -189,7 +193,11 @@ def of_run(run, history, *, runs=trends.DEFAULT_RUNS, output=None,
     first_report = run.reports[0] if run.reports else None
     session = (run.session_info['uuid'] if first_report is None else
                _session_of(run.testcases, first_report))
-    out_dir = output or report_file.page_dir(session, first_report)
+    try:
+        out_dir = output or report_file.page_dir(session, first_report)
+    except ValueError as err:
+        raise Unreadable(f'the page of session {session}: {err}') from None
+
     kept_log = os.path.join(out_dir, LOG_NAME)
     kept_nodes = os.path.join(out_dir, report_file.NODES_NAME)
     os.makedirs(out_dir, exist_ok=True)

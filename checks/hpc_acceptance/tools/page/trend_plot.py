@@ -13,6 +13,10 @@ import datetime
 import matplotlib
 
 matplotlib.use('Agg')
+# labels are node, check and figure names as a report wrote them, shown as
+# they are: with mathtext a "$" in one starts a formula, and one that does
+# not parse stops the page
+matplotlib.rcParams['text.parse_math'] = False
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
 VERDICT_COLOURS = {'pass': '#2e7d32', 'fail': '#c62828', 'drift': '#ef6c00'}

@@ -35,6 +35,13 @@ from hpc_acceptance.tools.results.runs import describe_key, figure_key
 #: Runs a trend shows by default.
 DEFAULT_RUNS = 30
 
+#: The most trends a page draws a plot of (the others are listed as
+#: text), the checks with a failed, shifted or drifted figure first. A
+#: trend is a figure of a partition, whatever its nodes: a partition's 38
+#: fleet test cases have about 150 figures, a site of ten partitions
+#: 1,500. A plot took 0.67 s on the loaded 2-core guest (2026-11-28).
+MAX_TREND_PLOTS = 2000
+
 #: Earlier runs a noise band needs before a value can drift out of it, as
 #: ``post-upgrade --min-runs``: the band of one or two runs is their noise
 #: of a moment, and called most figures drifted on a busy night.
@@ -170,3 +177,20 @@ def build(current, history, runs=DEFAULT_RUNS, floors=None, shifts=()):
             trends.append(trend)
 
     return trends
+
+
+def by_check(trends):
+    '''``[(figure key, its trends)]``, the checks with a failed figure
+    first, then those with a shifted one, then a drifted one, then by
+    name: the order the page shows them in.'''
+    grouped = OrderedDict()
+    for trend in trends:
+        grouped.setdefault(trend.key, []).append(trend)
+
+    def worst(item):
+        verdicts = {t.verdict for t in item[1]}
+        shifted = any(t.shift for t in item[1])
+        return (0 if 'fail' in verdicts else 1 if shifted else
+                2 if 'drift' in verdicts else 3, describe_key(item[0]))
+
+    return sorted(grouped.items(), key=worst)

@@ -36,6 +36,8 @@ import statistics
 import yaml
 
 from hpc_acceptance.core import references
+from hpc_acceptance.tools.common import identifiers
+from hpc_acceptance.tools.common.path_inside import path_inside
 from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import figure_key, figures_of
@@ -70,15 +72,24 @@ def path_of(system, prefix=None):
     '''Where ``system``'s floors are: the first of the reference
     directories (``prefix``, else ``RFM_REFERENCE_PREFIX``, else the site
     directory's and the checkout's) that has them, else where they would
-    be written.'''
+    be written; a system that is no ReFrame name, or a path that leads
+    out of its directory, is none.
+
+    :raises CalibrationError: naming the system or the path.
+    '''
     dirs = references.search_dirs(prefix or
                                   os.environ.get('RFM_REFERENCE_PREFIX'))
-    for directory in dirs:
-        found = os.path.join(directory, system, FILE_NAME)
-        if os.path.isfile(found):
-            return found
+    try:
+        identifiers.name(system, 'system')
+        for directory in dirs:
+            found = path_inside(directory,
+                                os.path.join(directory, system, FILE_NAME))
+            if os.path.isfile(found):
+                return found
 
-    return os.path.join(dirs[0], system, FILE_NAME)
+        return path_inside(dirs[0], os.path.join(dirs[0], system, FILE_NAME))
+    except ValueError as err:
+        raise CalibrationError(str(err)) from None
 
 
 def load(system, prefix=None):

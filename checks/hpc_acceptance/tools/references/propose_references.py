@@ -318,6 +318,7 @@ def write(found):
 def setup_parser(parser):
     '''The options of ``hpc-acceptance propose-references``.'''
     parser.add_argument('--system', required=True,
+                        type=arguments.reframe_name,
                         help='system whose reference file to propose')
     arguments.add_sessions(parser, 'now-30d:now')
     parser.add_argument('--floor', action=FloorOption, default=[],

@@ -32,7 +32,6 @@ import argparse
 import contextlib
 import datetime
 import glob
-import json
 import os
 import re
 import sqlite3
@@ -40,8 +39,9 @@ import sys
 from pathlib import Path
 
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools.common import arguments
-from hpc_acceptance.tools.results import disk_space, report_shape
+from hpc_acceptance.tools.common import arguments, console, shell_line
+from hpc_acceptance.tools.results import (bounded_json, disk_space,
+                                          report_shape)
 
 #: One line for ``hpc-acceptance --help``.
 description = 'check, back up or import into the results database'
@@ -209,8 +209,7 @@ def run_report(path):
     '''The parsed report if ``path`` is a ReFrame JSON run report, else
     ``None``.'''
     try:
-        with open(path) as fp:
-            report = json.load(fp)
+        report = bounded_json.load(path)
     except (OSError, ValueError):
         return None
 
@@ -243,21 +242,34 @@ def recovery(path, error, reports_dir):
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime(
         '%Y%m%dT%H%M%SZ')
-    lines = [f'  mv {path} {path}.damaged-{stamp}    # kept, not deleted']
+    lines = [_for_a_shell(['mv', path, f'{path}.damaged-{stamp}'],
+                          'kept, not deleted')]
     newest = (backups(path) or [None])[-1]
     since = 0
     if newest:
         since = os.path.getmtime(newest)
-        lines.append(f'  cp {newest} {path}    # the newest backup')
+        lines.append(_for_a_shell(['cp', newest, path], 'the newest backup'))
 
-    runs = reports_since(reports_dir, since)
+    runs = [r for r in reports_since(reports_dir, since)
+            if not console.has_control(r)]
     if runs:
         which = ('the runs since that backup' if newest else
                  'every run report kept')
-        lines.append(f'  {COMMAND} db import --db {path} {" ".join(runs)}'
-                     f'    # {which}')
+        lines.append(_for_a_shell([COMMAND, 'db', 'import', '--db', path,
+                                   *runs], which))
 
     return lines + ['then run again.']
+
+
+def _for_a_shell(argv, why=None):
+    '''A recovery step: ``argv`` as a line for a shell (every word quoted),
+    and why; a comment where a word cannot be on one line.'''
+    try:
+        line = shell_line.quoted(argv)
+    except shell_line.NotALine as err:
+        return f'  {shell_line.comment(err)}'
+
+    return f'  {line}' + (f'    # {why}' if why else '')
 
 
 def stored(path, session):
@@ -335,13 +347,17 @@ def validated(path):
     from reframe.frontend import reporting
 
     try:
-        with open(path, 'rb') as fp:
-            report = json.loads(fp.read().decode('utf-8'))
+        data = bounded_json.read(path)
+        report_shape.check_size(data)
+        report = bounded_json.parse(data)
         report_shape.check(report)
         if not (report.get('session_info') or {}).get('uuid'):
             raise ValueError('no session_info.uuid: ReFrame stores a '
                              'session by it')
         reporting.restore_session(path)
+    except RecursionError:
+        raise ValueError(f'cannot read the run report {path}: ReFrame: '
+                         f'{bounded_json.NESTED_TOO_DEEPLY}') from None
     except (OSError, ValueError) as err:
         raise ValueError(f'cannot read the run report {path}: '
                          f'{_one_line(err)}') from None
@@ -418,8 +434,8 @@ def run_check(path, report_path, log_path):
         f'db: this run (session {session}) is not in the results '
         f'database {path} ({why}); its results are only in '
         f'{report_path}. Once "{COMMAND} db check --db {path}" passes, '
-        f'store them with:\n  {COMMAND} db import --db {path} '
-        f'{report_path}']
+        f'store them with:\n' +
+        _for_a_shell([COMMAND, 'db', 'import', '--db', path, report_path])]
 
 
 def cannot_be_used(path, error):

@@ -14,9 +14,20 @@ node, and the shape of its performance values (``[value, reference,
 lower, upper, unit, ...]``). A figure's value itself may be anything: one
 that is no number is no measurement (:mod:`.measurement`), which the
 verdicts name, not an unreadable report.
+
+The identifiers in it are checked too (:func:`identifiers`): the session
+UUIDs, the nodes' names (the job's ``node``, its node list, the node
+ReFrame's ``--distribute`` pinned it to), the system, partition and
+environment names. The tools make database queries, paths, ``scontrol``
+lines and job options of them: a report where one does not have its
+kind's form (:mod:`..common.identifiers`) is refused, naming it.
 '''
 
 import datetime
+import re
+
+from hpc_acceptance.tools.common import console
+from hpc_acceptance.tools.common import identifiers as names
 
 #: How ReFrame writes a session's start.
 TIME_FORMAT = '%Y%m%dT%H%M%S%z'
@@ -25,9 +36,18 @@ TIME_FORMAT = '%Y%m%dT%H%M%S%z'
 RESULTS = frozenset({'pass', 'fail', 'skip', 'abort', 'fail_deps', 'xfail',
                      'xpass'})
 
+#: The most test case records (attempts, in all its runs) a report may
+#: hold: a fleet night of 10,000 nodes, 38 test cases a node and a retry
+#: of every tenth is about 420,000 (:mod:`.bounded_json`).
+MAX_TESTCASES = 600_000
+
 #: The major version of the report format of the ReFrame this checkout
 #: runs (``data_version`` 4.x for ReFrame 4.10).
 DATA_MAJOR = '4'
+
+
+#: The node ReFrame's ``--distribute`` pinned a test to, in its name.
+_PINNED = re.compile(r'%\.nid=(\S*)')
 
 
 class ReportError(ValueError):
@@ -75,6 +95,8 @@ def _perfvalues(case, where):
     values = _need(case, 'perfvalues', where, (dict, None), optional=True)
     for name, perf in (values or {}).items():
         here = f'{where}: perfvalues[{name!r}]'
+        if console.has_control(name):
+            raise ReportError(f'{here}: a control character in the name')
         if not isinstance(perf, list) or len(perf) < 5:
             raise ReportError(f'{here} is {_kind(perf)}, not ReFrame\'s '
                               f'[value, reference, lower, upper, unit]')
@@ -87,6 +109,9 @@ def _perfvalues(case, where):
 
         if not isinstance(perf[4], (str, type(None))):
             raise ReportError(f'{here}: the unit is {_kind(perf[4])}')
+
+        if console.has_control(perf[4] or ''):
+            raise ReportError(f'{here}: a control character in the unit')
 
 
 def _testcase(case, where):
@@ -116,6 +141,58 @@ def _testcase(case, where):
     _need(case, 'job_completion_time_unix', where, (int, float, None),
           optional=True)
     _perfvalues(case, where)
+    identifiers(case, where)
+
+
+def _session_id(value, what):
+    if value is not None:
+        names.session(value, what)
+
+
+def identifiers(case, where):
+    '''Raise :class:`ReportError` where an identifier of the test case
+    ``case`` (a dictionary, as a report or the results database gives it)
+    is not of its kind's form; ``where`` says which test case it is.'''
+    if console.has_control(case.get('display_name', '')):
+        raise ReportError(f'{where}: a control character in display_name '
+                          f'{names.shown(case["display_name"])}')
+
+    try:
+        _session_id(case.get('session_uuid'), 'session_uuid')
+        if case.get('uuid') is not None:
+            names.testcase(case['uuid'], 'uuid')
+
+        names.name(case.get('system'), 'system')
+        for key in ('partition', 'environ'):
+            if case.get(key) is not None:
+                names.name(case[key], key)
+
+        if case.get('node'):
+            names.node(case['node'], 'node')
+
+        listed = case.get('job_nodelist') or []
+        for node in [listed] if isinstance(listed, str) else listed:
+            names.node(node, 'a node of job_nodelist')
+
+        for node in _PINNED.findall(str(case.get('display_name', ''))):
+            names.node(node, 'the node of %.nid= in display_name')
+    except names.BadIdentifier as err:
+        raise ReportError(f'{where}: {err}') from None
+
+
+def check_size(data):
+    '''Raise :class:`ReportError` where the report ``data`` (its bytes, not
+    yet parsed) holds more test case records than :data:`MAX_TESTCASES`:
+    counted as the keys ``"display_name"`` (one a record; within a string
+    its quotes would be escaped), so that such a file is refused before
+    the seconds and gigabytes of parsing it.'''
+    _bounded(data.count(b'"display_name"'))
+
+
+def _bounded(records):
+    if records > MAX_TESTCASES:
+        raise ReportError(f'{records} test case records, more than the '
+                          f'{MAX_TESTCASES} a report read may hold')
 
 
 def check(report):
@@ -128,7 +205,12 @@ def check(report):
                  optional=True)
     if info is not None:
         _data_version(info)
-        _need(info, 'uuid', 'session_info', (str, None), optional=True)
+        uuid = _need(info, 'uuid', 'session_info', (str, None),
+                     optional=True)
+        try:
+            _session_id(uuid, 'uuid')
+        except names.BadIdentifier as err:
+            raise ReportError(f'session_info: {err}') from None
         started = _need(info, 'time_start', 'session_info', (str, None),
                         optional=True)
         if started is not None:
@@ -140,6 +222,10 @@ def check(report):
                                   ) from None
 
     runs = _need(report, 'runs', 'the report', (list,))
+    _bounded(sum(len(run['testcases']) for run in runs
+                 if isinstance(run, dict) and
+                 isinstance(run.get('testcases'), list)))
+
     for number, run in enumerate(runs):
         where = f'runs[{number}]'
         if not isinstance(run, dict):

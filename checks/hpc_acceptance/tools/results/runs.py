@@ -4,7 +4,6 @@ Both give ReFrame's test-case records (``display_name``, ``result``,
 ``system``, ``partition``, ``environ``, ``perfvalues``, ...).
 '''
 
-import json
 import os
 import re
 import sqlite3
@@ -12,7 +11,9 @@ import sys
 from collections import OrderedDict
 
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools.results import db, measurement, report_shape
+from hpc_acceptance.tools.common import console, identifiers
+from hpc_acceptance.tools.results import (bounded_json, db, measurement,
+                                          report_shape)
 
 #: The reframe next to this Python: the one of the project's environment.
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
@@ -49,8 +50,16 @@ def _stored(query, sessions):
     the sessions, else their test cases; read in this process, as the
     ``reframe`` command would (a process each cost a second or two, and a
     fleet run's tools ask many times).'''
-    from reframe.core.exceptions import ReframeError
     from reframe.frontend.reporting.utility import parse_query_spec
+
+    return _fetch(lambda: parse_query_spec(query), query, sessions)
+
+
+def _fetch(selector, query, sessions):
+    ''':func:`_stored` of the selector ``selector()`` makes, ``query``
+    the words that name it in an error; what the database holds checked
+    at the door (:func:`_checked`).'''
+    from reframe.core.exceptions import ReframeError
 
     path = db.database_path()
     if not os.path.exists(path):
@@ -58,12 +67,64 @@ def _stored(query, sessions):
 
     try:
         storage = db.reframe_storage(path)
-        selector = parse_query_spec(query)
-        return (storage.fetch_sessions(selector) if sessions
-                else storage.fetch_testcases(selector))
+        found = (storage.fetch_sessions(selector()) if sessions
+                 else storage.fetch_testcases(selector()))
     except (ReframeError, ValueError, sqlite3.DatabaseError) as err:
         raise Unreadable(f'cannot read the results database {path} '
                          f'({query}): {one_line(err)}') from None
+
+    return _checked(found, path, sessions)
+
+
+#: The refusals said once per process: a tool reads the database many
+#: times.
+_REFUSED = set()
+
+
+def _refused(path, why):
+    if (path, why) not in _REFUSED:
+        _REFUSED.add((path, why))
+        print(f'results database {path}: left out: {why}', file=sys.stderr)
+
+
+def _checked(found, path, sessions):
+    '''The sessions (``sessions``: by their UUID) or test cases
+    ``found`` in the database at ``path`` whose identifiers have their
+    kinds' forms (:func:`.report_shape.identifiers`); each other one is
+    left out, said on standard error naming it: an id that is no UUID
+    would become a query of ReFrame's storage (where a filter is Python),
+    a node name that is no node name a word of an ``scontrol`` line.'''
+    kept = []
+    for item in found:
+        try:
+            if sessions:
+                identifiers.session((item.get('session_info') or {}).get(
+                    'uuid'), 'session_info: uuid')
+            else:
+                session = identifiers.shown(item.get('session_uuid'))
+                report_shape.identifiers(item, f'a test case of session '
+                                               f'{session}')
+        except ValueError as err:
+            _refused(path, str(err))
+            continue
+
+        kept.append(item)
+
+    return kept
+
+
+def session_testcases(session):
+    ''':func:`stored_testcases` of the one stored session of UUID
+    ``session``, asked of ReFrame's storage by its UUID alone, never as a
+    query text.
+
+    :raises identifiers.BadIdentifier: if ``session`` is no session UUID.
+    '''
+    from reframe.frontend.reporting.utility import QuerySelectorTestcase
+
+    identifiers.session(session)
+    return final_stored(_fetch(lambda: QuerySelectorTestcase(uuid=session),
+                               session, sessions=False))
 
 
 def stored_testcases(query):
@@ -145,8 +206,9 @@ def read_report(path):
         line (:mod:`.report_shape`).
     '''
     try:
-        with open(path, 'rb') as fp:
-            report = json.loads(fp.read().decode('utf-8'))
+        data = bounded_json.read(path)
+        report_shape.check_size(data)
+        report = bounded_json.parse(data)
         report_shape.check(report)
     except (OSError, ValueError) as err:
         raise Unreadable(f'cannot read the run report {path}: '
@@ -174,8 +236,22 @@ def final_attempts(attempts):
 
         final[key] = case
 
-    return [dict(case, earlier_attempts=earlier.get(key, []))
+    return [dict(case, earlier_attempts=earlier.get(key, []),
+                 **_shown_text(case))
             for key, case in final.items()]
+
+
+#: A test case's text for people that a node's job or ReFrame wrote: the
+#: tools show it on one line (a console, a drain reason).
+FREE_TEXT = ('fail_reason', 'node_hardware', 'node_software')
+
+
+def _shown_text(case):
+    '''``case``'s :data:`FREE_TEXT` on one line each, control characters
+    spelled out (:func:`..common.console.one_line`): a newline in a fail
+    reason or a kernel string starts no line of its own on a console.'''
+    return {key: console.one_line(case[key]) for key in FREE_TEXT
+            if isinstance(case.get(key), str)}
 
 
 def passed_on_retry(case):

@@ -43,6 +43,7 @@ from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.results.runs import (figure_key, figures_of,
                                                stored_sessions,
+                                               session_testcases,
                                                stored_testcases, unmeasured)
 
 #: Figures with no measurement a baseline's note names, at most.
@@ -206,7 +207,7 @@ def before_runs(lookback=LOOKBACK, exclude=(), until=None):
         sessions, until or datetime.datetime.now(datetime.timezone.utc))
     cases = []
     for uuid in uuids:
-        session_cases = stored_testcases(uuid)
+        session_cases = session_testcases(uuid)
         if interrupted(session_cases):
             notes.append(f'--before run {uuid} was interrupted (aborted '
                          f'test cases): not used as a baseline')

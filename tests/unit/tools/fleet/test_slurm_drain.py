@@ -2,6 +2,8 @@
 ``scontrol -o show node`` output as Slurm 22.05 prints it
 (tests/fixtures/data/slurm/).'''
 
+import pytest
+
 from conftest import DATA_DIR
 from hpc_acceptance.tools.fleet import drain
 from hpc_acceptance.tools.fleet import resume
@@ -90,3 +92,52 @@ def test_resume_tests_only_its_own_drained_nodes_that_answer_slurm():
     assert resume.drained_by_us(states) == ['n1']
     assert resume.left_drained(states) == [('n2', 'NOT_RESPONDING'),
                                            ('n3', 'DOWN')]
+
+
+# -- reasons are anyone's text: only the tool's own count ---------------------
+
+def test_a_reason_that_holds_the_tools_own_is_not_the_tools():
+    # NHC drains with the text of what it found: a process name, a user's
+    states = _states(
+        _node('n1', 'IDLE+DRAIN', 'NHC: check_ps_unauth_users: '
+                                  'Reason=hpc-acceptance: 2026-11-24 slow'),
+        _node('n2', 'IDLE+DRAIN', 'NHC: rogue process Reason=hpc-acceptance:'
+                                  ' x State=IDLE Partitions=other'))
+    assert not states['n1'].ours and states['n1'].ambiguous
+    assert states['n2'].states == {'IDLE', 'DRAIN'}
+    assert states['n2'].partitions == {'compute'}
+    assert states['n2'].reason.startswith('NHC: rogue process Reason=')
+    assert resume.drained_by_us(states) == []
+    plan = drain.plan([('c', 'n1', 'hpc-acceptance: slow')], states,
+                      {'c': _nodes(10)}, max_share=1.0)
+    assert plan.drain == [] and 'already drain+idle with the reason' in \
+        plan.left_alone[0][1]
+
+
+def test_a_reason_is_read_up_to_who_set_it_and_the_fields_after_it():
+    line = _node('n1', 'IDLE+DRAIN', 'hpc-acceptance: 2026-11-24 slow')
+    newer = line + ' Comment=rack 4 Extra=x=1'
+    # a reason of two lines: the second after the first's [user@time]
+    continued = line + '        and more'
+    for text in (line, newer, continued):
+        (state,) = _states(text).values()
+        assert state.reason == 'hpc-acceptance: 2026-11-24 slow'
+        assert state.ours and state.drained_by_us
+
+
+def test_a_line_of_no_node_name_slurms_form_is_left_out():
+    states = _states(_node('n1'), _node('n$(id)'), _node('n2'))
+    assert set(states) == {'n1', 'n2'}
+
+
+def test_the_drain_and_resume_arguments_take_node_names_only():
+    assert drain.drain_command('n1', 'slow\n\x1b[2K"x"') == [
+        'scontrol', 'update', 'NodeName=n1', 'State=DRAIN',
+        "Reason=hpc-acceptance: slow ^[[2K'x'"]
+    assert drain.resume_command('n1') == ['scontrol', 'update',
+                                          'NodeName=n1', 'State=RESUME']
+    for node in ('n1\nn2', 'n1 State=RESUME', '$(id)'):
+        with pytest.raises(ValueError):
+            drain.drain_command(node, 'slow')
+        with pytest.raises(ValueError):
+            drain.resume_command(node)

@@ -2,6 +2,7 @@
 fleet runs (tests/helpers/fleet_cases.py).'''
 
 import json
+import shlex
 
 import pytest
 
@@ -35,10 +36,12 @@ def test_slurm_format_prints_one_drain_line_per_suspect(tmp_path, capsys):
                        _report(tmp_path, _slow_fleet()), '--format', 'slurm'])
     assert status == 1
     (line,) = capsys.readouterr().out.splitlines()
-    assert line.startswith('scontrol update NodeName=n5 State=DRAIN '
-                           'Reason="hpc-acceptance: 2026-11-24 StreamCheck '
-                           '%threads=single ')
-    assert line.endswith('% vs fleet median (+4 more)"')
+    assert line.startswith("scontrol update NodeName=n5 State=DRAIN "
+                           "'Reason=hpc-acceptance: 2026-11-24 StreamCheck "
+                           "%threads=single ")
+    assert line.endswith("% vs fleet median (+4 more)'")
+    assert shlex.split(line)[:4] == ['scontrol', 'update', 'NodeName=n5',
+                                     'State=DRAIN']
 
 
 def test_text_names_the_suspect_and_json_carries_its_figures(tmp_path,

@@ -2,12 +2,16 @@
 (hpc_acceptance.tools.new_system.system_writer, .spack_env_file): valid
 files whose values follow the rules they say they follow.'''
 
+import json
+
+import pytest
 import yaml
 
 from conftest import PROJECT_DIR, load_topology
 from helpers.spack_ci import SETUP_EXTERNALS
 from hpc_acceptance.stream import sizing
-from hpc_acceptance.tools.new_system import spack_env_file
+from hpc_acceptance.tools.common import identifiers
+from hpc_acceptance.tools.new_system import node_probe, spack_env_file
 from hpc_acceptance.tools.new_system import system_writer as system_file
 from hpc_acceptance.tools.new_system.system_writer import PartitionEntry, Value
 from hpc_acceptance.tools.new_system.toolchain import Toolchain
@@ -94,3 +98,28 @@ def test_the_system_file_loads_with_a_comment_for_each_value(tmp_path):
                        ("'launcher': 'srun'", 'srun --mpi=list: pmix')):
         before = text.split(value)[0].splitlines()[-2]
         assert why in before, value
+
+
+def test_an_arch_that_would_add_keys_to_the_environment_is_refused(
+        tmp_path):
+    # what a node's probe wrote is evidence: an arch of another form than
+    # archspec's would be keys of its own in spack.yaml
+    crafted = 'icelake]\n  specs: [evil]\n  x: [y'
+    topology = tmp_path / 'n1.json'
+    topology.write_text(json.dumps({'arch': crafted}))
+    output = (f'host n1\nmemtotal_kb 1024\n{node_probe.DONE}\n')
+    with pytest.raises(node_probe.ProbeError,
+                       match=r"processor.arch of .*n1.json 'icelake\]\\n"):
+        node_probe.parse(output, str(topology), 'job 3 on n1')
+    with pytest.raises(identifiers.BadIdentifier):
+        spack_env_file.render(name='fleet', command='c',
+                              targets=[(crafted, 'job 3')],
+                              stream=(60_000_000, 'rule'), toolchain=TOOLS)
+
+
+def test_a_host_name_of_another_form_is_refused(tmp_path):
+    topology = tmp_path / 'n1.json'
+    topology.write_text(json.dumps({'arch': 'icelake'}))
+    with pytest.raises(node_probe.ProbeError, match='host name'):
+        node_probe.parse(f'host n1$(id)\nmemtotal_kb 1\n{node_probe.DONE}\n',
+                         str(topology), 'job 3 on n1')

@@ -214,8 +214,11 @@ def test_earlier_runs_that_cannot_be_read_are_said_so(monkeypatch):
 
 def test_the_reports_of_a_run_are_read_as_one(tmp_path):
     first = fleet_cases.as_report(fleet_cases.fleet(4, figures=STREAM),
-                                  session='s1', start=1000)
-    rerun = fleet_cases.as_report([_one()], session='s2', start=2000)
+                                  session=fleet_cases.session_id(1),
+                                  start=1000)
+    rerun = fleet_cases.as_report([_one()],
+                                  session=fleet_cases.session_id(2),
+                                  start=2000)
     read = finished_run.read([
         (str(tmp_path / 'no-test-case-ran.json'), 0),
         (_write(tmp_path, 'first.json', first), 0),
@@ -237,7 +240,8 @@ def test_usage_is_exit_3(argv, capsys):
 
 
 def test_the_command_reads_its_own_arguments(tmp_path, monkeypatch, capsys):
-    report = fleet_cases.as_report([_one(system='local')], session='s1',
+    report = fleet_cases.as_report([_one(system='local')],
+                                   session=fleet_cases.session_id(1),
                                    start=1000)
     monkeypatch.setattr(sys, 'argv', [
         'hpc-acceptance', 'verdict', _write(tmp_path, 'r.json', report),
@@ -247,7 +251,8 @@ def test_the_command_reads_its_own_arguments(tmp_path, monkeypatch, capsys):
 
 
 def test_a_report_of_no_test_case_is_not_validated(tmp_path, capsys):
-    report = fleet_cases.as_report([], session='s1', start=1000)
+    report = fleet_cases.as_report([], session=fleet_cases.session_id(1),
+                                   start=1000)
     assert cli.main(['verdict', _write(tmp_path, 'r.json', report), '0']) == 2
     assert capsys.readouterr().err == (
         'acceptance NOT VALIDATED: no check was selected (ReFrame ran no '
@@ -258,7 +263,8 @@ def test_a_shift_limit_that_cannot_be_read_is_not_validated(
         tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(nightly_shifts, 'history', lambda: [])
     monkeypatch.setenv('HPC_ACCEPTANCE_SHIFT_LIMIT', 'a lot')
-    report = fleet_cases.as_report([_one(system='local')], session='s1',
+    report = fleet_cases.as_report([_one(system='local')],
+                                   session=fleet_cases.session_id(1),
                                    start=1000)
     assert cli.main(['verdict', _write(tmp_path, 'r.json', report), '0']) == 2
     assert capsys.readouterr().err.startswith(
@@ -268,6 +274,7 @@ def test_a_shift_limit_that_cannot_be_read_is_not_validated(
 def test_the_command_judges_the_shifts_of_its_run(tmp_path, monkeypatch):
     shifted = SimpleNamespace(failing=True, describe=lambda: 'triad -30 %')
     monkeypatch.setattr(nightly_shifts, 'of_run', lambda cases: [shifted])
-    report = fleet_cases.as_report([_one(system='local')], session='s1',
+    report = fleet_cases.as_report([_one(system='local')],
+                                   session=fleet_cases.session_id(1),
                                    start=1000)
     assert cli.main(['verdict', _write(tmp_path, 'r.json', report), '0']) == 1

@@ -67,6 +67,7 @@ def judge(tmp_path, monkeypatch, capsys):
         store = runs.Store(stored)
         monkeypatch.setattr(baseline, 'stored_sessions', store.sessions)
         monkeypatch.setattr(baseline, 'stored_testcases', store.testcases)
+        monkeypatch.setattr(baseline, 'session_testcases', store.testcases)
         report = runs.write(runs.session(cases, runs.NOW, **AFTER),
                             tmp_path / 'after.json')
         if log:
@@ -193,6 +194,7 @@ def test_a_figure_that_recovered_on_its_rerun_shows_both_values(
     store = runs.Store(SERIES)
     monkeypatch.setattr(baseline, 'stored_sessions', store.sessions)
     monkeypatch.setattr(baseline, 'stored_testcases', store.testcases)
+    monkeypatch.setattr(baseline, 'session_testcases', store.testcases)
     first = [stream(18000), stream(36900, STREAM_AVX512), daxpy(22100),
              network(2.0)]
     written = iter([runs.session(first, runs.NOW, **AFTER),

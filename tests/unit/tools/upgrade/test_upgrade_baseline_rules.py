@@ -39,6 +39,7 @@ def _serve(monkeypatch, *reports):
     store = runs.Store(list(reports))
     monkeypatch.setattr(baseline, 'stored_sessions', store.sessions)
     monkeypatch.setattr(baseline, 'stored_testcases', store.testcases)
+    monkeypatch.setattr(baseline, 'session_testcases', store.testcases)
 
 
 def _row(start, extras):

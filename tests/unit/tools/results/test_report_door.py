@@ -1,0 +1,173 @@
+'''What a report or the results database hands in is checked at the door
+(hpc_acceptance.tools.results.report_shape, .runs, .bounded_json, .db):
+identifiers of their kinds' forms, reports bounded in size, nesting and
+test cases; anything else refused naming the file and the value, with
+the exit status of an unreadable report (3), nothing run or stored.'''
+
+import json
+import sqlite3
+
+import pytest
+
+from helpers import fleet_cases
+from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.results import bounded_json, db, report_shape, runs
+
+SESSION = fleet_cases.session_id(7)
+#: ReFrame's session filter is Python: this one would write a file.
+RUNS_CODE = '?__import__("os").system("touch {marker}")==0 and False'
+
+
+def _report(cases=None, **info):
+    cases = fleet_cases.fleet(4) if cases is None else cases
+    return fleet_cases.as_report(cases, session=SESSION, start=1795500000.0,
+                                 extras=info)
+
+
+def _write(tmp_path, report, name='report.json'):
+    path = tmp_path / name
+    path.write_text(json.dumps(report))
+    return str(path)
+
+
+@pytest.fixture(autouse=True)
+def own_database(tmp_path, monkeypatch):
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
+
+
+CRAFTED = {
+    'session_info: uuid': lambda r, v: r['session_info'].update(uuid=v),
+    'session_uuid': lambda r, v: r['runs'][0]['testcases'][0].update(
+        session_uuid=v),
+    'node': lambda r, v: r['runs'][0]['testcases'][0].update(node=v),
+    'a node of job_nodelist': lambda r, v: r['runs'][0]['testcases'][0]
+    .update(job_nodelist=[v]),
+    'system': lambda r, v: r['runs'][0]['testcases'][0].update(system=v),
+    'partition': lambda r, v: r['runs'][0]['testcases'][0].update(
+        partition=v),
+}
+
+
+@pytest.mark.parametrize('key', sorted(CRAFTED))
+@pytest.mark.parametrize('value', ['?__import__("os").system("id")==0',
+                                   '../../x', '/some/dir', 'n1\nid',
+                                   '$(id>F)', 'a`id`'])
+def test_a_crafted_identifier_is_refused_naming_it(key, value):
+    report = _report()
+    CRAFTED[key](report, value)
+    with pytest.raises(report_shape.ReportError) as refused:
+        report_shape.check(report)
+    assert f'{key} {value!r} is not ' in str(refused.value)
+
+
+def test_the_node_a_test_was_pinned_to_is_a_node_name():
+    report = _report()
+    case = report['runs'][0]['testcases'][0]
+    case['display_name'] = case['display_name'].replace('%.nid=n1',
+                                                        '%.nid=n1$(id)')
+    with pytest.raises(report_shape.ReportError, match='%.nid='):
+        report_shape.check(report)
+
+
+def test_a_control_character_in_a_name_is_refused():
+    report = _report()
+    case = report['runs'][0]['testcases'][0]
+    case['display_name'] += ' \x1b[2K'
+    with pytest.raises(report_shape.ReportError, match='control character'):
+        report_shape.check(report)
+
+
+def test_db_import_of_a_session_id_that_is_python_runs_nothing(
+        tmp_path, capsys):
+    marker = tmp_path / 'ran'
+    path = _write(tmp_path, _report(), 'crafted.json')
+    report = json.loads(open(path).read())
+    report['session_info']['uuid'] = RUNS_CODE.format(marker=marker)
+    path = _write(tmp_path, report, 'crafted.json')
+    assert cli.main(['db', 'import', path]) == db.UNREADABLE
+    err = capsys.readouterr().err
+    assert f'db: not stored: cannot read the run report {path}: ' \
+           f'session_info: uuid \'?__import__' in err
+    assert not marker.exists()
+    assert not (tmp_path / 'results.db').exists() or not sqlite3.connect(
+        tmp_path / 'results.db').execute(
+            'SELECT * FROM sessions').fetchall()
+
+
+def test_the_database_door_leaves_out_what_is_not_of_its_form(
+        tmp_path, monkeypatch, capsys):
+    runs._REFUSED.clear()
+    (tmp_path / 'results.db').touch()
+    good = fleet_cases.fleet(2)
+    bad = dict(good[0], node='n1\nscontrol update NodeName=n2 State=RESUME')
+
+    class Storage:
+        def fetch_testcases(self, selector):
+            return good + [bad]
+
+        def fetch_sessions(self, selector):
+            return [{'session_info': {'uuid': SESSION, 'time_start': 'a'}},
+                    {'session_info': {'uuid': '?1', 'time_start': 'b'}}]
+
+    monkeypatch.setattr(db, 'reframe_storage', lambda path: Storage())
+    assert len(runs.stored_testcases('now-1d:now')) == len(good)
+    assert [row['UUID'] for row in runs.stored_sessions('now-1d:now')] == \
+        [SESSION]
+    err = capsys.readouterr().err
+    assert err.count('left out: ') == 2
+    assert f"left out: a test case of session '{good[0]['session_uuid']}': "\
+           f"node 'n1\\nscontrol update" in err
+    assert "left out: session_info: uuid '?1' is not a ReFrame session" \
+           in err
+    with pytest.raises(ValueError, match='not a ReFrame session UUID'):
+        runs.session_testcases('?1')
+
+
+def test_a_report_nested_too_deeply_is_unreadable_not_a_traceback(
+        tmp_path, capsys):
+    path = tmp_path / 'deep.json'
+    path.write_text('[' * 200_000 + ']' * 200_000)
+    assert cli.main(['verdict', str(path), '0']) == 3
+    err = capsys.readouterr().err
+    assert f'cannot read the run report {path}: nested deeper than ' \
+           f'Python\'s JSON reader follows' in err
+    assert cli.main(['db', 'import', str(path)]) == db.UNREADABLE
+    assert 'nested deeper' in capsys.readouterr().err
+
+
+def test_a_report_larger_than_the_bound_is_refused_before_it_is_read(
+        tmp_path, monkeypatch, capsys):
+    path = _write(tmp_path, _report())
+    monkeypatch.setattr(bounded_json, 'MAX_BYTES', 1000)
+    assert cli.main(['verdict', path, '0']) == 3
+    assert 'bytes, more than the 1000 a JSON file read may have' in \
+        capsys.readouterr().err
+
+
+def test_a_report_of_more_test_cases_than_the_bound_is_refused(
+        tmp_path, monkeypatch, capsys):
+    path = _write(tmp_path, _report())
+    monkeypatch.setattr(report_shape, 'MAX_TESTCASES', 5)
+    assert cli.main(['verdict', path, '0']) == 3
+    assert '12 test case records, more than the 5 a report read may hold' \
+        in capsys.readouterr().err
+
+
+def test_the_bounds_take_a_night_of_ten_thousand_nodes():
+    # 38 test cases a node (reframe --mode fleet -l), a retry of every
+    # tenth, records of about 3 KB as ReFrame writes them
+    records = round(10_000 * 38 * 1.1)
+    size = len(json.dumps(_report()['runs'][0]['testcases'][0]))
+    assert records < report_shape.MAX_TESTCASES
+    assert records * size < bounded_json.MAX_BYTES
+
+
+def test_fail_reasons_and_kernel_strings_are_read_on_one_line():
+    case = dict(fleet_cases.fleet(1)[0], result='fail',
+                fail_reason='sanity\n\racceptance: all checks PASSED\x1b[2K',
+                node_software='kernel=6.1\nacceptance: all checks PASSED')
+    (read,) = runs.final_attempts([case])
+    assert read['fail_reason'] == \
+        'sanity acceptance: all checks PASSED^[[2K'
+    assert read['node_software'] == \
+        'kernel=6.1 acceptance: all checks PASSED'
