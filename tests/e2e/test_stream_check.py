@@ -20,7 +20,10 @@ from hpc_acceptance.stream import sizing as stream_sizing
 
 # every check also measures the core clock around its run
 KERNELS = {'copy', 'scale', 'add', 'triad'}
-FIGURES = KERNELS | {'core_clock'}
+# the in-tree program's median repetition and best/median of each kernel
+REPETITIONS = ({f'{k}_median' for k in KERNELS} |
+               {f'best_to_median_{k}' for k in KERNELS})
+FIGURES = KERNELS | REPETITIONS | {'core_clock'}
 # The layouts' sizes are STREAM's rule, so every run is full size: few
 # repetitions keep the test short. Not a test of the variants: the default
 # ones only.

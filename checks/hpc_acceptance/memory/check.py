@@ -172,7 +172,7 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
             variable: sn.make_performance_function(
                 figures.figure_value(self.stdout, name), unit)
             for variable, (name, unit) in figures.repetition_figures(
-                os.path.join(self.stagedir, self.stdout)).items()})
+                os.path.join(self.stagedir, self.stdout.evaluate())).items()})
 
     @sanity_function
     def output_is_valid(self):

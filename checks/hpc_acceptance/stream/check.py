@@ -222,7 +222,7 @@ class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
             variable: sn.make_performance_function(
                 figures.figure_value(self.stdout, name), unit)
             for variable, (name, unit) in figures.repetition_figures(
-                os.path.join(self.stagedir, self.stdout)).items()})
+                os.path.join(self.stagedir, self.stdout.evaluate())).items()})
 
     def peak_mbs(self, node_peak_gbs):
         '''Peak MB/s of the sockets the threads (and their pages) are on.'''
