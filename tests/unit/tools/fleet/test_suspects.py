@@ -6,6 +6,7 @@ import json
 import pytest
 
 from helpers import fleet_cases
+from helpers.fleet_cases import SESSION
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.fleet.suspect_drains import drain_commands
@@ -20,7 +21,8 @@ def empty_results_database(tmp_path, monkeypatch):
 
 def _report(tmp_path, cases):
     path = tmp_path / 'report.json'
-    path.write_text(json.dumps({'session_info': {'fleet': 'yes'},
+    path.write_text(json.dumps({'session_info': {'fleet': 'yes',
+                                                 'uuid': SESSION},
                                 'runs': [{'testcases': cases}]}))
     return str(path)
 

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from helpers.fleet_cases import SESSION
 from hpc_acceptance.tools.results.runs import ResultsError, report_testcases
 
 
@@ -16,7 +17,7 @@ def case(name, result, value):
 
 def test_a_retried_case_is_its_last_attempt_and_the_others_stay(tmp_path):
     path = tmp_path / 'report.json'
-    path.write_text(json.dumps({'runs': [
+    path.write_text(json.dumps({'session_info': {'uuid': SESSION}, 'runs': [
         {'testcases': [case('A', 'pass', 1.0), case('B', 'fail', 2.0)]},
         {'testcases': [case('B', 'pass', 3.0)]},
     ]}))
