@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Mutation testing of the decision modules (the fleet comparison and
 # fingerprints, the drain plan, the verdict, post-upgrade's judgement and
-# its baseline) with mutmut: each mutant is a small change of the code
+# its baseline, which figures are measurements, plausible, in which unit)
+# with mutmut: each mutant is a small change of the code
 # (a comparison turned round, a constant changed, a branch dropped); a
 # test that fails on it kills it, one no test notices survives. Counts the
 # surviving mutants with the tests that concern those modules, with and
@@ -18,7 +19,7 @@
 # verdict); of post-upgrade, its judgement (upgrade/judgement.py: the
 # table's format, the runs and the command, in modules of their own, are
 # not decisions).
-# Environment: MODULES (default: the six decision modules, paths under
+# Environment: MODULES (default: the decision modules, paths under
 #   checks/), STATE_DIR (default var/bench/mutation-<time>: one folder per
 #   run with mutmut's mutants/ and results.txt, the table in table.md),
 #   JOBS (mutmut's workers, default: the CPUs).
@@ -43,7 +44,10 @@ checks/hpc_acceptance/tools/fleet/fingerprint.py
 checks/hpc_acceptance/tools/fleet/drain.py
 checks/hpc_acceptance/tools/outcome/verdict.py
 checks/hpc_acceptance/tools/upgrade/judgement.py
-checks/hpc_acceptance/tools/upgrade/baseline.py}
+checks/hpc_acceptance/tools/upgrade/baseline.py
+checks/hpc_acceptance/tools/results/measurement.py
+checks/hpc_acceptance/tools/results/plausible.py
+checks/hpc_acceptance/tools/results/units.py}
 for module in $modules; do
     [[ $module == checks/hpc_acceptance/*.py && -f $module ]] ||
         die "MODULES: $module is no module of checks/hpc_acceptance"
@@ -86,7 +90,12 @@ unit_tests=(tests/unit/tools/fleet/test_fleet.py
             tests/unit/tools/fleet/test_fleet_drain_rules.py
             tests/unit/tools/outcome/test_verdict_rules.py
             tests/unit/tools/upgrade/test_post_upgrade_rules.py
-            tests/unit/tools/upgrade/test_upgrade_baseline_rules.py)
+            tests/unit/tools/upgrade/test_upgrade_baseline_rules.py
+            tests/unit/tools/fleet/test_fleet_identity_rules.py
+            tests/unit/tools/upgrade/test_post_upgrade_identity_rules.py
+            tests/unit/tools/results/test_measurement.py
+            tests/unit/tools/results/test_plausible.py
+            tests/unit/tools/results/test_units.py)
 property_tests=(tests/properties/test_property_order.py
                 tests/properties/test_property_like_with_like.py
                 tests/properties/test_property_monotone.py
@@ -94,7 +103,10 @@ property_tests=(tests/properties/test_property_order.py
                 tests/properties/test_property_no_measurement.py
                 tests/properties/test_property_no_measurement_baseline.py
                 tests/properties/test_property_any_file.py
-                tests/properties/test_property_cap.py)
+                tests/properties/test_property_cap.py
+                tests/properties/test_property_identity.py
+                tests/properties/test_property_plausible.py
+                tests/properties/test_property_small_groups.py)
 
 toml_list() {
     local first=true item

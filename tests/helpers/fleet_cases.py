@@ -15,6 +15,10 @@ import random
 import time
 from pathlib import Path
 
+#: A session's uuid as ReFrame writes it, for the reports tests write by
+#: hand: a report without one is refused (:mod:`..results.report_shape`).
+SESSION = '00000000-0000-4000-8000-000000000047'
+
 #: Checks and their figures: ``{check: [(figure, unit, level)]}``.
 FIGURES = {
     'StreamCheck': [('copy', 'MB/s', 36000), ('scale', 'MB/s', 35000),

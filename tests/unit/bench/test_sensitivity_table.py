@@ -9,6 +9,7 @@ import json
 import pytest
 
 from conftest import PROJECT_DIR
+from helpers.fleet_cases import SESSION
 
 _spec = importlib.util.spec_from_file_location(
     'sensitivity_table',
@@ -36,7 +37,8 @@ def write_run(state, name, latency, triad, failed=(), retried=()):
                  tuple(failed)) else 'pass')
              for c in first if c['result'] == 'fail']
     runs = [{'testcases': first}] + ([{'testcases': again}] if again else [])
-    (state / f'{name}.json').write_text(json.dumps({'runs': runs}))
+    (state / f'{name}.json').write_text(json.dumps(
+        {'session_info': {'uuid': SESSION}, 'runs': runs}))
 
 
 @pytest.fixture

@@ -60,10 +60,11 @@ from collections import defaultdict
 
 from hpc_acceptance.tools.fleet import fingerprint, grouping
 from hpc_acceptance.tools.fleet.model import (
-    CLUSTER_NODES, CLUSTER_SHARE, FALSE_SUSPECTS, MIN_HISTORY, MIN_NODES,
-    SPREAD_FACTOR, Against, FleetError, Outlier, Spread, Suspect,
-    natural_order, node_of, variant_key, width)
+    FALSE_SUSPECTS, MIN_HISTORY, MIN_NODES, SPREAD_FACTOR, Against,
+    FleetError, Outlier, Spread, Suspect, cluster_nodes, natural_order,
+    node_of, variant_key, width)
 from hpc_acceptance.tools.references import noise
+from hpc_acceptance.tools.results import units
 from hpc_acceptance.tools.results.runs import (figure_key, figures_of,
                                                unmeasured)
 
@@ -120,11 +121,10 @@ def _spread(figure, values, floor, factor):
 
 def _split(spread, floor):
     '''``(slower nodes, faster nodes)`` where the values of ``spread``
-    fall in two clusters of :data:`CLUSTER_SHARE` of the nodes or more
-    (and :data:`CLUSTER_NODES`), further apart than ``floor``; else
-    ``None``.'''
+    fall in two clusters of :func:`.model.cluster_nodes` nodes or more
+    each, further apart than ``floor``; else ``None``.'''
     ranked = sorted(spread.values, key=spread.gain)
-    need = max(CLUSTER_NODES, math.ceil(CLUSTER_SHARE * len(ranked)))
+    need = cluster_nodes(len(ranked))
     gains = [spread.gain(node) for node in ranked]
     # two nodes that both measured 0 (-inf) are no gap apart, not NaN
     gaps = [(gains[i] - gains[i - 1] if gains[i] != gains[i - 1] else 0.0,
@@ -146,9 +146,12 @@ def _against(spread, cases, history, hardware):
     (``history``, :func:`.history.earlier_medians`); ``None`` if
     neither.'''
     figure = spread.figure
+    # a reference is in the unit of its figure: of the nodes that gave it
+    # in the unit compared
     refs = {tuple(perf[1:4]) for case in cases
             for name, perf in (case.get('perfvalues') or {}).items()
-            if name.split(':')[-1] == figure.variable and perf[1]}
+            if name.split(':')[-1] == figure.variable and perf[1] and
+            perf[4] == figure.unit}
     better_high = noise.higher_is_better(figure.unit)
     if len(refs) == 1:
         ref, lower, upper = refs.pop()
@@ -161,7 +164,12 @@ def _against(spread, cases, history, hardware):
                 else spread.median > limit)
         return Against('reference', ref, limit, 0, lost)
 
-    earlier = (history or {}).get((figure.key, figure.variable, hardware))
+    # each earlier run's median in this run's unit; one in a unit that is
+    # no multiple of it is no history of this figure
+    earlier = [value for value in (
+        units.convert(median, unit, figure.unit) for median, unit in
+        (history or {}).get((figure.key, figure.variable, hardware), ()))
+        if value is not None]
     if not earlier:
         return None
 
@@ -178,17 +186,18 @@ def _against(spread, cases, history, hardware):
                    low if better_high else high, len(earlier), lost)
 
 
-def _earlier(variable, cases):
-    '''``{node: value}`` of ``variable`` in the latest attempt before
-    each case's final one that recorded it; ``None`` where that attempt
-    has no measurement of it (the worst: a node is named when it is out
-    on its final attempt and measured nothing before).'''
+def _earlier(figure, cases):
+    '''``{node: value}`` of ``figure`` (in its unit) in the latest attempt
+    before each case's final one that recorded it; ``None`` where that
+    attempt has no measurement of it, or one in a unit that is no multiple
+    of the figure's (the worst: a node is named when it is out on its
+    final attempt and measured nothing before).'''
     found = {}
     for node, case in cases.items():
         for attempt in reversed(case.get('earlier_attempts') or ()):
-            before = figures_of(attempt).get(variable)
-            if before is not None or variable in unmeasured(attempt):
-                found[node] = before and before[0]
+            before = figures_of(attempt).get(figure.variable)
+            if before is not None or figure.variable in unmeasured(attempt):
+                found[node] = before and units.convert(*before, figure.unit)
                 break
 
     return found
@@ -219,7 +228,7 @@ def _judge(fleet, columns, cases, floors, history, factor):
             for node in column.cases
             if (node, column.figure.label) in missing}
         # of the nodes with a final value: one with none is no measurement
-        spread.earlier = _earlier(column.figure.variable, {
+        spread.earlier = _earlier(column.figure, {
             node: case for node, case in column.cases.items()
             if node in column.values})
         spread.split = _split(spread, floor)
@@ -229,8 +238,11 @@ def _judge(fleet, columns, cases, floors, history, factor):
         fleet.spreads.append(spread)
         fleet.recovered += _recovered(spread)
 
-    fleet.suspects = _suspects(fleet.name, fleet.spreads,
-                               grouping.failures(cases), fleet.suspects)
+    # a node reported twice for a variant is not one of its failures
+    fleet.suspects = _suspects(
+        fleet.name, fleet.spreads,
+        grouping.failures(grouping.reported_twice(cases)[0]),
+        fleet.suspects)
 
 
 def compare_partition(name, cases, min_nodes=MIN_NODES, floors=None,

@@ -19,9 +19,12 @@ named only for its fingerprint (:mod:`.fingerprint`) is not rerun:
 another run cannot change what it is.
 
 The rerun is stored as its own session with the extras ``fleet=confirm``
-and ``fleet_confirms=<the fleet run's UUID>``: it is no fleet run and no
-nightly run of its own, and whoever reads the fleet run from the results
-database reads its rerun with it (:func:`.history.stored_run`).
+and ``fleet_confirms=<the fleet run's UUID>`` (:data:`CONFIRMS`): it is no
+fleet run and no nightly run of its own, and whoever reads the fleet run
+from the results database reads its rerun with it
+(:func:`.history.stored_run`); whoever reads it from the reports reads it
+after its run, whatever order the reports are named in
+(:func:`..results.runs.in_session_order`).
 '''
 
 import re
@@ -29,13 +32,11 @@ import re
 from reframe.utility import nodelist_abbrev
 
 from hpc_acceptance.tools.fleet.model import node_of, variant_key
-from hpc_acceptance.tools.results.runs import FAILED_RESULTS, figure_key
+from hpc_acceptance.tools.results.runs import (CONFIRMS, FAILED_RESULTS,
+                                               figure_key)
 
 #: The session extra of a confirmation rerun.
 CONFIRM = 'confirm'
-
-#: The session extra naming the fleet run a rerun confirms.
-CONFIRMS = 'fleet_confirms'
 
 #: ReFrame's options that select tests by name: several are one union, so
 #: the run's own are left out of the rerun, whose names select it alone.

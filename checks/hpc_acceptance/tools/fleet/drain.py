@@ -206,32 +206,58 @@ def _left_alone(state):
     return None
 
 
+def _by_node(suspects):
+    '''``[(node, [partitions], reason)]`` of ``suspects`` (``[(partition,
+    node, reason)]``, worst first): a node named in several partitions
+    once, where it is first named, with every reason (the prefix and the
+    day said once).'''
+    nodes = {}
+    for partition, node, reason in suspects:
+        partitions, reasons = nodes.setdefault(node, ([], []))
+        partitions.append(partition)
+        if reasons:
+            # "hpc-acceptance: <day> " once, at the start
+            first = reasons[0][len(PREFIX):].lstrip().split(' ', 1)[0] + ' '
+            reason = reason[len(PREFIX):].lstrip() \
+                if reason.startswith(PREFIX) else reason
+            reason = reason[len(first):] if reason.startswith(first) \
+                else reason
+        reasons.append(reason)
+
+    return [(node, partitions, '; '.join(reasons))
+            for node, (partitions, reasons) in nodes.items()]
+
+
 def plan(suspects, states, partition_nodes, max_share=MAX_SHARE):
     '''What to drain of ``suspects`` (``[(partition, node, reason)]``,
     worst first), given the nodes' Slurm ``states`` (``None``: Slurm
     could not be asked, and every node counts as in service) and
     ``{partition: the nodes it has}``: of each partition, no more than
     :func:`cap` nodes drained by this tool at once, those it drained
-    before and has not resumed among them.'''
+    before and has not resumed among them. A node named in two partitions
+    is drained once, with both reasons, if both have room for it (it
+    leaves both), and counts in each.'''
     known, states = states is not None, states or {}
     before = {partition: sum(1 for n in nodes if n in states and
                              states[n].drained_by_us)
               for partition, nodes in partition_nodes.items()}
     taken = dict(before)
     drains, alone = [], []
-    for partition, node, reason in suspects:
+    for node, partitions, reason in _by_node(suspects):
         why = _left_alone(states.get(node)) if known else None
-        size = len(partition_nodes.get(partition) or {node})
-        most = cap(max_share, size)
-        if why is None and taken.get(partition, 0) >= most:
-            why = (f'{partition}: at most {most} of its {size} node(s) are '
-                   f'kept drained by hpc-acceptance at once '
-                   f'(--max-drain-share {max_share:g}; '
-                   f'{before.get(partition, 0)} drained before and not '
-                   f'resumed)')
+        for partition in partitions:
+            size = len(partition_nodes.get(partition) or {node})
+            most = cap(max_share, size)
+            if why is None and taken.get(partition, 0) >= most:
+                why = (f'{partition}: at most {most} of its {size} node(s) '
+                       f'are kept drained by hpc-acceptance at once '
+                       f'(--max-drain-share {max_share:g}; '
+                       f'{before.get(partition, 0)} drained before and not '
+                       f'resumed)')
 
         if why is None:
-            taken[partition] = taken.get(partition, 0) + 1
+            for partition in partitions:
+                taken[partition] = taken.get(partition, 0) + 1
             drains.append((node, reason))
         else:
             alone.append((node, why))

@@ -81,10 +81,11 @@ def stored_run(session, lookback=LOOKBACK):
 
 
 def earlier_medians(runs):
-    '''``{(figure key, variable, hardware fingerprint): [medians]}`` of
-    the figures the fleet runs ``runs`` compared across their nodes, one
-    median per run; figures that were not uniform are left out (their
-    median is no fleet's).'''
+    '''``{(figure key, variable, hardware fingerprint): [(median,
+    unit)]}`` of the figures the fleet runs ``runs`` compared across their
+    nodes, one median per run, in the unit that run compared it in;
+    figures that were not uniform are left out (their median is no
+    fleet's).'''
     medians = defaultdict(list)
     for cases in runs:
         for partition in comparison.compare(cases):
@@ -92,7 +93,7 @@ def earlier_medians(runs):
                 if spread.split is None:
                     key = (spread.figure.key, spread.figure.variable,
                            fingerprint.hardware(spread.fingerprint))
-                    medians[key].append(spread.median)
+                    medians[key].append((spread.median, spread.figure.unit))
 
     return dict(medians)
 

@@ -44,9 +44,21 @@ NEARLY_ALL = 0.9
 
 #: Share of a group's nodes each of two clusters of a figure needs for the
 #: figure to be "not uniform" rather than its slower nodes suspects; and
-#: nodes, at least: two odd nodes of six are suspects.
+#: nodes, at least: two odd nodes of six are suspects. A group of four or
+#: five nodes has no two clusters of three: there, two nodes make one
+#: (:func:`cluster_nodes`).
 CLUSTER_SHARE = 0.25
 CLUSTER_NODES = 3
+
+#: How many times better than its siblings' median (as a factor's
+#: logarithm) a node's figure may be before it is no measurement: four
+#: orders of magnitude. Nodes of one fingerprint (the same CPU, cores and
+#: memory) deliver within tens of percent of each other; the worst a node
+#: that still runs a check does (the lowest clock, one memory channel
+#: left, swapping) costs it one to three orders, so that even a healthy
+#: node among siblings that all lost that much stays within four. A node
+#: ten thousand times faster than its identical siblings timed nothing.
+IMPLAUSIBLE_GAIN = math.log(1e4)
 
 # ReFrame's --distribute adds the parameter ".nid", shown as %.nid=<node>
 _NID = re.compile(r'%\.nid=(\S+)')
@@ -62,28 +74,75 @@ class FleetError(ValueError):
     '''The test cases cannot be compared; the message says why.'''
 
 
-def node_of(case):
-    '''The node a test case ran on: what its job reported (``node``), else
-    the node ReFrame's ``--distribute`` pinned it to, else its job's only
-    node; ``None`` if unknown (a skipped case, or several nodes).'''
-    if case.get('node'):
-        return case['node']
-
-    match = _NID.search(case.get('display_name', ''))
-    if match:
-        return match[1]
-
+def _nodelist(case):
+    '''The nodes a test case's job ran on as the scheduler listed them
+    (``job_nodelist``: a list, or one name).'''
     nodes = case.get('job_nodelist') or []
-    if isinstance(nodes, str):
-        nodes = [nodes]
+    return [nodes] if isinstance(nodes, str) else list(nodes)
 
-    return nodes[0] if len(nodes) == 1 else None
+
+def _pinned(case):
+    '''The node ReFrame's ``--distribute`` pinned a test case to, or
+    ``None``.'''
+    match = _NID.search(case.get('display_name', ''))
+    return match[1] if match else None
+
+
+def node_of(case):
+    '''The node a test case ran on, as the scheduler placed it: its job's
+    only node (``job_nodelist``), else the node ReFrame's ``--distribute``
+    pinned it to (``%.nid=``; ReFrame's node list is empty where its squeue
+    backend missed a short job), else what its job reported of itself
+    (``node``); ``None`` if unknown (a skipped case) or several nodes.
+    What a job reports of itself is evidence to check
+    (:func:`disagreement`), never the node its figures are put down to
+    while the scheduler says another.'''
+    nodes = _nodelist(case)
+    if len(nodes) > 1:
+        return None
+
+    return (nodes[0] if nodes else None) or _pinned(case) or \
+        case.get('node') or None
+
+
+def _short(name):
+    '''A node name without its domain: a job's host name may be the
+    scheduler's name with one.'''
+    return str(name).split('.')[0]
+
+
+def disagreement(case):
+    '''What a test case says of its node that is not the node it is
+    judged as (:func:`node_of`): ``'its job reported n1'``, ``'ReFrame
+    pinned it to n5'``; ``None`` where all it records agree.'''
+    node = node_of(case)
+    if node is None:
+        return None
+
+    nodes = _nodelist(case)
+    for what, name in (('ReFrame pinned it to', _pinned(case)),
+                       ('its job reported', case.get('node') if
+                        len(nodes) <= 1 else None)):
+        if name and _short(name) != _short(node):
+            return f'{what} {name}'
+
+    return None
 
 
 def variant_key(key):
     '''A :func:`~..results.runs.figure_key` without its identity: the check
     variant, whatever the inputs.'''
     return key[:4]
+
+
+def cluster_nodes(size):
+    '''The nodes each of two clusters of a group of ``size`` nodes needs
+    for a figure to be not uniform: :data:`CLUSTER_SHARE` of them and
+    :data:`CLUSTER_NODES`, but two in a group of four or five. Two slow
+    nodes of four make the median a slow one and the band as wide as the
+    gap (64-87 %): the band cannot see them, and they would pass.'''
+    return max(min(CLUSTER_NODES, size // 2),
+               math.ceil(CLUSTER_SHARE * size))
 
 
 def width(band):
@@ -168,8 +227,13 @@ class Spread:
 
     def lost_nearly_all(self, value):
         '''Whether ``value`` is no measurement (``None``) or lost
-        :data:`NEARLY_ALL` against the median, or more.'''
-        return value is None or -self.gain(None, value) > width(NEARLY_ALL)
+        :data:`NEARLY_ALL` against the median, or more (ten times the
+        median's time is a loss of 90 %, whatever rounding says).'''
+        if value is None:
+            return True
+
+        loss, edge = -self.gain(None, value), width(NEARLY_ALL)
+        return loss > edge or math.isclose(loss, edge)
 
     def is_out(self, value):
         '''Whether ``value`` is worse than the median by more than the
@@ -293,6 +357,16 @@ class PartitionFleet:
     #: half of the nodes or more have no measurement of: the check's or
     #: the software's problem, not a node's
     unmeasured: List[tuple] = field(default_factory=list)
+    #: ``[(test case, {node: reason}, nodes that ran it)]``: check
+    #: variants that failed on half of the nodes or more (no node's
+    #: failure: the check's or the software's)
+    failed_widely: List[tuple] = field(default_factory=list)
+    #: ``[(node, what)]``: test cases whose record names another node than
+    #: the one the scheduler ran them on (:func:`disagreement`)
+    misreported: List[Tuple[str, str]] = field(default_factory=list)
+    #: ``[(node, test case, records)]``: a node with several test cases of
+    #: one check variant and inputs; none of them is compared
+    reported_twice: List[tuple] = field(default_factory=list)
 
     @property
     def judged_groups(self):
@@ -320,13 +394,25 @@ class PartitionFleet:
 
     def findings(self):
         '''Lines for people of what fails the partition beside its
-        suspects: figures most of its nodes have no measurement of,
-        fleet-wide losses and figures that are not uniform.'''
-        lines = [f'{self.name}: no measurement of {label} on {len(nodes)} of '
-                 f'{ran} node(s) '
-                 f'({node_list(sorted(nodes, key=natural_order))}): '
-                 f'{", ".join(sorted(set(nodes.values())))}'
-                 for label, nodes, ran in self.unmeasured]
+        suspects: test cases that name another node than the scheduler's,
+        nodes reported twice, check variants that failed on most nodes,
+        figures most of its nodes have no measurement of, fleet-wide losses
+        and figures that are not uniform.'''
+        lines = [f'{self.name}: {node}: {what}, where the scheduler ran '
+                 f'it on {node}: judged as {node}\'s'
+                 for node, what in self.misreported]
+        lines += [f'{self.name}: {node}: {records} test cases of {label}: '
+                  f'which is the node\'s cannot be told, none compared'
+                  for node, label, records in self.reported_twice]
+        lines += [f'{self.name}: {label} failed on {len(nodes)} of {ran} '
+                  f'node(s) ({node_list(sorted(nodes, key=natural_order))}'
+                  f'): {", ".join(sorted(set(nodes.values())))}'
+                  for label, nodes, ran in self.failed_widely]
+        lines += [f'{self.name}: no measurement of {label} on {len(nodes)} '
+                  f'of {ran} node(s) '
+                  f'({node_list(sorted(nodes, key=natural_order))}): '
+                  f'{", ".join(sorted(set(nodes.values())))}'
+                  for label, nodes, ran in self.unmeasured]
         for s in self.fleet_losses:
             a = s.against
             runs = f' (median of {a.runs})' if a.runs else ''

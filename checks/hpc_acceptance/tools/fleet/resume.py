@@ -35,6 +35,7 @@ from hpc_acceptance.tools.fleet import comparison, drain, fingerprint, history
 from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.fleet.wording import number
 from hpc_acceptance.tools.launch import reframe_call, report_file
+from hpc_acceptance.tools.results import units
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
                                                figure_key, figures_of,
                                                report_testcases,
@@ -110,10 +111,16 @@ def judge_node(node, cases, fleets):
                for partition in fleets for s in partition.spreads}
     compared = 0
     for case in cases:
-        for variable, (value, _) in figures_of(case).items():
+        for variable, (value, unit) in figures_of(case).items():
             spread = spreads.get((figure_key(case), variable, hardware))
             if spread is None:
                 continue
+
+            # in the unit the fleet was compared in
+            value = units.convert(value, unit, spread.figure.unit)
+            if value is None:
+                return (f'{spread.figure.label}: no measurement '
+                        f'({units.other_unit(unit, spread.figure.unit)})')
 
             compared += 1
             if spread.is_out(value):

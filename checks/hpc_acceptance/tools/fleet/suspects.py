@@ -121,7 +121,7 @@ def read_run(run_reports=None, session=None):
     ``session`` (default: the latest fleet run).'''
     if run_reports:
         return (report_testcases(*run_reports),
-                report_session(run_reports[0]))
+                report_session(*run_reports))
 
     session = session or latest_fleet_session()
     testcases = history.stored_run(session)
@@ -333,9 +333,14 @@ def command(args):
               file=sys.stderr)
         status = 0 if ok else 1
 
+    if run.found:
+        # a finding (a check that failed on every node, say) fails the run
+        # also where nothing else could be compared
+        return 1
+
     if run.compared_nothing:
         print('suspects: nothing could be compared across the nodes (see '
               'above)', file=sys.stderr)
         return 2
 
-    return 1 if run.found else status
+    return status

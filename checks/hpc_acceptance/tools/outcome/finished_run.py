@@ -77,11 +77,14 @@ def written(report):
 
 
 def _read_each(run):
-    '''Read the reports of ``run.pairs`` in order into ``run.parsed``. A
+    '''Read the reports of ``run.pairs`` into ``run.parsed``, in the order
+    their sessions ran (:func:`..results.runs.in_session_order`: a
+    confirmation rerun after its run, whatever order they are named in). A
     run that wrote no report and exited 0 ran no test case: it adds
     nothing. The first report that cannot be judged (ReFrame stopped before
     writing it, or it cannot be read) is ``run.unjudged``; the first one
     ReFrame wrote that cannot be read is also ``run.unreadable``.'''
+    read = []
     for path, reframe_status in run.pairs:
         if not os.path.exists(path) and reframe_status is not None:
             if reframe_status != 0:
@@ -91,11 +94,16 @@ def _read_each(run):
             continue
 
         try:
-            run.parsed.append(runs.read_report(path))
+            read.append((path, runs.read_report(path)))
         except runs.Unreadable as err:
             run.unjudged = run.unjudged or str(err)
             if reframe_status is None or written(path):
                 run.unreadable = run.unreadable or str(err)
+
+    try:
+        run.parsed = [report for _, report in runs.in_session_order(read)]
+    except runs.Unreadable as err:
+        run.unjudged = run.unreadable = run.unjudged or str(err)
 
 
 def read(pairs, logs=(), nodes_path=None, testcases=None,

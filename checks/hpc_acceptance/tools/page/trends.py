@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from hpc_acceptance.tools.references import noise
-from hpc_acceptance.tools.results.runs import describe_key, figure_key
+from hpc_acceptance.tools.results import units
+from hpc_acceptance.tools.results.runs import (describe_key, figure_key,
+                                               figures_of)
 
 #: Runs a trend shows by default.
 DEFAULT_RUNS = 30
@@ -102,11 +104,14 @@ def history_by_key(history, sessions, until):
             for key, runs in by_key.items()}
 
 
-def _point(cases, variable):
+def _point(cases, variable, unit):
     '''``(when, value)`` of a session's cases of one key: the median of
-    its nodes; ``None`` if none has the figure.'''
-    values = [float(_perf(c)[variable][0]) for c in cases
-              if variable in _perf(c)]
+    its nodes' measurements (:func:`..results.runs.figures_of`: no word,
+    NaN or implausible figure), in ``unit`` (a value in a unit that is no
+    multiple of it left out); ``None`` if none has the figure.'''
+    values = [units.convert(*figures_of(c)[variable], unit) for c in cases
+              if variable in figures_of(c)]
+    values = [value for value in values if value is not None]
     if not values:
         return None
 
@@ -156,9 +161,15 @@ def build(current, history, runs=DEFAULT_RUNS, floors=None, shifts=()):
         before = earlier.get(key, [])[-(runs - 1):] if runs > 1 else []
         variables = OrderedDict((name, perf) for case in cases
                                 for name, perf in sorted(_perf(case).items()))
-        for variable, (_, ref, lower, upper, unit, _) in variables.items():
-            past = [p for p in (_point(c, variable) for c in before) if p]
-            now = _point(cases, variable)
+        for variable, perf in variables.items():
+            _, ref, lower, upper, unit = perf[:5]
+            now = _point(cases, variable, unit)
+            if now is None:
+                # no node measured it: the run's verdict names it
+                continue
+
+            past = [p for p in (_point(c, variable, unit) for c in before)
+                    if p]
             trend = Trend(key, variable, unit, past + [now])
             band = _reference_band(ref, lower, upper)
             if band:

@@ -351,9 +351,6 @@ def validated(path):
         report_shape.check_size(data)
         report = bounded_json.parse(data)
         report_shape.check(report)
-        if not (report.get('session_info') or {}).get('uuid'):
-            raise ValueError('no session_info.uuid: ReFrame stores a '
-                             'session by it')
         reporting.restore_session(path)
     except RecursionError:
         raise ValueError(f'cannot read the run report {path}: ReFrame: '

@@ -11,7 +11,9 @@ verdicts name it as a finding of its own, with what was recorded.
 
 A figure of 0 is a measurement, the worst there is (a bandwidth of 0 lost
 everything): it is judged, and always out
-(:mod:`..references.noise`).
+(:mod:`..references.noise`). A number no node could have delivered
+(1e300 MB/s) is no measurement either: :mod:`.plausible` says which, and
+:func:`.runs.figures_of` asks both.
 '''
 
 import math

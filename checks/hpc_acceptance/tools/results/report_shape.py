@@ -8,6 +8,9 @@ and the page) checks it here first and refuses it in one line that names
 the file and what is wrong, with the exit status of an unreadable run (3),
 rather than judging half of it or stopping on a traceback.
 
+A report must say which session it is (``session_info.uuid``, which
+ReFrame writes in every report): :data:`NO_SESSION`.
+
 What is checked is what the verdicts read: the runs and their test cases,
 each test case's name, result, system, partition and environment, its
 node, and the shape of its performance values (``[value, reference,
@@ -49,6 +52,18 @@ DATA_MAJOR = '4'
 #: The node ReFrame's ``--distribute`` pinned a test to, in its name.
 _PINNED = re.compile(r'%\.nid=(\S*)')
 
+#: Why a report without its session's identity is refused: every run is
+#: stored by it (``hpc-acceptance db import``), and judged against the
+#: runs before it by it (the fleet's earlier runs, the nightly series);
+#: judged without it, a fleet slow as a whole would pass as "judged across
+#: its nodes only" where the same run with it fails.
+NO_SESSION = ('session_info: no session uuid: ReFrame stores and judges a '
+              'run by it (its earlier runs are found by it), so a report '
+              'without one is neither stored nor judged')
+
+_WHY_NEEDED = {('the report', 'session_info'): NO_SESSION,
+               ('session_info', 'uuid'): NO_SESSION}
+
 
 class ReportError(ValueError):
     '''What is wrong with a report, in one line.'''
@@ -68,6 +83,9 @@ def _need(container, key, where, types, optional=False):
     if key not in container:
         if optional:
             return None
+
+        if (where, key) in _WHY_NEEDED:
+            raise ReportError(_WHY_NEEDED[where, key])
 
         raise ReportError(f'{where}: no {key!r}')
 
@@ -201,30 +219,28 @@ def check(report):
     if not isinstance(report, dict):
         raise ReportError(f'{_kind(report)}, not a ReFrame run report')
 
-    info = _need(report, 'session_info', 'the report', (dict,),
-                 optional=True)
-    if info is not None:
-        _data_version(info)
-        uuid = _need(info, 'uuid', 'session_info', (str, None),
-                     optional=True)
-        try:
-            _session_id(uuid, 'uuid')
-        except names.BadIdentifier as err:
-            raise ReportError(f'session_info: {err}') from None
-        started = _need(info, 'time_start', 'session_info', (str, None),
-                        optional=True)
-        if started is not None:
-            try:
-                datetime.datetime.strptime(started, TIME_FORMAT)
-            except ValueError:
-                raise ReportError(f'session_info: time_start {started!r} '
-                                  f'is not ReFrame\'s YYYYmmddTHHMMSS+zone'
-                                  ) from None
-
     runs = _need(report, 'runs', 'the report', (list,))
     _bounded(sum(len(run['testcases']) for run in runs
                  if isinstance(run, dict) and
                  isinstance(run.get('testcases'), list)))
+    info = _need(report, 'session_info', 'the report', (dict,))
+    _data_version(info)
+    uuid = _need(info, 'uuid', 'session_info', (str, None))
+    if uuid is None or not uuid.strip():
+        raise ReportError(NO_SESSION)
+    try:
+        _session_id(uuid, 'uuid')
+    except names.BadIdentifier as err:
+        raise ReportError(f'session_info: {err}') from None
+    started = _need(info, 'time_start', 'session_info', (str, None),
+                    optional=True)
+    if started is not None:
+        try:
+            datetime.datetime.strptime(started, TIME_FORMAT)
+        except ValueError:
+            raise ReportError(f'session_info: time_start {started!r} '
+                              f'is not ReFrame\'s YYYYmmddTHHMMSS+zone'
+                              ) from None
 
     for number, run in enumerate(runs):
         where = f'runs[{number}]'

@@ -4,6 +4,7 @@ Both give ReFrame's test-case records (``display_name``, ``result``,
 ``system``, ``partition``, ``environ``, ``perfvalues``, ...).
 '''
 
+import datetime
 import os
 import re
 import sqlite3
@@ -13,7 +14,7 @@ from collections import OrderedDict
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.tools.common import console, identifiers
 from hpc_acceptance.tools.results import (bounded_json, db, measurement,
-                                          report_shape)
+                                          plausible, report_shape)
 
 #: The reframe next to this Python: the one of the project's environment.
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
@@ -267,22 +268,84 @@ def _case_id(case):
             case.get('environ'))
 
 
+#: The session extra naming the fleet run a confirmation rerun confirms
+#: (:mod:`..fleet.confirm`).
+CONFIRMS = 'fleet_confirms'
+
+
+def _started(report):
+    '''When a report's session started (a POSIX time), or ``None`` where
+    it does not say.'''
+    text = (report.get('session_info') or {}).get('time_start')
+    try:
+        return datetime.datetime.strptime(
+            text, report_shape.TIME_FORMAT).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def in_session_order(reports):
+    '''``reports`` (``[(path, parsed report)]``) in the order their
+    sessions ran, whatever order they were given in: by the start of each
+    session (a report that does not say keeps its place after the one
+    before it), and a fleet run's confirmation rerun (the session extra
+    :data:`CONFIRMS`) right after the run it confirms, whatever the times
+    say: its test cases are later attempts of that run's.
+
+    :raises Unreadable: naming a rerun whose run is none of ``reports``:
+        its test cases would be taken as later attempts of another run's.
+    '''
+    uuids = {(report.get('session_info') or {}).get('uuid'): index
+             for index, (_, report) in enumerate(reports)}
+    starts, last = [], float('-inf')
+    for _, report in reports:
+        last = _started(report) if _started(report) is not None else last
+        starts.append(last)
+
+    keys = []
+    for index, (path, report) in enumerate(reports):
+        confirms = (report.get('session_info') or {}).get(CONFIRMS)
+        if confirms is None:
+            keys.append((starts[index], 0, starts[index], index))
+        elif confirms in uuids:
+            run = uuids[confirms]
+            keys.append((starts[run], 1, starts[index], index))
+        else:
+            raise Unreadable(f'{path} is the confirmation rerun of the '
+                             f'fleet run {one_line(confirms)[:80]}, which '
+                             f'none of the reports given is: its test '
+                             f'cases are that run\'s later attempts')
+
+    return [reports[key[-1]] for key in sorted(keys)]
+
+
+def read_reports(*paths):
+    '''``[(path, parsed report)]`` of one run's ReFrame JSON reports in
+    the order their sessions ran (:func:`in_session_order`).
+
+    :raises Unreadable: as :func:`read_report` and
+        :func:`in_session_order`.
+    '''
+    return in_session_order([(path, read_report(path)) for path in paths])
+
+
 def report_testcases(*paths):
     '''Test cases of one run's ReFrame JSON reports, read in the order
-    given as one report (a fleet run: the nodes' run, its confirmation
-    rerun, the multi-node run), each by its final attempt
-    (:func:`final_testcases`).'''
-    return final_testcases({'runs': [run for path in paths
-                                     for run in read_report(path)['runs']]})
+    their sessions ran (:func:`read_reports`: a fleet run: the nodes' run,
+    its confirmation rerun, the multi-node run) as one report, each by its
+    final attempt (:func:`final_testcases`).'''
+    return final_testcases({'runs': [run for _, report in read_reports(*paths)
+                                     for run in report['runs']]})
 
 
-def report_session(path):
+def report_session(*paths):
     '''The ``session_info`` of a ReFrame JSON report (its UUID, start
-    time, the session extras such as ``fleet``).
+    time, the session extras such as ``fleet``); of several reports of one
+    run, the first session's (:func:`read_reports`).
 
-    :raises Unreadable: as :func:`read_report`.
+    :raises Unreadable: as :func:`read_reports`.
     '''
-    return read_report(path).get('session_info') or {}
+    return read_reports(*paths)[0][1].get('session_info') or {}
 
 
 def variant_of(display_name):
@@ -336,21 +399,34 @@ def _perfvalues(case):
             yield str(name).split(':')[-1], perf, ''
 
 
+def _judged(case):
+    '''``(variable, value or None, unit, why not)`` of each performance
+    value of a test case: the value where it is a measurement
+    (:mod:`.measurement`) a node could deliver (:mod:`.plausible`), else
+    ``None`` and why not.'''
+    for variable, raw, unit in _perfvalues(case):
+        value = measurement.value(raw)
+        why = (measurement.why_not(raw) if value is None else
+               plausible.why_not(value, unit, case))
+        yield variable, (value if why is None else None), unit, why
+
+
 def figures_of(case):
     '''``{performance variable: (value, unit)}`` of the figures of a test
-    case that are measurements (:mod:`.measurement`), each value a
-    float.'''
-    return {variable: (measurement.value(raw), unit)
-            for variable, raw, unit in _perfvalues(case)
-            if measurement.value(raw) is not None}
+    case that are measurements (:mod:`.measurement`) its nodes could have
+    delivered (:mod:`.plausible`), each value a float.'''
+    return {variable: (value, unit)
+            for variable, value, unit, _ in _judged(case)
+            if value is not None}
 
 
 def unmeasured(case):
     '''``{performance variable: (why, unit)}`` of the figures a test case
-    recorded that are no measurement (:mod:`.measurement`).'''
-    return {variable: (measurement.why_not(raw), unit)
-            for variable, raw, unit in _perfvalues(case)
-            if measurement.value(raw) is None}
+    recorded that are no measurement (:mod:`.measurement`), or beyond what
+    its nodes could deliver (:mod:`.plausible`).'''
+    return {variable: (why, unit)
+            for variable, value, unit, why in _judged(case)
+            if value is None}
 
 
 def describe_key(key):

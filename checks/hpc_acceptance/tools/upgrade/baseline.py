@@ -25,6 +25,14 @@ Spack build is what an upgrade brings; it is listed in "what changed"
 (every node) is compared node by node, a node with its own earlier figures
 first.
 
+Only the runs of the system the verdict run ran on are its baseline: a
+results database a site shares between systems holds their ``--before``
+runs side by side, and another system's are left out, and named
+(:func:`of_systems`). A figure's values are in the unit most of its runs
+gave it, the others converted where the units are multiples of one
+another (``GB/s`` and ``MB/s``: :mod:`..results.units`), else left out and
+said so.
+
 A ``--before`` run that was interrupted (it has aborted test cases) is
 never used: it is either whole or not a baseline, and the comparison says
 which runs it left out. A figure a stored run recorded as no number (NaN,
@@ -41,6 +49,7 @@ from typing import Dict, List
 
 from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet.model import node_of
+from hpc_acceptance.tools.results import units
 from hpc_acceptance.tools.results.runs import (figure_key, figures_of,
                                                stored_sessions,
                                                session_testcases,
@@ -108,9 +117,12 @@ class Baseline:
 
 
 def collect(name, testcases, notes=()):
-    '''A :class:`Baseline` of the passed, non-fixture ``testcases``.'''
-    values = defaultdict(list)
-    used, names, units, left_out = [], {}, {}, []
+    '''A :class:`Baseline` of the passed, non-fixture ``testcases``, each
+    figure's values in the unit most of them are in (:mod:`..results.
+    units`); a value in a unit that is no multiple of it is left out, and
+    said so, as one that is no measurement is.'''
+    found = []
+    used, names, left_out = [], {}, []
     sessions = {case.get('session_uuid') for case in testcases}
     for case in testcases:
         if case.get('fixture') or case.get('result') != 'pass':
@@ -119,25 +131,67 @@ def collect(name, testcases, notes=()):
         used.append(case)
         key, node = workload_key(case), node_of(case)
         names.setdefault(key, case['display_name'])
-        for variable, (value, unit) in figures_of(case).items():
-            units[key, variable] = unit
-            values[key, variable, None].append(value)
-            if node:
-                values[key, variable, node].append(value)
+        found += [(key, variable, node, value, unit, case['display_name'])
+                  for variable, (value, unit) in figures_of(case).items()]
         left_out += [f'{case["display_name"]} {variable} ({why})'
                      for variable, (why, _) in sorted(
                          unmeasured(case).items())]
 
+    given = defaultdict(list)
+    for key, variable, _, _, unit, _ in found:
+        given[key, variable].append(unit)
+    unit_of = {figure: units.most_common(found_units)
+               for figure, found_units in given.items()}
+
+    values, other_units = defaultdict(list), []
+    for key, variable, node, value, unit, display_name in found:
+        converted = units.convert(value, unit, unit_of[key, variable])
+        if converted is None:
+            why = units.other_unit(unit, unit_of[key, variable])
+            other_units.append(f'{display_name} {variable} ({why})')
+            continue
+
+        values[key, variable, None].append(converted)
+        if node:
+            values[key, variable, node].append(converted)
+
     notes = list(notes)
-    if left_out:
-        more = (f' +{len(left_out) - NAMED} more' if len(left_out) > NAMED
-                else '')
-        notes.append(f'{len(left_out)} figure(s) of the {name} runs with no '
-                     f'measurement left out of the baseline: '
-                     f'{"; ".join(sorted(left_out)[:NAMED])}{more}')
+    for what, named in (('with no measurement', left_out),
+                        ('in another unit', other_units)):
+        if named:
+            more = (f' +{len(named) - NAMED} more' if len(named) > NAMED
+                    else '')
+            notes.append(f'{len(named)} figure(s) of the {name} runs {what} '
+                         f'left out of the baseline: '
+                         f'{"; ".join(sorted(named)[:NAMED])}{more}')
 
     return Baseline(name, dict(values), used, notes, len(sessions),
-                    names, units)
+                    names, unit_of)
+
+
+def of_systems(sessions, systems):
+    '''``(kept, notes)``: of ``sessions`` (``{UUID: test cases}``), those
+    that ran on one of ``systems`` (a run's after the upgrade), and a line
+    naming those of other systems, left out: a results database a site
+    shares between systems holds their ``--before`` runs side by side, and
+    another system's figures are no baseline of this one's (each would be
+    "missing after the upgrade").'''
+    kept, others = {}, defaultdict(int)
+    for uuid, cases in sessions.items():
+        ran = {case.get('system') for case in cases
+               if not case.get('fixture')}
+        if not systems or ran & set(systems) or not ran:
+            kept[uuid] = cases
+        else:
+            for system in ran:
+                others[system] += 1
+
+    notes = ([f'--before session(s) of other systems left out of the '
+              f'baseline: ' + ', '.join(f'{count} of {system}'
+                                        for system, count in
+                                        sorted(others.items()))]
+             if others else [])
+    return kept, notes
 
 
 def _start(row):
@@ -192,10 +246,13 @@ def interrupted(testcases):
     return any(case.get('result') == 'abort' for case in testcases)
 
 
-def before_runs(lookback=LOOKBACK, exclude=(), until=None):
+def before_runs(lookback=LOOKBACK, exclude=(), until=None, systems=()):
     '''The :class:`Baseline` of the ``--before`` series of a verdict run
-    starting at ``until`` (default: now; :func:`before_series`); sessions
-    of UUIDs in ``exclude`` (this run's own) left out.
+    starting at ``until`` (default: now; :func:`before_series`) on
+    ``systems`` (its test cases' systems; none given: any); sessions of
+    UUIDs in ``exclude`` (this run's own) left out, and those of other
+    systems (:func:`of_systems`) before the series is found: another
+    system's runs neither join this one's series nor end it.
 
     :raises ResultsError: if the results database cannot be read.
     '''
@@ -203,11 +260,15 @@ def before_runs(lookback=LOOKBACK, exclude=(), until=None):
                 stored_sessions(f'{lookback}?{EXTRA}=="before" or '
                                 f'{EXTRA}=="after"')
                 if row['UUID'] not in exclude]
-    uuids, notes = before_series(
-        sessions, until or datetime.datetime.now(datetime.timezone.utc))
+    ran, notes = of_systems({row['UUID']: session_testcases(row['UUID'])
+                             for row in sessions}, systems)
+    uuids, series_notes = before_series(
+        [row for row in sessions if row['UUID'] in ran],
+        until or datetime.datetime.now(datetime.timezone.utc))
+    notes += series_notes
     cases = []
     for uuid in uuids:
-        session_cases = session_testcases(uuid)
+        session_cases = ran[uuid]
         if interrupted(session_cases):
             notes.append(f'--before run {uuid} was interrupted (aborted '
                          f'test cases): not used as a baseline')
@@ -217,8 +278,9 @@ def before_runs(lookback=LOOKBACK, exclude=(), until=None):
     return collect('before', cases, notes)
 
 
-def nightly_runs(query=NIGHTLY):
-    ''':class:`Baseline` of the stored sessions ``query`` selects, fleet
+def nightly_runs(query=NIGHTLY, systems=()):
+    ''':class:`Baseline` of the stored sessions ``query`` selects (their
+    test cases on ``systems``, where given), fleet
     runs left out: those tagged :data:`FLEET_EXTRA` and any test case
     ReFrame's ``--distribute`` pinned to a node. A fleet run carries
     ``suite_mode=nightly`` too (its mode extends the nightly's), and the
@@ -231,7 +293,8 @@ def nightly_runs(query=NIGHTLY):
               if row.get(FLEET_EXTRA) == 'yes'}
     cases = [case for case in stored_testcases(query)
              if case.get('session_uuid') not in fleets and
-             '%.nid=' not in case['display_name']]
+             '%.nid=' not in case['display_name'] and
+             (not systems or case.get('system') in systems)]
     notes = ([f'{len(fleets)} fleet run(s) left out of the nightly '
               f'baseline'] if fleets else [])
     return collect('nightly', cases, notes)

@@ -7,11 +7,18 @@ node for a fleet run, with the band of :mod:`..references.noise`; a figure
 out of its band is ``regressed`` only if its confirmation rerun is too
 (:data:`RECOVERED`). A figure the baseline holds and this run did not
 produce is :data:`MISSING`, with why (:func:`missing`); one this run
-recorded as no number is :data:`NO_MEASUREMENT`. :func:`judge_run` gives
-the rows, the failed checks and the exit status as one value
-(:class:`Judgement`); :func:`conclusion` says it in one line.
+recorded as no number, or beyond what its nodes could deliver
+(:mod:`..results.plausible`), or :data:`..fleet.model.IMPLAUSIBLE_GAIN`
+better than its baseline's median, is :data:`NO_MEASUREMENT`. A figure is
+compared with its baseline in the run's unit, the baseline's converted
+where the units are multiples of one another (:mod:`..results.units`),
+else it is :data:`NOT_COMPARED`, as is one the run reported twice on a
+node. :func:`judge_run` gives the rows, the failed checks and the exit
+status as one value (:class:`Judgement`); :func:`conclusion` says it in
+one line.
 '''
 
+import math
 import re
 import statistics
 from collections import Counter, defaultdict
@@ -19,9 +26,11 @@ from typing import NamedTuple
 
 from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
-from hpc_acceptance.tools.fleet.model import node_of, variant_key
+from hpc_acceptance.tools.fleet.model import (IMPLAUSIBLE_GAIN, node_of,
+                                              variant_key)
+from hpc_acceptance.tools.fleet.wording import number
 from hpc_acceptance.tools.references import noise
-from hpc_acceptance.tools.results import skips
+from hpc_acceptance.tools.results import skips, units
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figures_of,
                                                unmeasured)
 from hpc_acceptance.tools.upgrade import baseline
@@ -36,9 +45,15 @@ NO_MEASUREMENT = 'no measurement'
 #: Verdict of a figure outside its band whose confirmation rerun was not.
 RECOVERED = 'within noise on rerun'
 
+#: Verdict of a figure that cannot be compared with its baseline, the note
+#: says why: its baseline's unit is no multiple of its own, or the run
+#: reported it twice on one node (which is its figure cannot be told).
+#: Like a figure with no baseline, it leaves the run not validated.
+NOT_COMPARED = 'not compared'
+
 #: Order of the verdicts in the table: what needs attention first.
-ORDER = (MISSING, NO_MEASUREMENT, 'regressed', 'no baseline', RECOVERED,
-         'improved', 'within noise')
+ORDER = (MISSING, NO_MEASUREMENT, 'regressed', NOT_COMPARED, 'no baseline',
+         RECOVERED, 'improved', 'within noise')
 
 #: Note of a verdict from fewer than ``--min-runs`` baseline runs.
 FEW_RUNS = 'few baseline runs'
@@ -85,10 +100,11 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
     reruns = {}
     for case in confirm_cases:
         if not case.get('fixture'):
-            for variable, (value, _) in figures_of(case).items():
-                reruns[_figure_id(case, variable, per_node)] = float(value)
+            for variable, figure in figures_of(case).items():
+                reruns[_figure_id(case, variable, per_node)] = figure
 
     rows = []
+    twice = _reported_twice(new_cases, per_node)
     for case in new_cases:
         if case.get('fixture'):
             continue
@@ -106,6 +122,13 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
             row = _row(case['display_name'], node, variable, key, unit,
                        identity=case.get('identity', ''), value=value)
             rows.append(row)
+            if (key, node) in twice:
+                row.update(verdict=NOT_COMPARED, note=(
+                    f'{twice[key, node]} test cases of it'
+                    f'{f" on {node}" if node else ""} in this run: which '
+                    f'is its figure cannot be told'))
+                continue
+
             for source in baselines:
                 stored, whose = source.lookup(key, variable, node)
                 if stored:
@@ -113,6 +136,16 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
             else:
                 continue
 
+            given = source.units.get((key, variable), unit)
+            scale = units.factor(given, unit)
+            if scale is None:
+                row.update(verdict=NOT_COMPARED, baseline=source.name,
+                           baseline_runs=len(stored), note=(
+                               f'the baseline is '
+                               f'{units.other_unit(given, unit)}'))
+                continue
+
+            stored = [before * scale for before in stored]
             floor = noise.family_floor(key[0], floors)
             if len(stored) >= min_runs:
                 median, width = noise.band(stored, floor)
@@ -132,8 +165,16 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
             elif row['value'] <= 0:
                 row['note'] = '; '.join(filter(None, [
                     row['note'], 'a figure of 0 is no measurement']))
+            elif _gain(row['value'], median, unit) > IMPLAUSIBLE_GAIN:
+                row.update(verdict=NO_MEASUREMENT, note=(
+                    f'implausible: '
+                    f'{math.exp(_gain(row["value"], median, unit)):.0e} '
+                    f'times better than the baseline\'s median '
+                    f'{number(median)} {unit}'))
 
-            rerun = reruns.get(_figure_id(case, variable, per_node))
+            # in this run's unit; in one that is no multiple of it, none
+            rerun = units.convert(*reruns.get(
+                _figure_id(case, variable, per_node), (None, unit)), unit)
             if row['verdict'] == 'regressed' and rerun is not None:
                 row.update(rerun_value=rerun,
                            rerun_change=noise.change(rerun, median))
@@ -144,6 +185,24 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
     rows.sort(key=lambda r: (ORDER.index(r['verdict']), r['check'],
                              r['node'] or '', r['figure']))
     return rows
+
+
+def _gain(value, median, unit):
+    '''How much better than ``median`` ``value`` is, as a factor's
+    logarithm (both above 0).'''
+    gain = math.log(value / median)
+    return gain if noise.higher_is_better(unit) else -gain
+
+
+def _reported_twice(new_cases, per_node):
+    '''``{(workload key, node): test cases}`` of the workloads the run
+    ran in two test cases or more (on one node, for a fleet run).'''
+    seen = Counter((baseline.workload_key(case),
+                    node_of(case) if per_node else None)
+                   for case in new_cases
+                   if not case.get('fixture') and
+                   case.get('result') != 'skip')
+    return {key: count for key, count in seen.items() if count > 1}
 
 
 def _other_work(before, after):
@@ -293,15 +352,14 @@ def suspects(rows, new_cases):
 
 def exit_status(rows, failed):
     '''1: a figure regressed, is missing or has no measurement, or a check
-    failed; 2: a
-    figure had no baseline (only partly validated) or there is none; else
-    0.'''
+    failed; 2: a figure had no baseline or was not compared (only partly
+    validated) or there is none; else 0.'''
     verdicts = Counter(r['verdict'] for r in rows)
     if failed or verdicts['regressed'] or verdicts[MISSING] or \
             verdicts[NO_MEASUREMENT]:
         return 1
 
-    if verdicts['no baseline'] or not rows:
+    if verdicts['no baseline'] or verdicts[NOT_COMPARED] or not rows:
         return 2
 
     return 0
@@ -320,15 +378,23 @@ def conclusion(rows, failed):
         return 'post-upgrade FAILED: ' + ', '.join(
             f'{count} {what}' for count, what in found if count)
 
-    compared = len(rows) - verdicts['no baseline']
+    compared = len(rows) - verdicts['no baseline'] - verdicts[NOT_COMPARED]
+    refused = (f'{verdicts[NOT_COMPARED]} of {len(rows)} figure(s) '
+               f'{NOT_COMPARED} (see their notes)'
+               if verdicts[NOT_COMPARED] else '')
     if not compared:
+        if refused:
+            return f'post-upgrade NOT VALIDATED: {refused}'
+
         return ('post-upgrade NOT VALIDATED: no figure had a baseline to '
                 'compare with (run --before before the upgrade)')
 
     if status == 2:
-        return (f'post-upgrade PARTLY VALIDATED: {verdicts["no baseline"]} '
-                f'of {len(rows)} figure(s) had no baseline; {compared} '
-                f'compared, none regressed')
+        unbased = (f'{verdicts["no baseline"]} of {len(rows)} figure(s) '
+                   f'had no baseline' if verdicts['no baseline'] else '')
+        return (f'post-upgrade PARTLY VALIDATED: '
+                f'{"; ".join(filter(None, [unbased, refused]))}; '
+                f'{compared} compared, none regressed')
 
     recovered = (f'; {verdicts[RECOVERED]} {RECOVERED} (out of its band '
                  f'on the first run)' if verdicts[RECOVERED] else '')

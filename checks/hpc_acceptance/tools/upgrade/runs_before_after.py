@@ -148,9 +148,11 @@ def read_after(runs, nightly):
         raise ResultsError(f'no test case ran '
                            f'({", ".join(path for path, _ in runs)})')
 
+    systems = {case['system'] for case in new_cases}
     return new_cases, [baseline.before_runs(exclude=sessions_of(new_cases),
-                                            until=first_start(runs)),
-                       baseline.nightly_runs(nightly)]
+                                            until=first_start(runs),
+                                            systems=systems),
+                       baseline.nightly_runs(nightly, systems)]
 
 
 def confirm(args, report, hashes):

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import HPC_ACCEPTANCE
 from helpers import fleet_cases
+from helpers.fleet_cases import SESSION
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.fleet.suspect_report import text_lines
@@ -230,7 +231,7 @@ def test_a_figure_of_zero_is_the_worst_and_drawn_as_such():
 def test_nothing_to_compare_exits_2(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
     path = tmp_path / 'report.json'
-    path.write_text(json.dumps({'session_info': {'fleet': 'yes'}, 'runs': [
+    path.write_text(json.dumps({'session_info': {'fleet': 'yes', 'uuid': SESSION}, 'runs': [
         {'testcases': fleet_cases.fleet(3)}]}))
     assert cli.main(['suspects', '--run-report', str(path)]) == 2
     assert 'nothing could be compared' in capsys.readouterr().err

@@ -125,3 +125,39 @@ def test_a_drain_carries_this_tools_prefix_once(no_cluster):
 def test_a_resume_returns_the_node_to_service(no_cluster):
     assert _refused(drain.resume, 'n3').startswith(
         'scontrol update NodeName=n3 State=RESUME: scontrol')
+
+
+def test_a_suspect_of_two_partitions_is_drained_once_with_both_reasons():
+    '''n2 is a suspect of a and of b (one node in two Slurm partitions):
+    one drain, both reasons, the prefix and the day once; it counts in
+    each partition's cap.'''
+    plan = drain.plan(
+        [('a', 'n2', 'hpc-acceptance: 2026-11-24 triad -50%'),
+         ('a', 'n3', 'hpc-acceptance: 2026-11-24 copy -40%'),
+         ('b', 'n2', 'hpc-acceptance: 2026-11-24 latency +98%')],
+        None, {'a': _nodes(20), 'b': _nodes(10)}, max_share=0.1)
+    assert plan.drain == [
+        ('n2', 'hpc-acceptance: 2026-11-24 triad -50%; latency +98%'),
+        ('n3', 'hpc-acceptance: 2026-11-24 copy -40%')]
+    # b's cap is one node: n2 took it, so a's second suspect of b is left
+    plan = drain.plan(
+        [('a', 'n2', 'hpc-acceptance: 2026-11-24 triad -50%'),
+         ('b', 'n2', 'hpc-acceptance: 2026-11-24 latency +98%'),
+         ('b', 'n4', 'hpc-acceptance: 2026-11-24 copy -40%')],
+        None, {'a': _nodes(20), 'b': _nodes(10)}, max_share=0.1)
+    assert [node for node, _ in plan.drain] == ['n2']
+    assert plan.left_alone[0][0] == 'n4'
+    assert plan.left_alone[0][1].startswith('b: at most 1 of its 10')
+
+
+def test_a_suspect_of_two_partitions_waits_for_room_in_both():
+    plan = drain.plan(
+        [('b', 'n4', 'hpc-acceptance: 2026-11-24 copy -40%'),
+         ('a', 'n2', 'hpc-acceptance: 2026-11-24 triad -50%'),
+         ('b', 'n2', 'hpc-acceptance: 2026-11-24 latency +98%')],
+        None, {'a': _nodes(20), 'b': _nodes(10)}, max_share=0.1)
+    assert [node for node, _ in plan.drain] == ['n4']
+    assert plan.left_alone == [('n2', (
+        'b: at most 1 of its 10 node(s) are kept drained by hpc-acceptance '
+        'at once (--max-drain-share 0.1; 0 drained before and not '
+        'resumed)'))]

@@ -7,6 +7,7 @@ import shlex
 import pytest
 
 from helpers import fleet_cases
+from helpers.fleet_cases import SESSION
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.fleet.suspect_drains import drain_commands
@@ -21,7 +22,8 @@ def empty_results_database(tmp_path, monkeypatch):
 
 def _report(tmp_path, cases):
     path = tmp_path / 'report.json'
-    path.write_text(json.dumps({'session_info': {'fleet': 'yes'},
+    path.write_text(json.dumps({'session_info': {'fleet': 'yes',
+                                                 'uuid': SESSION},
                                 'runs': [{'testcases': cases}]}))
     return str(path)
 
@@ -105,3 +107,29 @@ def test_a_bad_floor_is_refused_naming_the_option(tmp_path, capsys):
 
     assert "--floor: 'Disk=2': unknown family 'Disk'" in \
         capsys.readouterr().err
+
+
+def test_a_check_that_failed_on_every_node_fails_naming_it(tmp_path,
+                                                           capsys):
+    '''"0 suspect node(s)", exit 0 was what it said: the check's failure
+    is a finding of the partition, also where nothing else could be
+    compared.'''
+    report = _report(tmp_path, fleet_cases.fleet(6, result='fail'))
+    assert cli.main(['suspects', '--run-report', report]) == 1
+    assert ('cluster:compute: StreamCheck %threads=single failed on 6 of '
+            '6 node(s) (n1, n2, n3, n4, n5, n6): validation failed') in \
+        capsys.readouterr().out
+    cases = fleet_cases.fleet(6)
+    for case in cases:
+        if case['display_name'].startswith('StreamCheck'):
+            case.update(result='fail')
+    assert cli.main(['suspects', '--run-report', _report(tmp_path, cases)]) \
+        == 1
+
+
+def test_a_report_without_its_session_is_refused(tmp_path, capsys):
+    path = tmp_path / 'report.json'
+    path.write_text(json.dumps({'session_info': {'fleet': 'yes'},
+                                'runs': [{'testcases': _slow_fleet()}]}))
+    assert cli.main(['suspects', '--run-report', str(path)]) == 3
+    assert 'no session uuid' in capsys.readouterr().err

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from helpers import fleet_cases
+from helpers.fleet_cases import SESSION
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.outcome import verdict
 from hpc_acceptance.tools.references import unreferenced
@@ -109,7 +110,7 @@ def _write(path, *results):
     for case in data['runs'][0]['testcases']:
         case['display_name'] = f'{path.stem}{case["display_name"]}'
 
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(dict(data, session_info={'uuid': SESSION})))
     return str(path)
 
 
@@ -154,7 +155,8 @@ def test_broken_report_is_reported(tmp_path, capsys):
 
 def test_main_reads_a_report_file(tmp_path):
     path = tmp_path / 'report.json'
-    path.write_text(json.dumps(report('pass')))
+    path.write_text(json.dumps(dict(report('pass'),
+                                    session_info={'uuid': SESSION})))
     assert cli.main(['verdict', str(path), '0']) == 0
 
 

@@ -64,3 +64,25 @@ def test_a_reference_gives_the_band_and_reframe_the_verdict():
     assert trend.band_kind == 'reference'
     assert trend.band == (90.0, 120.0)
     assert trend.verdict == 'fail'
+
+
+def test_a_word_or_an_implausible_figure_is_no_point_of_a_trend():
+    '''A word where a figure belongs, NaN or 1e300 MFLOP/s: no point, not
+    a traceback; a run where no node measured it has no trend (its verdict
+    names it).'''
+    history = [_case('s1', 1, 100.0), _case('s2', 2, 'n/a'),
+               _case('s3', 3, float('nan')), _case('s4', 4, 1e300)]
+    current = _case('now', 10, 101.0)
+    (trend,) = trends.build([current], history + [current])
+    assert [v for _, v in trend.points] == [100.0, 101.0]
+    assert trends.build([_case('now', 10, 'n/a')], history) == []
+
+
+def test_a_point_is_in_the_trends_unit():
+    earlier = _case('s1', 1, 0.1)
+    earlier['perfvalues']['local:default:flops'][4] = 'GFLOP/s'
+    odd = _case('s2', 2, 5.0)
+    odd['perfvalues']['local:default:flops'][4] = '%'
+    current = _case('now', 10, 101.0)
+    (trend,) = trends.build([current], [earlier, odd, current])
+    assert [v for _, v in trend.points] == [100.0, 101.0]

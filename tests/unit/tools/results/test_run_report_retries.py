@@ -5,7 +5,10 @@ import json
 
 import pytest
 
-from hpc_acceptance.tools.results.runs import ResultsError, report_testcases
+from helpers.fleet_cases import SESSION
+from hpc_acceptance.tools.results.runs import (ResultsError, Unreadable,
+                                               report_session,
+                                               report_testcases)
 
 
 def case(name, result, value):
@@ -16,7 +19,7 @@ def case(name, result, value):
 
 def test_a_retried_case_is_its_last_attempt_and_the_others_stay(tmp_path):
     path = tmp_path / 'report.json'
-    path.write_text(json.dumps({'runs': [
+    path.write_text(json.dumps({'session_info': {'uuid': SESSION}, 'runs': [
         {'testcases': [case('A', 'pass', 1.0), case('B', 'fail', 2.0)]},
         {'testcases': [case('B', 'pass', 3.0)]},
     ]}))
@@ -32,3 +35,59 @@ def test_a_report_without_runs_names_the_file(tmp_path, text):
     path.write_text(text)
     with pytest.raises(ResultsError, match=str(path)):
         report_testcases(path)
+
+
+def _session(path, uuid, start, cases, **extras):
+    path.write_text(json.dumps({
+        'session_info': {'uuid': uuid, 'time_start': start, **extras},
+        'runs': [{'testcases': cases}]}))
+    return path
+
+
+RUN = '00000000-0000-4000-8000-000000000001'
+
+
+def test_a_rerun_is_read_after_its_run_whatever_the_order_given(tmp_path):
+    '''The confirmation rerun of a fleet run (its session extras) replaces
+    the run's first attempt, named before or after it; the session read
+    is the run's.'''
+    run = _session(tmp_path / 'run.json', RUN, '20261124T020000+0000',
+                   [case('A', 'pass', 1.0), case('B', 'pass', 2.0)],
+                   fleet='yes')
+    rerun = _session(tmp_path / 'rerun.json', SESSION,
+                     '20261124T030000+0000', [case('B', 'pass', 3.0)],
+                     fleet='confirm', fleet_confirms=RUN)
+    for order in ((run, rerun), (rerun, run)):
+        cases = {c['display_name']: c for c in report_testcases(*order)}
+        assert cases['B']['perfvalues']['local:default:triad'][0] == 3.0
+        assert [a['perfvalues']['local:default:triad'][0]
+                for a in cases['B']['earlier_attempts']] == [2.0]
+        assert report_session(*order)['uuid'] == RUN
+
+
+def test_a_rerun_is_read_after_its_run_whatever_the_times_say(tmp_path):
+    run = _session(tmp_path / 'run.json', RUN, '20261124T030000+0000',
+                   [case('B', 'pass', 2.0)], fleet='yes')
+    rerun = _session(tmp_path / 'rerun.json', SESSION,
+                     '20261124T020000+0000', [case('B', 'pass', 3.0)],
+                     fleet='confirm', fleet_confirms=RUN)
+    (only,) = report_testcases(rerun, run)
+    assert only['perfvalues']['local:default:triad'][0] == 3.0
+
+
+def test_reports_are_read_in_the_order_their_sessions_ran(tmp_path):
+    later = _session(tmp_path / 'b.json', SESSION, '20261124T030000+0000',
+                     [case('A', 'pass', 3.0)])
+    earlier = _session(tmp_path / 'a.json', RUN, '20261124T020000+0000',
+                       [case('A', 'pass', 2.0)])
+    (only,) = report_testcases(later, earlier)
+    assert only['perfvalues']['local:default:triad'][0] == 3.0
+
+
+def test_a_rerun_without_its_run_is_refused_by_name(tmp_path):
+    rerun = _session(tmp_path / 'rerun.json', SESSION,
+                     '20261124T030000+0000', [case('B', 'pass', 3.0)],
+                     fleet='confirm', fleet_confirms=RUN)
+    with pytest.raises(Unreadable, match=f'{rerun} is the confirmation '
+                                         f'rerun of the fleet run {RUN}'):
+        report_testcases(rerun)
