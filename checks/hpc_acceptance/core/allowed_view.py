@@ -190,6 +190,12 @@ def _cpuset(root, mounts, cgroups):
             path = cgroups.get('') or _legacy_cpuset_path(root)
             names = (('cpuset.cpus.effective',), ('cpuset.mems.effective',))
             kind = 'cgroup v2'
+        elif mount.fstype == 'cgroup' and 'cpuset' in mount.options and \
+                'noprefix' in mount.options:
+            # a cpuset hierarchy mounted as the old file system was
+            path = cgroups.get('cpuset') or _legacy_cpuset_path(root)
+            names = (('cpus',), ('mems',))
+            kind = 'cgroup v1 (noprefix)'
         elif mount.fstype == 'cgroup' and 'cpuset' in mount.options:
             path = cgroups.get('cpuset') or _legacy_cpuset_path(root)
             # as hwloc: the configured sets (the effective ones can lag

@@ -393,6 +393,12 @@ def _shape(info):
         else:
             threads_own_l1 = len(separate)
 
+    if view.get('online') is not None and cores:
+        # CPUs the kernel lists as offline, whose topology sysfs still
+        # shows (as older kernels do)
+        listed = _cpu_numbers(view['online'])
+        cores = [core & listed for core in cores if core & listed]
+
     machine_online = frozenset().union(*cores)
     if view.get('cpus') is not None and cores:
         allowed = _cpu_numbers(view['cpus'])

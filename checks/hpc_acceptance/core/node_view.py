@@ -10,7 +10,8 @@ snapshot) it adds to the description what the run may use
 
 .. code-block:: python
 
-    {'cpus': '0-5',        # CPUs the run may use (None: all online ones)
+    {'online': None,       # the online CPUs, where ReFrame lists more
+     'cpus': '0-5',        # CPUs the run may use (None: all online ones)
      'mems': '0-5',        # NUMA nodes it may allocate on (None: all)
      'numa_nodes': [{'node': 0, 'cpus': '0-3', 'memory_bytes': ...,
                      'kind': 'DRAM', 'evidence': 'holds CPUs'}, ...],
@@ -48,9 +49,12 @@ def with_view(info, sys_dir, proc_dir, allowed):
         file read is garbled.
     '''
     # the machine as ReFrame describes it, read before the copy is given
-    # the view (shapes are cached by description)
-    online = (node_shape.shape(copy.deepcopy(info or {})).cpus or
-              numa_memory.online_cpus(sys_dir))
+    # the view (shapes are cached by description); a CPU the kernel lists
+    # as offline is none of it, whatever topology sysfs still shows of it
+    described = node_shape.shape(copy.deepcopy(info or {})).cpus
+    listed = numa_memory.online_cpus_or_none(sys_dir)
+    online = ((described & listed) if described and listed and
+              described & listed else described or listed)
     info = copy.deepcopy(info or {})
     topology = info.setdefault('topology', {})
     try:
@@ -80,8 +84,11 @@ def with_view(info, sys_dir, proc_dir, allowed):
     narrowed = allowed_view.Allowed(cpus, mems, allowed.memory_limit,
                                     allowed.sources)
     memory = numa_memory.usable(nodes, narrowed,
-                                numa_memory.memtotal(proc_dir), offline)
+                                numa_memory.meminfo(proc_dir), offline,
+                                numa_memory.meminfo(proc_dir, 'MemFree'))
     topology[KEY] = {
+        'online': (node_shape.cpu_list(online) if described and
+                   online != described else None),
         'cpus': None if cpus is None else node_shape.cpu_list(cpus),
         'mems': None if mems is None else node_shape.cpu_list(mems),
         'numa_nodes': [{'node': n.node,

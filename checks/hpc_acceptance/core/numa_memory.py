@@ -32,7 +32,7 @@ from statistics import median
 from typing import Optional
 
 from hpc_acceptance.core import allowed_view
-from hpc_acceptance.core.node_shape import cpu_list
+from hpc_acceptance.core.node_shape import TopologyError, cpu_list, cpu_set
 
 #: The kinds, as the plan names them.
 MAIN = 'DRAM'
@@ -84,12 +84,31 @@ def _memory_bytes(node_dir):
     return int(found[1]) * 1024
 
 
-def online_cpus(sys_dir):
+def online_cpus_or_none(sys_dir):
     '''The online CPUs of ``sys_dir`` (``cpu/online``); ``None`` where it
     does not say.'''
     path = Path(sys_dir) / 'devices/system/cpu/online'
     text = _text(path)
     return None if text is None else allowed_view.parse_list(text, path)
+
+
+def _node_cpus(node_dir):
+    '''The CPUs of a NUMA node's ``cpulist``, else of its ``cpumap`` (older
+    kernels write the mask alone).'''
+    path = node_dir / 'cpulist'
+    text = _text(path)
+    if text is not None:
+        return allowed_view.parse_list(text, path)
+
+    path = node_dir / 'cpumap'
+    text = _text(path)
+    if text is None:
+        return frozenset()
+    try:
+        return cpu_set(text)
+    except TopologyError:
+        raise allowed_view.AllowedViewError(
+            f'{path}: {text.strip()[:40]!r} is not a CPU mask') from None
 
 
 def _tiers(sys_dir):
@@ -122,16 +141,13 @@ def read(sys_dir, online=None):
 
     :raises allowed_view.AllowedViewError: where a file read is garbled.
     '''
-    online = online if online is not None else online_cpus(sys_dir)
+    online = online if online is not None else online_cpus_or_none(sys_dir)
     base = Path(sys_dir) / 'devices/system/node'
     found = []
     for node_dir in base.glob('node[0-9]*'):
         if not node_dir.name[4:].isdigit():
             continue
-        path = node_dir / 'cpulist'
-        text = _text(path)
-        cpus = (allowed_view.parse_list(text, path) if text is not None
-                else frozenset())
+        cpus = _node_cpus(node_dir)
         if online is not None:
             cpus &= online
         found.append(NumaNode(int(node_dir.name[4:]), cpus,
@@ -198,14 +214,34 @@ def _nodes(numbers):
             f'{", ".join(map(str, numbers))}')
 
 
-def usable(nodes, allowed, memtotal_bytes, offline_nodes=()):
+def _contradicted(nodes, memfree_bytes, offline_nodes):
+    '''Whether the NUMA nodes' figures cannot be right: they hold less
+    memory than ``/proc/meminfo`` says is free, and no node is offline to
+    explain it (a virtual machine whose nodes' figures lag behind memory
+    its hypervisor added: seen on a Firecracker guest, 12 GiB in its one
+    node, 20 GiB free).'''
+    every = sum(n.memory_bytes for n in nodes)
+    return (not offline_nodes and memfree_bytes is not None and
+            memfree_bytes > 1.02 * every)
+
+
+def usable(nodes, allowed, memtotal_bytes, offline_nodes=(),
+           memfree_bytes=None):
     ''':class:`Usable` memory: that of the NUMA ``nodes`` holding CPUs
     (online ones, of the machine) that ``allowed``
     (:class:`~.allowed_view.Allowed`) lets the run allocate on, no more
-    than its cgroup's limit; ``MemTotal`` where the node has no NUMA
-    nodes. ``offline_nodes``: nodes the kernel lists as possible but not
-    online.'''
+    than ``MemTotal`` nor its cgroup's limit; ``MemTotal`` where the node
+    has no NUMA nodes, or where their figures contradict ``memfree_bytes``
+    (``MemFree``, :func:`_contradicted`). ``offline_nodes``: nodes the
+    kernel lists as possible but not online.'''
     why = []
+    if nodes and all(n.memory_bytes is not None for n in nodes) and \
+            _contradicted(nodes, memfree_bytes, offline_nodes):
+        why.append(f'the NUMA nodes\' meminfo holds '
+                   f'{_gib(sum(n.memory_bytes for n in nodes))}, less than '
+                   f'the {_gib(memfree_bytes)} /proc/meminfo says are free: '
+                   f'their figures are wrong here, MemTotal is sized by')
+        nodes = ()
     if nodes and all(n.memory_bytes is not None for n in nodes):
         mems = allowed.mems
         held = [n for n in nodes if n.cpus and (mems is None or
@@ -226,6 +262,10 @@ def usable(nodes, allowed, memtotal_bytes, offline_nodes=()):
                            f'{cpu_list(mems)} only ({where}): '
                            f'{_gib(sum(n.memory_bytes for n in left))} of '
                            f'{_nodes(n.node for n in left)} left out')
+        # the nodes' own figures count pages the kernel keeps for itself
+        # (their sum is a little above MemTotal): no more than MemTotal
+        if memtotal_bytes:
+            size = min(size, memtotal_bytes)
         every = sum(n.memory_bytes for n in nodes)
         if memtotal_bytes and memtotal_bytes - every > 0.02 * memtotal_bytes:
             offline = (f' ({_nodes(offline_nodes)} offline)'
@@ -259,8 +299,8 @@ def offline_nodes(sys_dir):
         allowed_view.parse_list(online, base / 'online')))
 
 
-def memtotal(proc_dir):
-    '''``MemTotal`` of ``proc_dir``'s ``meminfo`` in bytes, or ``None``.'''
+def meminfo(proc_dir, field='MemTotal'):
+    '''``field`` of ``proc_dir``'s ``meminfo`` in bytes, or ``None``.'''
     text = _text(Path(proc_dir) / 'meminfo')
-    found = re.search(r'^MemTotal:\s+(\d+) kB', text or '', re.MULTILINE)
+    found = re.search(rf'^{field}:\s+(\d+) kB', text or '', re.MULTILINE)
     return int(found[1]) * 1024 if found else None

@@ -67,6 +67,13 @@ def test_cgroup_v1_and_the_legacy_cpuset_file_system(tmp_path):
     found = allowed_view.read(v1)
     assert (found.cpus, found.mems, found.memory_limit) == (
         set(range(88)), {0, 8}, None)
+    # a cpuset hierarchy mounted noprefix (Torque's, hwloc's 40-CPU Xeon)
+    noprefix = tree(tmp_path / 'noprefix', {
+        'proc/mounts': 'none /dev/cpuset cgroup rw,cpuset,noprefix 0 0\n',
+        'proc/self/cpuset': '/torque/5\n',
+        'dev/cpuset/torque/5/cpus': '36\n',
+        'dev/cpuset/torque/5/mems': '0-3\n'})
+    assert allowed_view.read(noprefix).cpus == {36}
     legacy = tree(tmp_path / 'legacy', {
         'proc/mounts': 'none /dev/cpuset cpuset rw 0 0\n',
         'proc/self/cpuset': '/dummy\n',
@@ -200,3 +207,17 @@ def test_the_shape_is_planned_on_what_the_run_may_use(tmp_path):
     with pytest.raises(node_view.ViewError, match='none of which is online'):
         node_view.with_view(info, root / 'sys', root / 'proc',
                             allowed_view.Allowed(frozenset({99})))
+
+
+def test_nodes_holding_less_than_is_free_are_not_believed(tmp_path):
+    # a Firecracker guest: its one node says 12 GiB, 20 GiB are free; no
+    # node is offline to explain it: MemTotal
+    read = numa_memory.read(numa_tree(tmp_path, {0: ('0-1', 12 << 20)}) /
+                            'sys')
+    guest = numa_memory.usable(read, allowed_view.Allowed(), 24 * GIB,
+                               memfree_bytes=20 * GIB)
+    assert (guest.memory_bytes, guest.why) == (24 * GIB, ())
+    # a node taken offline explains it: the online node's memory
+    offline = numa_memory.usable(read, allowed_view.Allowed(), 24 * GIB,
+                                 offline_nodes=(1,), memfree_bytes=20 * GIB)
+    assert offline.memory_bytes == 12 * GIB

@@ -2,7 +2,10 @@
 its processor topology, detected by ReFrame itself
 (``reframe --detect-host-topology``, the file ReFrame reads from its
 ``topology_prefix``), its Turbo and SMT state (``node_state.sh``, as the
-checks read it) and its memory (``/proc/meminfo``).
+checks read it) and its memory: that of its NUMA nodes with CPUs (hwloc's
+figure, what the checks size by: :mod:`hpc_acceptance.core.numa_memory`),
+and ``MemTotal`` of ``/proc/meminfo``, which also counts a GPU's memory
+shown as a NUMA node without CPUs.
 
 The probe is one short bash script: run here for ``--scheduler local``, or
 as one Slurm job on a node of each partition. Its directory must be on a
@@ -16,6 +19,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, replace
+from typing import Optional
 
 from hpc_acceptance.core import node_state
 
@@ -39,16 +43,38 @@ class NodeFacts:
     #: ``{'turbo': node_state.State, 'smt': node_state.State}``
     state: dict
     #: ``MemTotal`` of ``/proc/meminfo``, in bytes
-    memory_bytes: int
+    memtotal_bytes: int
     #: where the probe ran: ``job 12 on n1`` or ``this host``
     where: str
     #: the topology file ReFrame wrote
     topology_file: str
+    #: bytes of the NUMA nodes with CPUs, or ``None`` where the node has
+    #: no NUMA nodes in sysfs
+    numa_memory_bytes: Optional[int] = None
+
+    @property
+    def memory_bytes(self):
+        '''What the checks size by: the memory of the NUMA nodes with CPUs,
+        else ``MemTotal``.'''
+        return self.numa_memory_bytes or self.memtotal_bytes
+
+    def memory_source(self):
+        '''Where :attr:`memory_bytes` was read, and why not ``MemTotal``
+        where they differ.'''
+        if not self.numa_memory_bytes:
+            return f'MemTotal of /proc/meminfo on {self.host}'
+        if self.numa_memory_bytes == self.memtotal_bytes:
+            return f'the NUMA nodes with CPUs of {self.host} (= MemTotal)'
+        return (f'the NUMA nodes with CPUs of {self.host} (hwloc\'s figure); '
+                f'MemTotal {self.memtotal_bytes / 2**30:.1f} GiB also '
+                f'counts memory no node with CPUs holds (a GPU\'s, HBM or '
+                f'CXL memory, an offline node)')
 
 
 def script(topology_file):
-    '''The probe: prints ``host``, ``memtotal_kb`` and node_state.sh's
-    lines, writes ReFrame's topology to ``topology_file``.
+    '''The probe: prints ``host``, ``memtotal_kb``, ``numa_memory_kb``
+    (of the NUMA nodes that list CPUs) and node_state.sh's lines, writes
+    ReFrame's topology to ``topology_file``.
 
     ReFrame runs with its builtin configuration: the node needs nothing
     of the site's configuration to describe itself.
@@ -60,6 +86,13 @@ def script(topology_file):
         'set -euo pipefail',
         'echo "host $(hostname)"',
         "awk '/^MemTotal:/ {print \"memtotal_kb\", $2}' /proc/meminfo",
+        'for d in /sys/devices/system/node/node[0-9]*; do',
+        '    if [ -n "$(tr -d \'\\000[:space:]\' < "$d/cpulist" '
+        '2>/dev/null)" ]; then',
+        '        sed -n \'s/.*MemTotal:[[:space:]]*\\([0-9]*\\) kB/\\1/p\' '
+        '"$d/meminfo"',
+        '    fi',
+        "done | awk '{s += $1} END {if (NR) print \"numa_memory_kb\", s}'",
         f'sh {shlex.quote(node_state.SCRIPT)}',
         f'env -u RFM_CONFIG_FILES -u RFM_SYSTEM {shlex.quote(REFRAME)} '
         f'--detect-host-topology={shlex.quote(topology_file)} '
@@ -82,14 +115,18 @@ def parse(output, topology_file, where):
                          f'{output.strip()[-1000:] or "no output"}{detail}')
 
     fields = dict(line.split(' ', 1) for line in output.splitlines()
-                  if line.startswith(('host ', 'memtotal_kb ')))
+                  if line.startswith(('host ', 'memtotal_kb ',
+                                      'numa_memory_kb ')))
     with open(topology_file) as fp:
         processor = json.load(fp)
 
     return NodeFacts(host=fields['host'].strip(), processor=processor,
                      state=node_state.parse(output, where),
-                     memory_bytes=int(fields['memtotal_kb']) * 1024,
-                     where=where, topology_file=topology_file)
+                     memtotal_bytes=int(fields['memtotal_kb']) * 1024,
+                     where=where, topology_file=topology_file,
+                     numa_memory_bytes=(
+                         int(fields['numa_memory_kb']) * 1024
+                         if 'numa_memory_kb' in fields else None))
 
 
 def probe_here(workdir):

@@ -42,7 +42,7 @@ _FILES = [
      'int'),
     (rf'{_CPU}/cpu\d+/cache/index\d+/shared_cpu_map', 'cache mask'),
     (rf'{_CPU}/cpu\d+/cache/index\d+/(level|coherency_line_size|'
-     rf'number_of_sets|physical_line_partition)', 'int'),
+     rf'number_of_sets|physical_line_partition)', 'whole number'),
     (rf'{_CPU}/cpu\d+/cache/index\d+/size', 'size'),
     (rf'{_CPU}/cpu\d+/online', 'switch'),
     (rf'{_CPU}/(cpu\d+/cpufreq|cpufreq/policy\d+)/(cpuinfo_max_freq|'
@@ -64,12 +64,12 @@ _READ = 1 << 16
 
 def _problem(kind, text):
     '''Why ``text`` is not of the format ``kind``, or ``None``.'''
-    if kind == 'cache mask':
-        # ReFrame's detection parses it as a number: a NUL stops it
+    if kind in ('cache mask', 'whole number', 'size'):
+        # ReFrame's detection parses these: a NUL byte stops it
         if '\0' in text:
             return ('holds a NUL byte, which ReFrame\'s detection cannot '
-                    'read in a cache\'s mask')
-        kind = 'mask'
+                    'read there')
+        kind = {'cache mask': 'mask', 'whole number': 'int'}.get(kind, kind)
     clean = re.sub(r'[\s\x00]', '', text)
     if not clean and kind != 'list':
         return ('is empty (cut short, or a link that led out of the '
@@ -111,10 +111,28 @@ def problems(root):
     return sorted(found)
 
 
+def _possible_nodes(root):
+    '''How many NUMA nodes ``node/possible`` lists, or ``None``.'''
+    path = root / _NODE / 'possible'
+    if path.is_symlink() or not path.is_file():
+        return None
+    clean = re.sub(r'[\s\x00]', '', _read(path))
+    if not clean or not _LIST.fullmatch(clean):
+        return None
+    count = 0
+    for part in clean.split(','):
+        first, _, last = part.partition('-')
+        count += int(last or first) - int(first) + 1
+    return count
+
+
 def _distance_problems(root):
-    '''Each ``nodeN/distance`` must list one whole number per NUMA node:
-    a row of another length loses the node's SLIT.'''
+    '''Each ``nodeN/distance`` must list one whole number per NUMA node
+    (online, or possible where a node was taken offline by hand, as in
+    hwloc's snapshot of one): a row of another length loses the node's
+    SLIT.'''
     nodes = sorted((root / _NODE).glob('node[0-9]*'))
+    lengths = {len(nodes), _possible_nodes(root)}
     found = []
     for node in nodes:
         path = node / 'distance'
@@ -126,7 +144,7 @@ def _distance_problems(root):
         if not all(_INT.fullmatch(d) for d in row):
             found.append((name, f'{text.strip()[:40]!r} is not a row of '
                                 f'whole numbers (NUMA distances)'))
-        elif len(row) != len(nodes):
+        elif len(row) not in lengths:
             found.append((name, f'lists {len(row)} distances for '
                                 f'{len(nodes)} NUMA nodes'))
     return found
