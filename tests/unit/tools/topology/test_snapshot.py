@@ -3,6 +3,7 @@ what is refused and why, and ReFrame's detection on it in a mount namespace, as
 root and as a user would run it.'''
 
 import io
+import sys
 import tarfile
 
 import pytest
@@ -109,3 +110,18 @@ def test_a_user_detects_in_a_user_namespace_what_root_detects(
     assert as_user == as_root
     assert (as_root['num_cpus'], as_root['num_sockets']) == (8, 2)
     assert as_root['model'].startswith('Intel(R) Xeon(R) CPU')
+
+
+def test_a_crash_of_reframe_s_detection_is_said_as_such(monkeypatch):
+    # before: "could not run in a private mount namespace"
+    failing = [sys.executable, '-c',
+               'import sys; print("Traceback ...", file=sys.stderr); '
+               'print("ValueError: invalid literal for int()", '
+               'file=sys.stderr); sys.exit(3)']
+    monkeypatch.setattr(snapshot, 'namespace_command', lambda snap: failing)
+    with snapshot.opened(XEON) as snap:
+        with pytest.raises(snapshot.SnapshotError,
+                           match=r"ReFrame's detection failed on .*: "
+                                 r"ValueError: invalid literal for int\(\): "
+                                 r"a file it reads holds"):
+            snapshot.detect(snap)
