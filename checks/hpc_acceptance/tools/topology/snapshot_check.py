@@ -64,13 +64,16 @@ _READ = 1 << 16
 
 def _problem(kind, text):
     '''Why ``text`` is not of the format ``kind``, or ``None``.'''
+    clean = re.sub(r'[\s\x00]', '', text)
     if kind in ('cache mask', 'whole number', 'size'):
-        # ReFrame's detection parses these: a NUL byte stops it
+        # ReFrame's detection parses these: a NUL byte stops it, and a
+        # number with a space inside
         if '\0' in text:
             return ('holds a NUL byte, which ReFrame\'s detection cannot '
                     'read there')
+        if kind != 'cache mask':
+            clean = text.strip()
         kind = {'cache mask': 'mask', 'whole number': 'int'}.get(kind, kind)
-    clean = re.sub(r'[\s\x00]', '', text)
     if not clean and kind != 'list':
         return ('is empty (cut short, or a link that led out of the '
                 'snapshot)')
@@ -106,6 +109,7 @@ def problems(root):
             if why:
                 found.append((name, why))
 
+    found += _cache_problems(root)
     found += _distance_problems(root)
     found += _meminfo_problems(root)
     return sorted(found)
@@ -124,6 +128,19 @@ def _possible_nodes(root):
         first, _, last = part.partition('-')
         count += int(last or first) - int(first) + 1
     return count
+
+
+def _cache_problems(root):
+    '''ReFrame's detection reads the ``shared_cpu_map`` of every
+    ``cache/indexN`` and stops on one that is missing.'''
+    found = []
+    for index in sorted((root / _CPU).glob('cpu[0-9]*/cache/index[0-9]*')):
+        if index.is_dir() and not index.is_symlink() and \
+                not (index / 'shared_cpu_map').is_file():
+            found.append(((index / 'shared_cpu_map').relative_to(
+                root).as_posix(), 'is missing, where ReFrame\'s detection '
+                                  'reads it of every cache'))
+    return found
 
 
 def _distance_problems(root):
