@@ -143,9 +143,10 @@ def run_reframe(tmp_path):
     Every run gets its own prefix, perflog directory, reports and results
     database under ``tmp_path``, so tests neither see nor leave state in
     ``var/``. Returns a function taking the CLI arguments and returning the
-    finished process (stdout and stderr merged, as text).
+    finished process (stdout and stderr merged, as text); ``prefix``: a
+    command to run reframe under (``taskset -c 0``).
     '''
-    def run(*args, env=None, timeout=1800):
+    def run(*args, env=None, timeout=1800, prefix=()):
         run_env = dict(os.environ)
         run_env.update({
             'RFM_PREFIX': str(tmp_path / 'prefix'),
@@ -157,7 +158,7 @@ def run_reframe(tmp_path):
         })
         run_env.update(env or {})
         return subprocess.run(
-            [str(REFRAME), '-C', str(CONFIG), *args],
+            [*prefix, str(REFRAME), '-C', str(CONFIG), *args],
             cwd=PROJECT_DIR, env=run_env, text=True, timeout=timeout,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )

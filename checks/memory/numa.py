@@ -15,13 +15,19 @@ distance measures each class of link (``bandwidth.remote.d22``,
 ``remote_penalty.d22``): a 4-socket machine's two-hop links, a sub-NUMA
 cluster's neighbour beside the other socket.
 
+Where the node's NUMA nodes hold several kinds of memory (HBM or CXL
+beside DRAM, told by the kernel's memory tiers or the firmware's access
+bandwidths), local and remote are compared within DRAM: the threads run on
+the cores of DRAM nodes only, and the nodes of other kinds are named as not
+measured (``memory_kinds``).
+
 The logic is in :mod:`hpc_acceptance.memory` (base check, build, the
 partners in :mod:`~hpc_acceptance.memory.layout`) and
 :mod:`hpc_acceptance.core.topology` (sizes).
 '''
 
 import reframe as rfm
-from reframe.core.builtins import parameter, variable
+from reframe.core.builtins import parameter, run_after, variable
 
 from hpc_acceptance.core import node_facts, topology
 from hpc_acceptance.core.node_shape import Inapplicable
@@ -45,6 +51,30 @@ class MemoryNumaCheck(MemoryKernelCheck):
     #:
     #: :type: :class:`str`
     distance_classes = variable(str, value='', loggable=True)
+
+    #: The NUMA nodes of other kinds of memory than the node's main memory
+    #: (HBM, CXL or NVM, a device's: :mod:`hpc_acceptance.core.numa_memory`)
+    #: the run may use, named as not measured; empty where there are none
+    #: or the description tells no kinds.
+    #:
+    #: :type: :class:`str`
+    memory_kinds = variable(str, value='', loggable=True)
+
+    @property
+    def layout_plan(self):
+        '''The threads on the cores of the NUMA nodes of main memory only
+        (:func:`hpc_acceptance.memory.layout.main_memory_cores`): local
+        and remote compared within one kind of memory.'''
+        try:
+            return layout.plan(self.processor_info, self.threads,
+                               self.threads_per_core > 1, self.node_kinds,
+                               main_memory=True)
+        except (topology.TopologyError, Inapplicable) as err:
+            self.skip(f'{self.current_partition.fullname}: {err}')
+
+    @run_after('setup')
+    def name_other_kinds(self):
+        self.memory_kinds = layout.other_kinds(self.processor_info)
 
     @property
     def partners(self):

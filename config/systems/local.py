@@ -2,7 +2,13 @@
 
 It matches any host name, runs jobs on this node one at a time (concurrent
 benchmarks would skew each other) and detects the processor topology that
-checks size themselves from each time ReFrame starts. Debian's GNU compilers
+checks size themselves from each time ReFrame starts, with what this
+process may use of it (:mod:`hpc_acceptance.core.node_view`: the cgroup's
+cpuset and memory limit, the CPU affinity and ``Mems_allowed``, as inside
+a Slurm job, a container or ``taskset``): its jobs inherit them. The
+memory the checks size by is that of the NUMA nodes with CPUs the run may
+allocate on (hwloc's figure), not ``MemTotal``, which also counts a GPU's
+memory shown as a NUMA node. Debian's GNU compilers
 and Open MPI provide the ``gnu`` environment (``ci/setup.sh`` installs them).
 
 The partition uses the Spack environment ``ci/setup-spack.sh`` installed
@@ -17,11 +23,16 @@ import subprocess
 
 from reframe.utility.cpuinfo import cpuinfo
 
-from hpc_acceptance.core import spack_setup
+from hpc_acceptance.core import node_view, spack_setup
+
+
+#: ReFrame's description of this node, with what this process may use.
+_PROCESSOR = node_view.of_this_host(cpuinfo())
 
 
 def _memory_bytes():
-    return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    return node_view.memory_bytes(_PROCESSOR) or (
+        os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES'))
 
 
 def _gcc():
@@ -83,7 +94,7 @@ system = {
             'features': ['compute'],
             # ReFrame auto-detects only partitions with a local launcher and
             # caches the result; detecting here never goes stale.
-            'processor': cpuinfo(),
+            'processor': _PROCESSOR,
             'env_vars': _open_mpi_as_root(),
             'extras': {
                 # Checks refuse working sets that do not fit in this.

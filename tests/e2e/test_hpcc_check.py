@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import PROJECT_DIR
 from helpers.report_cases import DEFAULT_VARIANTS, case_of, results
+from hpc_acceptance.core import system_files
 from hpc_acceptance.hpcc import blas
 from hpc_acceptance.hpcc import input_file as hpcc_input
 from hpc_acceptance.hpcc import output as hpcc_output
@@ -23,8 +25,12 @@ SMALL = ['-S', 'HpccCheck.memory_fraction=0.001']
 
 
 def node_memory():
-    # what config/systems/local.py declares as extras.memory_bytes
-    return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    # what config/systems/local.py declares as extras.memory_bytes (the
+    # memory of the NUMA nodes with CPUs this process may use: a figure of
+    # the moment, read as the run reads it)
+    local = system_files.load(PROJECT_DIR / 'config' / 'systems' /
+                              'local.py')
+    return local.system['partitions'][0]['extras']['memory_bytes']
 
 
 @pytest.mark.parametrize('processes', [1, 2])

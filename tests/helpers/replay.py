@@ -52,10 +52,12 @@ def replay_all(snapshots, *options):
 
 #: How checks/README.md ("Replaying a node") has a site take a snapshot.
 SNAPSHOT_RECIPE = '''
-mkdir -p snapshot/proc && cp /proc/cpuinfo /proc/meminfo snapshot/proc/
+mkdir -p snapshot/proc/self && cp /proc/cpuinfo /proc/meminfo snapshot/proc/
+cp /proc/self/status /proc/self/cgroup /proc/self/mounts snapshot/proc/self/
 tar --ignore-failed-read --warning=no-file-shrank --warning=no-failed-read \\
-    -czf "$(hostname -s)-topology.tar.gz" \\
-    /sys/devices/system/cpu /sys/devices/system/node -C snapshot proc
+    -czf "$(hostname -s)-topology.tar.gz" /sys/devices/system/cpu \\
+    /sys/devices/system/node /sys/devices/virtual/memory_tiering \\
+    -C snapshot proc
 '''
 
 
@@ -83,6 +85,15 @@ def _cpus(mask):
     bits = int(re.sub(r'[\s,\x00]', '', mask) or '0', 16)
     return frozenset(cpu for cpu in range(bits.bit_length())
                      if bits >> cpu & 1)
+
+
+def _numbers(text):
+    found = set()
+    for part in re.sub(r'[\s\x00]', '', text).split(','):
+        if part:
+            first, _, last = part.partition('-')
+            found.update(range(int(first), int(last or first) + 1))
+    return frozenset(found)
 
 
 _UNITS = {'K': 2**10, 'M': 2**20, 'G': 2**30}
@@ -147,11 +158,38 @@ class Machine:
         ids = sorted(rows)
         self.distances = {node: dict(zip(ids, row))
                           for node, row in rows.items()}
+        # what the process the snapshot was taken in could use: its
+        # cgroup's cpuset files (the configured sets, as hwloc reads them)
+        self.node_memory = {
+            int(found[1]): int(re.search(r'MemTotal:\s+(\d+)', text)[1])
+            * 1024 for path, text in files.items()
+            for found in [re.fullmatch(r'sys/devices/system/node/node(\d+)/'
+                                       r'meminfo', path)] if found}
+        self.allowed_cpus = self._cgroup(files, ('cpuset.cpus.effective',
+                                                 'cpuset.cpus', 'cpus'))
+        self.allowed_mems = self._cgroup(files, ('cpuset.mems.effective',
+                                                 'cpuset.mems', 'mems'))
+        # a CPU the kernel lists as offline is none, whatever topology
+        # sysfs still shows of it
+        online = files.get('sys/devices/system/cpu/online')
+        if online is not None:
+            self.package = {cpu: package for cpu, package in
+                            self.package.items() if cpu in _numbers(online)}
+        # NUMA nodes with an online CPU (one with a topology), allowed or
+        # not: memory a process may allocate on beside its CPUs' own
+        self._nodes_with_cpus = {self.node[cpu] for cpu in self.package
+                                 if cpu in self.node}
+        if self.allowed_cpus is not None:
+            self.package = {cpu: package for cpu, package in
+                            self.package.items() if cpu in self.allowed_cpus}
+            self.node = {cpu: node for cpu, node in self.node.items()
+                         if cpu in self.allowed_cpus}
         first = files['proc/cpuinfo'].split('\n\n')[0]
         flags = re.search(r'^(?:flags|Features)\s*:(.*)$', first,
                           re.MULTILINE)
         self.flags = set(flags[1].split()) if flags else set()
         self.x86 = bool(re.search(r'^vendor_id', first, re.MULTILINE))
+        self._files = set(files)
         meminfo = [text for path, text in files.items()
                    if path == 'proc/meminfo']
         self._memory = [re.search(r'MemTotal:\s+(\d+)', text)[1]
@@ -162,7 +200,32 @@ class Machine:
 
     _READ = ('physical_package_id', '/cpumap', '/meminfo', '/distance',
              '/level', '/type', '/size', '/shared_cpu_map',
-             '/cpuinfo_max_freq', '/base_frequency', '/affected_cpus')
+             '/cpuinfo_max_freq', '/base_frequency', '/affected_cpus',
+             '/cpuset.cpus.effective', '/cpuset.mems.effective',
+             '/cpuset.cpus', '/cpuset.mems', '/cpus', '/mems',
+             'system/cpu/online')
+
+    @staticmethod
+    def _cgroup(files, names):
+        '''The CPUs or NUMA nodes the cpuset file of ``names`` (the first
+        found) of the snapshot's process's cgroup allows (its
+        ``proc/self/cgroup`` or ``proc/self/cpuset``), or ``None`` where
+        the snapshot holds none.'''
+        cgroup = None
+        for line in files.get('proc/self/cgroup', '').splitlines():
+            number, controllers, path = line.split(':', 2)
+            if 'cpuset' in controllers.split(',') or controllers == '':
+                cgroup = path.strip()
+        cgroup = cgroup or files.get('proc/self/cpuset', '').strip()
+        if not cgroup:
+            return None
+        for name in names:
+            found = [text for path, text in files.items()
+                     if path.endswith(f'{cgroup.rstrip("/")}/{name}') and
+                     not path.startswith(('sys/devices', 'proc/'))]
+            if found:
+                return _numbers(found[0])
+        return None
 
     @classmethod
     def of_tarball(cls, path):
@@ -185,7 +248,17 @@ class Machine:
         return set(self.node.values())
 
     def memory_bytes(self):
-        return sum(int(kb) for kb in self._memory) * 1024
+        '''The memory of the NUMA nodes with CPUs the snapshot's process
+        could allocate on (hwloc's figure), else ``MemTotal``.'''
+        nodes = {node for node in self._nodes_with_cpus
+                 if self.allowed_mems is None or node in self.allowed_mems}
+        total = sum(int(kb) for kb in self._memory) * 1024
+        if self.node_memory and nodes:
+            held = sum(self.node_memory[node] for node in nodes)
+            # no more than MemTotal, where the snapshot has proc/meminfo
+            return min(held, total) if 'proc/meminfo' in self._files \
+                else held
+        return total
 
     def share(self, level, places):
         '''Each thread's bytes of ``level`` with one thread on each of

@@ -34,8 +34,9 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import (dependency, identity, node_facts, references,
-                                 topology, topology_change)
+from hpc_acceptance.core import (dependency, identity, node_facts,
+                                 node_shape, node_view, references, topology,
+                                 topology_change)
 from hpc_acceptance.core.skip_reason import RecordedSkip
 from hpc_acceptance.core.spack import (SpackEnvironmentError,
                                        SpackEnvironmentPlugin)
@@ -117,6 +118,16 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
     #:
     #: :type: :class:`str`
     core_choice = variable(str, value='', loggable=True)
+
+    #: Where the partition's node is planned on less than the whole
+    #: machine (the embedded default inside a Slurm job, a container or
+    #: ``taskset``: :mod:`hpc_acceptance.core.node_view`), what the run may
+    #: use and why, in one sentence (``6 of 32 CPUs, NUMA nodes 0-5 of 8,
+    #: 96 of 126.2 GiB of memory: planned on what this run may use
+    #: (...)``); empty where it may use the whole node.
+    #:
+    #: :type: :class:`str`
+    allowed_view = variable(str, value='', loggable=True)
 
     #: Attributes of the check whose values change its figures (problem
     #: class, sizes, ranks, threads, binding, ...): the family's part of
@@ -209,6 +220,11 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
             f'configuration'
         )
         return memory
+
+    @run_after('setup')
+    def record_allowed_view(self):
+        self.allowed_view = node_view.summary(
+            node_shape.shape(self.current_partition.processor.info))
 
     @run_after('setup')
     def record_fleet_floors(self):

@@ -19,8 +19,9 @@ Told apart as hwloc tells them, by the evidence there is:
   an ARM big core's 2 MiB L2 against a LITTLE one's 512 KiB).
 
 A core's hardware threads do not decide its kind: a core with a thread
-offline is still of its kind. The first kind is the performance kind: the
-highest clock, else the most L2 per core.
+offline is still of its kind; nor do caches the kernel shows for some CPUs
+only (:attr:`~.node_shape.Shape.cache_gaps`). The first kind is the
+performance kind: the highest clock, else the most L2 per core.
 '''
 
 from dataclasses import dataclass
@@ -196,7 +197,9 @@ def kinds(node, frequencies=None):
     :class:`~hpc_acceptance.core.node_shape.Shape` with cores), from
     ``frequencies`` (``{cpu: (max kHz, base kHz or None)}``) where they
     cover every online CPU, else from its caches.'''
-    if 'caches' in node.unusable or not node.caches:
+    if 'caches' in node.unusable or not node.caches or node.cache_gaps:
+        # a node that shows no cache of a level for some CPUs: their
+        # caches tell nothing of their kind
         signatures = {core: (None, None, None) for core in node.cores}
     else:
         signatures = _cache_signatures(node)

@@ -30,7 +30,20 @@ because the counts are wrong on some nodes:
 - **inconsistent masks** (sockets or cache instances that overlap, as on a
   node whose sysfs disagrees with itself): the part at fault is unusable,
   and every check that needs it is skipped naming the masks, never sized
-  from a guess.
+  from a guess;
+- **caches missing for some CPUs** (a kernel that shows no ``cache/index*``
+  of a level for them): the caches are usable, each level's gaps named
+  (:attr:`Shape.cache_gaps`); a working set is not sized for a level on
+  threads whose CPUs lack it (:mod:`hpc_acceptance.core.topology`), and one
+  thread runs on the first core with every level;
+- **what the run may use**: where the description carries the view of the
+  run (``topology.allowed``, written by :mod:`hpc_acceptance.core.node_view`
+  from the cgroup's cpuset, the CPU affinity and ``Mems_allowed``), the
+  shape is the intersection of the machine with it: the cores, sockets,
+  NUMA nodes and cache instances hold the allowed CPUs only, the NUMA nodes
+  are those the run may allocate on, each with its kind of memory
+  (:mod:`hpc_acceptance.core.numa_memory`); the machine's counts are kept
+  to say what was left out.
 
 Masks are read whatever the kernel padded them with (commas, whitespace, a
 trailing NUL byte as some kernels write).
@@ -120,6 +133,19 @@ class Shape:
     unusable: dict = field(default_factory=dict)
     #: where the checks count otherwise than ReFrame's figures, and why
     notes: tuple = ()
+    #: ``{level: CPUs}``: online CPUs that no instance of a level holds
+    cache_gaps: dict = field(default_factory=dict)
+    #: the NUMA nodes' numbers, in the order of :attr:`numa_nodes`, and
+    #: the kind of memory of each (:mod:`.numa_memory`); ``()`` where the
+    #: description does not say (ReFrame lists masks only)
+    numa_ids: tuple = ()
+    numa_kinds: tuple = ()
+    #: the online CPUs and NUMA nodes of the machine, where what the run
+    #: may use is less (:attr:`restricted`); else the same as the shape's
+    machine_cpus: frozenset = frozenset()
+    machine_numa_nodes: int = 0
+    #: the description's view of the run (``topology.allowed``), or ``{}``
+    view: dict = field(default_factory=dict)
 
     @property
     def cpus(self):
@@ -151,6 +177,19 @@ class Shape:
     @property
     def numa_nodes_with_cpus(self):
         return tuple(node for node in self.numa_nodes if node)
+
+    @property
+    def restricted(self):
+        '''Whether the run may use fewer CPUs or NUMA nodes than the
+        machine has online.'''
+        return bool(self.view) and (
+            self.cpus != self.machine_cpus or
+            len(self.numa_nodes) != self.machine_numa_nodes)
+
+    def cores_with_every_level(self):
+        '''The cores that reach an instance of every cache level.'''
+        return [core for core in self.cores
+                if not any(core <= gap for gap in self.cache_gaps.values())]
 
     def require(self, part):
         '''Raise :class:`TopologyError` unless the description's ``part``
@@ -306,10 +345,39 @@ def shape(info):
     return read[1]
 
 
+def _cpu_numbers(text):
+    '''The numbers of a kernel list (``0-3,8``) the view wrote.'''
+    found = set()
+    for part in filter(None, str(text).replace(' ', '').split(',')):
+        first, _, last = part.partition('-')
+        try:
+            found.update(range(int(first), int(last or first) + 1))
+        except ValueError:
+            raise TopologyError(
+                f'the processor description\'s topology.allowed has '
+                f'{text!r} where a list of numbers (0-3,8) belongs') from None
+    return frozenset(found)
+
+
+def _view_numa_nodes(view, online):
+    '''``[(number, CPUs, kind)]`` of the NUMA nodes the view lists that
+    the run may allocate on, their CPUs those of ``online``.'''
+    mems = view.get('mems')
+    mems = None if mems is None else _cpu_numbers(mems)
+    found = []
+    for entry in view.get('numa_nodes') or []:
+        if mems is not None and entry['node'] not in mems:
+            continue
+        found.append((entry['node'], _cpu_numbers(entry.get('cpus') or '')
+                      & online, entry.get('kind') or ''))
+    return found
+
+
 def _shape(info):
     info = info or {}
     topology = info.get('topology') or {}
     unusable, notes = {}, []
+    view = topology.get('allowed') or {}
 
     cores = [c for c in _masks(topology, 'cores') if c]
     caches = _cache_levels(topology)
@@ -324,6 +392,17 @@ def _shape(info):
             cores, modules = _split_modules(cores, separate), len(separate)
         else:
             threads_own_l1 = len(separate)
+
+    if view.get('online') is not None and cores:
+        # CPUs the kernel lists as offline, whose topology sysfs still
+        # shows (as older kernels do)
+        listed = _cpu_numbers(view['online'])
+        cores = [core & listed for core in cores if core & listed]
+
+    machine_online = frozenset().union(*cores)
+    if view.get('cpus') is not None and cores:
+        allowed = _cpu_numbers(view['cpus'])
+        cores = [core & allowed for core in cores if core & allowed]
 
     online = frozenset().union(*cores)
     if online:
@@ -360,9 +439,18 @@ def _shape(info):
                for s in _masks(topology, 'sockets')]
     sockets = sorted((s for s in sockets if s), key=min)
     # nodes with CPUs by their first CPU, then those without (memory only)
-    numa_nodes = sorted((n & online if cores else n
+    by_first_cpu = (lambda n: (not n[1], min(n[1], default=0), n[0]))
+    if view.get('numa_nodes') is not None:
+        listed = sorted(_view_numa_nodes(view, online), key=by_first_cpu)
+        machine_numa = len(view['numa_nodes'])
+    else:
+        listed = sorted(((None, n & online if cores else n, '')
                          for n in _masks(topology, 'numa_nodes')),
-                        key=lambda n: (not n, min(n, default=0)))
+                        key=lambda n: by_first_cpu((0,) + n[1:]))
+        machine_numa = len(listed)
+    numa_nodes = [cpus for _, cpus, _ in listed]
+    numa_ids = tuple(n for n, _, _ in listed) if view else ()
+    numa_kinds = tuple(kind for _, _, kind in listed) if view else ()
 
     if sockets and _overlap(sockets):
         unusable['sockets'] = _overlap_message(
@@ -395,14 +483,21 @@ def _shape(info):
                 f'cpuN/cache/index*/shared_cpu_map masks of {name.upper()}')
             break
 
-        missing = online - frozenset().union(*sets) if sets else None
-        if missing:
-            unusable['caches'] = (
-                f'the processor description lists no {name.upper()} for CPUs '
-                f'{cpu_list(missing)} (the node shows no cpuN/cache/index* of '
-                f'that level for them): the caches those cores can use are '
-                f'unknown')
-            break
+    gaps = {}
+    if 'caches' not in unusable:
+        for name, instances in caches.items():
+            sets = [i.cpus for i in instances if i.cpus is not None]
+            missing = online - frozenset().union(*sets) if sets else None
+            if missing:
+                gaps[name] = missing
+    if gaps:
+        notes.append(
+            'the node shows no ' + '; no '.join(
+                f'{name.upper()} for CPUs {cpu_list(cpus)}'
+                for name, cpus in gaps.items()) +
+            ' (no cpuN/cache/index* of that level): a working set is not '
+            'sized for a level on threads whose CPUs lack it; one thread '
+            'runs on the first core with every level')
 
     if 'sockets' not in unusable and sockets and cores:
         # block order: socket by socket, each by its first CPU
@@ -411,11 +506,11 @@ def _shape(info):
         cores.sort(key=min)
 
     described = info.get('num_cpus')
-    if cores and described and described > len(online):
+    if cores and described and described > len(machine_online):
         notes.append(
-            f'{described - len(online)} of the {described} CPUs ReFrame '
-            f'counts (num_cpus) are offline: the checks use the '
-            f'{len(online)} online ones')
+            f'{described - len(machine_online)} of the {described} CPUs '
+            f'ReFrame counts (num_cpus) are offline: the checks use the '
+            f'{len(machine_online)} online ones')
 
     counted_cpus = info.get('num_cpus')
     per_core_described = info.get('num_cpus_per_core')
@@ -427,7 +522,10 @@ def _shape(info):
         caches={name: tuple(instances) for name, instances in caches.items()},
         counted_cores=counted_cores, counted_cpus=counted_cpus,
         counted_sockets=info.get('num_sockets'),
-        unusable=unusable, notes=tuple(notes),
+        unusable=unusable, notes=tuple(notes), cache_gaps=gaps,
+        numa_ids=numa_ids, numa_kinds=numa_kinds,
+        machine_cpus=machine_online, machine_numa_nodes=machine_numa,
+        view=dict(view),
     )
     per_core = {len(core) for core in cores}
     if len(per_core) > 1:

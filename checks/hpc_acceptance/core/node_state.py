@@ -4,7 +4,8 @@ as ``node_state.sh`` reports them.
 
 The same script answers on the ReFrame host (to decide, for local
 partitions, which variants can run) and in every job (to verify the state a
-variant actually ran in, and to say which node that was).
+variant actually ran in, the CPUs the job was given, and to say which node
+that was).
 '''
 
 import os
@@ -26,6 +27,8 @@ _HARDWARE = re.compile(r'^hardware (?P<name>\w+) (?P<value>.*\S)',
                        re.MULTILINE)
 _TOPOLOGY = re.compile(r'^topology (?:(?P<cpus>\d+) (?P<cores>\d+)|unknown)'
                        r' ?(?P<detail>.*)$', re.MULTILINE)
+_ALLOWED = re.compile(r'^allowed (?P<cpus>[\d,-]+) (?P<mems>[\d,-]+|-)'
+                      r'(?: .*)?$', re.MULTILINE)
 _NOMINAL = re.compile(r'^nominal_khz (?:(?P<khz>\d+)|unknown) ?'
                       r'(?P<detail>.*)$', re.MULTILINE)
 
@@ -98,6 +101,19 @@ def topology(text):
         return Topology(None, None, match['detail'])
 
     return Topology(int(match['cpus']), int(match['cores']), match['detail'])
+
+
+def allowed_cpus(text):
+    '''The CPUs the job that ran the probe may use (its ``allowed`` line:
+    its cgroup's cpuset and affinity), or ``None`` where the output does
+    not say.'''
+    match = _ALLOWED.search(text)
+    if match is None:
+        return None
+    try:
+        return _cpu_list(match['cpus'])
+    except ValueError:
+        return None
 
 
 def node_name(text):

@@ -6,6 +6,7 @@
 #   smt on|off|unknown <how it was read>
 #   nominal_khz <kHz>|unknown <how it was read, or why not>
 #   topology <CPUs> <cores>|unknown <how it was read, or why not>
+#   allowed <CPU list> <NUMA node list>|unknown <how it was read>
 #   cpufreq <max kHz> <base kHz>|- <CPU list>   (one per distinct pair)
 #   numa_distance <node> <its CPU list>|- <distance to each node, in order>
 #   cpu_flags <the CPU's flags (x86) or Features (ARM) in /proc/cpuinfo>
@@ -21,6 +22,11 @@
 # trees).
 cpu=${NODE_STATE_SYSFS:-/sys}/devices/system/cpu
 proc=${NODE_STATE_PROC:-/proc}
+
+# The first online CPU, whose cpufreq tells the driver and the nominal
+# clock: cpu0 may be offline (its cpufreq then gone or stale).
+first=$(sed -n '1s/^\([0-9]*\).*/\1/p' "$cpu/online" 2>/dev/null)
+first=cpu${first:-0}
 
 # The scheduler's name for the node (what a drain names), else its own.
 if [ -n "${SLURMD_NODENAME:-}" ]; then
@@ -38,12 +44,12 @@ elif [ -r "$cpu/cpufreq/boost" ]; then
     v=$(cat "$cpu/cpufreq/boost")
     if [ "$v" = 1 ]; then s=on; else s=off; fi
     echo "turbo $s cpufreq/boost=$v"
-elif [ -d "$cpu/cpu0/cpufreq" ]; then
+elif [ -d "$cpu/$first/cpufreq" ]; then
     echo "turbo unknown the cpufreq driver" \
-         "$(cat "$cpu/cpu0/cpufreq/scaling_driver" 2>/dev/null)" \
+         "$(cat "$cpu/$first/cpufreq/scaling_driver" 2>/dev/null)" \
          "has no turbo switch"
 else
-    echo "turbo unknown no cpufreq driver ($cpu/cpu0/cpufreq is missing)"
+    echo "turbo unknown no cpufreq driver ($cpu/$first/cpufreq is missing)"
 fi
 
 if [ -r "$cpu/smt/active" ]; then
@@ -59,13 +65,14 @@ fi
 # moves no Turbo switch) is judged by. intel_pstate states it; acpi-cpufreq
 # lists no boost states, so its highest is the nominal one (on Intel,
 # nominal + 1 MHz, which marks the Turbo range).
-f=$cpu/cpu0/cpufreq
+f=$cpu/$first/cpufreq
 driver=$(cat "$f/scaling_driver" 2>/dev/null || true)
 if [ -r "$f/base_frequency" ]; then
-    echo "nominal_khz $(cat "$f/base_frequency") cpu0/cpufreq/base_frequency"
+    echo "nominal_khz $(cat "$f/base_frequency")" \
+         "$first/cpufreq/base_frequency"
 elif [ "$driver" = acpi-cpufreq ] && [ -r "$f/cpuinfo_max_freq" ]; then
     echo "nominal_khz $(cat "$f/cpuinfo_max_freq")" \
-         "cpu0/cpufreq/cpuinfo_max_freq (acpi-cpufreq)"
+         "$first/cpufreq/cpuinfo_max_freq (acpi-cpufreq)"
 elif [ -d "$f" ]; then
     echo "nominal_khz unknown the cpufreq driver $driver states no nominal" \
          "clock"
@@ -92,6 +99,20 @@ if [ "$cpus" -gt 0 ] && [ "$cores" -gt 0 ]; then
     echo "topology $cpus $cores cpu*/topology"
 else
     echo "topology unknown no CPU topology in $cpu"
+fi
+
+# What this job may use of the node (its cgroup's cpuset and its affinity,
+# as the kernel enforces them): a job given part of a node cannot run a
+# plan made for all of it.
+status=$(cat "$proc/self/status" 2>/dev/null)
+allowed_cpus=$(printf '%s\n' "$status" |
+                   sed -n 's/^Cpus_allowed_list:[[:space:]]*//p')
+allowed_mems=$(printf '%s\n' "$status" |
+                   sed -n 's/^Mems_allowed_list:[[:space:]]*//p')
+if [ -n "$allowed_cpus" ]; then
+    echo "allowed $allowed_cpus ${allowed_mems:--} /proc/self/status"
+else
+    echo "allowed unknown no Cpus_allowed_list in $proc/self/status"
 fi
 
 # The highest clock of each CPU (cpufreq's cpuinfo_max_freq, the hardware's)

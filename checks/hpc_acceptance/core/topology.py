@@ -28,6 +28,9 @@ Rules (documented in checks/README.md, tested in
   the L3; an Opteron's exclusive L3 against its L2; a hybrid CPU whose
   P-cores' L2 is near every core's share of the L3). :class:`Sizes` says
   why, instead of the level below being measured under its name;
+- a level the node shows no cache of for some threads' CPUs (a kernel
+  without ``cache/index*`` of that level for them) is not measured on
+  those threads, and :class:`Sizes` names the CPUs;
 - "memory" is four times the sum of all last-level cache instances of the
   node (STREAM's rule), so no level of cache can hold it, at least
   :data:`MIN_MEMORY_WORKING_SET`, for a virtual machine told less cache
@@ -164,6 +167,17 @@ def shares(instances, places):
             for touched in reached]
 
 
+def _without_instance(instances, places):
+    '''The CPUs of ``places`` in no instance of a level (a node that shows
+    no cache of that level for them).'''
+    if any(i.cpus is None for i in instances):
+        return frozenset()
+
+    held = frozenset().union(*(i.cpus for i in instances))
+    return frozenset().union(*(place for place in places
+                               if not place & held))
+
+
 def _bytes(size):
     for unit, scale in (('MiB', 2**20), ('KiB', 2**10)):
         if size >= scale:
@@ -181,6 +195,16 @@ def sizes(info, places):
     below = None
     threads = len(places)
     for index, (name, instances) in enumerate(caches.items()):
+        lacking = _without_instance(instances, places)
+        if lacking:
+            # the node does not say which cache those threads fill
+            skipped[name] = (
+                f'the node shows no {name.upper()} for CPUs '
+                f'{node_shape.cpu_list(lacking)} (no cpuN/cache/index* of '
+                f'that level), where threads run: their share of it is '
+                f'unknown')
+            continue
+
         level = shares(instances, places)
         low, high = (max(below) if below else None), min(level)
         below = level
@@ -200,7 +224,8 @@ def sizes(info, places):
 
         measured[name] = _round_to_pages(int(per_thread * threads))
 
-    memory = max(memory_working_set(info), 4 * threads * max(below))
+    memory = max(memory_working_set(info),
+                 4 * threads * max(below or [0]))
     measured['memory'] = _round_to_pages(int(memory))
     return Sizes(measured, skipped)
 

@@ -49,6 +49,24 @@ _CLOCK_AFTER = 'core_clock.after'
 _NODE_STATE = 'node_state.txt'
 
 
+def allocation_problems(probed, ranks_per_node, threads):
+    '''Where the job whose probe printed ``probed`` was given fewer CPUs
+    than its ``ranks_per_node`` x ``threads`` need (a partition whose jobs
+    get part of a node, planned on the whole of it): its figures would be
+    of an oversubscribed node.'''
+    given = node_state.allowed_cpus(probed)
+    needed = ranks_per_node * threads
+    if given is None or len(given) >= needed:
+        return []
+
+    return [f'the job may use {len(given)} CPUs of its node '
+            f'({node_shape.cpu_list(given)}); its {ranks_per_node} rank(s) '
+            f'x {threads} thread(s) need {needed}: the plan is of a whole '
+            f'node the job was not given; give the partition\'s acceptance '
+            f'jobs whole nodes (Slurm: "access": ["--exclusive"] in its '
+            f'configuration)']
+
+
 class HardwareVariants(rfm.RegressionTestPlugin):
     #: Instruction set the benchmark is built for.
     #:
@@ -286,6 +304,10 @@ class HardwareVariants(rfm.RegressionTestPlugin):
                             topology_change.redetect(
                                 self.current_system.name,
                                 self.current_partition.name))
+        problems += allocation_problems(
+            probed, getattr(self, 'num_tasks_per_node', None) or
+            getattr(self, 'num_tasks', None) or 1,
+            getattr(self, 'num_cpus_per_task', None) or 1)
 
         for name in (_CLOCK_BEFORE, _CLOCK_AFTER):
             try:

@@ -25,6 +25,15 @@ topology (:mod:`hpc_acceptance.core.node_shape`).
   of the threads.
   A NUMA node without CPUs (memory only) holds no thread's block: the
   check measures the nodes its threads own.
+- Memory kinds: where the description tells each NUMA node's kind of
+  memory (:mod:`hpc_acceptance.core.numa_memory`: the kernel's memory
+  tiers, the firmware's access bandwidths), the NUMA check runs its threads
+  on the cores of the nodes of main memory (DRAM) only, so that local and
+  remote are one kind of memory and a difference is a link's, not a
+  kind's (HBM beside DRAM is faster, not "local"); the nodes of other
+  kinds are named as not measured (:func:`other_kinds`). Its threads are
+  as many on each NUMA node (:func:`balanced`): a run given 4 CPUs of one
+  node and 2 of another pairs 2 and 2.
 - Distance classes: where the node's NUMA distances (the SLIT) are known
   (:mod:`hpc_acceptance.core.node_facts`) and its nodes are more than one
   distance apart, one more remote pass per distance: every thread takes
@@ -35,8 +44,8 @@ topology (:mod:`hpc_acceptance.core.node_shape`).
 
 from dataclasses import dataclass, field
 
-from hpc_acceptance.core import (core_kinds, node_shape, partition_limits,
-                                 topology)
+from hpc_acceptance.core import (core_kinds, node_shape, numa_memory,
+                                 partition_limits, topology)
 from hpc_acceptance.core.node_shape import Inapplicable
 
 LAYOUTS = ('single', 'all_cores')
@@ -82,10 +91,12 @@ def layout_cores(node, layout, kinds=None):
     '''
     if layout == 'single':
         # on a hybrid CPU, a performance core: one thread's figures are
-        # the fastest core's
+        # the fastest core's; and one whose every cache level the node
+        # shows, where some lack one
         first = kinds.performance.cores if kinds and kinds.hybrid else \
             node.cores
-        return list(first[:1])
+        complete = node.cores_with_every_level()
+        return list(([c for c in first if c in complete] or first)[:1])
 
     if layout == PERFORMANCE_CORES:
         if kinds is None or not kinds.hybrid:
@@ -97,10 +108,63 @@ def layout_cores(node, layout, kinds=None):
     return list(node.cores)
 
 
-def plan(info, layout, every_thread, kinds=None):
+def main_memory_cores(node, cores):
+    '''Those of ``cores`` on NUMA nodes of the node's main memory (all of
+    them where the description tells no kinds).'''
+    if not node.numa_kinds:
+        return list(cores)
+
+    main = [cpus for cpus, kind in zip(node.numa_nodes, node.numa_kinds)
+            if kind == numa_memory.MAIN]
+    return [core for core in cores if any(core <= cpus for cpus in main)]
+
+
+def balanced(node, cores):
+    '''``cores`` with as many on each NUMA node as the node with fewest
+    has (the first of each, in order), where they differ: a run given part
+    of a node (6 CPUs, 4 on one NUMA node and 2 on another) pairs 2 threads
+    of each node with 2 of the other rather than measuring nothing.'''
+    groups = {}
+    for core in cores:
+        groups.setdefault(node.numa_node_of(core), []).append(core)
+    counts = {len(group) for group in groups.values()}
+    if None in groups or len(groups) < 2 or len(counts) == 1:
+        return list(cores)
+
+    least = min(counts)
+    kept = {id(core) for group in groups.values() for core in group[:least]}
+    return [core for core in cores if id(core) in kept]
+
+
+def other_kinds(info):
+    '''The NUMA nodes the run may use that hold another kind of memory
+    than the node's main memory, as one sentence; ``''`` where there are
+    none (or the description tells no kinds).'''
+    node = node_shape.shape(info)
+    evidence = {entry['node']: entry.get('evidence')
+                for entry in node.view.get('numa_nodes') or []}
+    by_kind = {}
+    for number, kind in zip(node.numa_ids, node.numa_kinds):
+        if kind != numa_memory.MAIN:
+            by_kind.setdefault(kind, []).append(number)
+    if not by_kind:
+        return ''
+
+    return ('; '.join(
+        f'NUMA node{"s" if len(numbers) > 1 else ""} '
+        f'{", ".join(map(str, numbers))}: {kind} ('
+        + ', '.join(sorted({evidence.get(n) or '' for n in numbers}))
+        + ')' for kind, numbers in by_kind.items())
+        + f': another kind of memory than {numa_memory.MAIN}, not measured '
+          f'(local and remote are compared within {numa_memory.MAIN})')
+
+
+def plan(info, layout, every_thread, kinds=None, main_memory=False):
     '''The :class:`Plan` of ``layout``, one thread per core or with
     ``every_thread`` per hardware thread; ``kinds`` for
-    ``performance_cores``.
+    ``performance_cores``; with ``main_memory``, on the cores of the NUMA
+    nodes of main memory only (:func:`main_memory_cores`), as many on each
+    of them (:func:`balanced`).
 
     :raises hpc_acceptance.core.topology.TopologyError: where the
         description lacks the cores or caches the sizes come from.
@@ -114,6 +178,13 @@ def plan(info, layout, every_thread, kinds=None):
     node = node_shape.shape(info)
     node.require('cores')
     cores = layout_cores(node, layout, kinds)
+    if main_memory:
+        cores = main_memory_cores(node, cores)
+        if not cores:
+            raise Inapplicable(
+                f'no core is on a NUMA node of {numa_memory.MAIN}: '
+                f'{other_kinds(info)}')
+        cores = balanced(node, cores)
     places = node_shape.places(cores, every_thread)
     # one thread measures one core's figures, whatever the SMT variant
     places = places[:1] if layout == 'single' else places

@@ -80,7 +80,10 @@ def layout_cores(info, layout, kinds=None):
     node.require('cores')
     hybrid = kinds is not None and kinds.hybrid
     if layout == 'single':
-        return list((kinds.performance.cores if hybrid else node.cores)[:1])
+        # a core whose every cache level the node shows, where some lack
+        first = kinds.performance.cores if hybrid else node.cores
+        complete = node.cores_with_every_level()
+        return list(([c for c in first if c in complete] or first)[:1])
 
     if layout == 'socket':
         node.require('sockets')

@@ -125,13 +125,19 @@ def test_overlapping_sockets_and_caches_are_unusable_and_named():
         node.require('sockets')
 
 
-def test_a_level_missing_for_some_cpus_is_unusable():
+def test_levels_missing_for_some_cpus_are_named_each_not_unusable():
+    # a kernel that shows no L1 for CPU 3 and no L3 for CPUs 2-3: every
+    # gap is named, the caches stay usable, and one thread runs on a core
+    # with every level
     cores = [{c} for c in range(4)]
     info = described(cores, [set(range(4))], caches=[
-        (1, 32768, cores), (3, 8 << 20, [{0, 1}])])
+        (1, 32768, cores[:3]), (3, 8 << 20, [{0, 1}])])
     node = node_shape.shape(info)
-    assert node.unusable['caches'].startswith(
-        'the processor description lists no L3 for CPUs 2-3')
+    assert 'caches' not in node.unusable
+    assert node.cache_gaps == {'l1': {3}, 'l3': {2, 3}}
+    [note] = node.notes
+    assert 'no L1 for CPUs 3; no L3 for CPUs 2-3' in note
+    assert node.cores_with_every_level() == [{0}, {1}]
 
 
 def test_a_description_of_counts_only_still_counts_cores():

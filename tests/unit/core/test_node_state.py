@@ -236,3 +236,26 @@ def test_a_node_without_them_reads_none():
     # rows that do not fit the nodes listed
     assert node_state.numa_distances('numa_distance 0 0-1 10 20\n') is None
     assert node_state.cpu_flags('') is None
+
+
+def test_clocks_and_turbo_are_read_of_the_first_online_cpu(tmp_path):
+    # cpu0 offline, its cpufreq stale: before, the probe read cpu0
+    env = fake_sysfs(tmp_path, {
+        'online': '4-7',
+        'cpu0/cpufreq/scaling_driver': 'stale',
+        'cpu4/cpufreq/scaling_driver': 'intel_pstate',
+        'cpu4/cpufreq/base_frequency': '2400000'})
+    text = node_state.probe_text_here(env)
+    assert 'nominal_khz 2400000 cpu4/cpufreq/base_frequency' in text
+    assert node_state.parse(text)['turbo'].detail == (
+        'the cpufreq driver intel_pstate has no turbo switch')
+
+
+def test_the_probe_says_which_cpus_the_job_may_use():
+    # as a job given one CPU of the node sees it
+    cpu = min(os.sched_getaffinity(0))
+    done = subprocess.run(['taskset', '-c', str(cpu), 'sh',
+                           node_state.SCRIPT], capture_output=True,
+                          text=True, check=True)
+    assert node_state.allowed_cpus(done.stdout) == {cpu}
+    assert node_state.allowed_cpus('allowed unknown no status') is None

@@ -112,3 +112,20 @@ def test_sizes_are_written_the_way_the_kernels_read_them(size, text):
 def test_sizes_option_keeps_level_order():
     assert (topology.sizes_option({'l1': 24576, 'memory': 1 << 30}) ==
             '--sizes=l1:24K,memory:1G')
+
+
+def test_a_level_the_node_shows_no_cache_of_for_some_threads_is_not_sized():
+    # no L2 for CPUs 2-3: on every core, L2 is not measured and the CPUs
+    # are named; L1 and L3 are, L3 clear of L1; one thread on core 0 has
+    # every level
+    cores_ = [{c} for c in range(4)]
+    info = described(cores_, [set(range(4))], caches=[
+        (1, 32768, cores_), (2, 1 << 20, cores_[:2]),
+        (3, 32 << 20, [set(range(4))])])
+    found = topology.sizes(info, cores(info))
+    assert set(found.sizes) == {'l1', 'l3', 'memory'}
+    assert found.skipped['l2'].startswith(
+        'the node shows no L2 for CPUs 2-3')
+    assert 4 * 32768 < found.sizes['l3'] < 32 << 20
+    assert set(topology.sizes(info, cores(info, 1)).sizes) == {
+        'l1', 'l2', 'l3', 'memory'}

@@ -18,7 +18,8 @@ import pytest
 from reframe.core.exceptions import SkipTestError
 
 from hpc_acceptance.core import node_state, topology_change
-from hpc_acceptance.core.variants import HardwareVariants
+from hpc_acceptance.core.variants import (HardwareVariants,
+                                          allocation_problems)
 
 NO_TURBO = 'intel_pstate/no_turbo'
 BASE = 'cpu0/cpufreq/base_frequency'
@@ -229,3 +230,14 @@ def test_a_node_whose_topology_changed_since_it_was_detected(
     assert problem.endswith(
         f're-detect it: delete {detected}/processor.json, which ReFrame '
         f'detected on a node: it detects it again')
+
+
+def test_a_job_given_fewer_cpus_than_its_plan_needs_fails():
+    # a partition's jobs given 6 CPUs of a node planned whole: 32 ranks
+    probed = 'allowed 0-5 0 /proc/self/status\n'
+    [problem] = allocation_problems(probed, 32, 1)
+    assert problem.startswith('the job may use 6 CPUs of its node (0-5); '
+                              'its 32 rank(s) x 1 thread(s) need 32')
+    assert '--exclusive' in problem
+    assert allocation_problems(probed, 2, 3) == []
+    assert allocation_problems('allowed unknown', 32, 1) == []

@@ -2,6 +2,8 @@
 pairs with which (hpc_acceptance.memory.layout), on descriptions shaped as
 ReFrame writes them.'''
 
+import copy
+
 import pytest
 
 from helpers.descriptions import described
@@ -128,3 +130,52 @@ def test_one_distance_or_none_known_needs_no_more_passes():
     two = slit([[10, 21], [21, 10]])
     assert layout.distance_classes(ONE_CPU_EACH[:4], two) == ({}, {})
     assert layout.distance_classes(ONE_CPU_EACH, None) == ({}, {})
+
+
+def with_kinds(info, nodes, cpus=None):
+    '''``info`` with a view telling each NUMA node's kind: ``{node: (CPU
+    list, kind)}``; the run may use ``cpus`` (default: all).'''
+    import copy
+    info = copy.deepcopy(info)
+    info['topology']['allowed'] = {
+        'cpus': cpus, 'mems': None,
+        'numa_nodes': [{'node': n, 'cpus': listed, 'kind': kind,
+                        'evidence': 'access0 read bandwidth'}
+                       for n, (listed, kind) in nodes.items()]}
+    return info
+
+
+def test_dram_and_hbm_are_never_paired_in_one_ring():
+    # nodes 0 and 1 DRAM, node 2 HBM with CPUs of its own (the issue's
+    # DRAM -> DRAM -> HBM ring), node 4 HBM without CPUs
+    cores = [{c} for c in range(6)]
+    info = with_kinds(
+        described(cores, [set(range(6))],
+                  nodes=[{0, 1}, {2, 3}, {4, 5}, set()],
+                  caches=[(1, 32768, cores), (2, 1 << 20, cores)]),
+        {0: ('0-1', 'DRAM'), 1: ('2-3', 'DRAM'), 2: ('4-5', 'HBM'),
+         4: ('', 'HBM')})
+    found = layout.plan(info, 'all_cores', False, main_memory=True)
+    assert found.places == [{0}, {1}, {2}, {3}]
+    partners = layout.numa_partners(info, found.places)
+    assert all((t < 2) != (p < 2) for t, p in enumerate(partners))
+    assert layout.other_kinds(info) == (
+        'NUMA nodes 2, 4: HBM (access0 read bandwidth): another kind of '
+        'memory than DRAM, not measured (local and remote are compared '
+        'within DRAM)')
+    # the other checks still run on every core
+    assert len(layout.plan(info, 'all_cores', False).places) == 6
+
+
+def test_a_run_given_4_cpus_of_one_node_and_2_of_another_pairs_2_and_2():
+    cores = [{c} for c in range(16)]
+    info = with_kinds(
+        described(cores, [set(range(16))],
+                  nodes=[set(range(8)), set(range(8, 16))],
+                  caches=[(1, 32768, cores)]),
+        {0: ('0-7', 'DRAM'), 1: ('8-15', 'DRAM')}, cpus='4-9')
+    assert layout.plan(info, 'all_cores', False).places == [
+        {4}, {5}, {6}, {7}, {8}, {9}]
+    found = layout.plan(info, 'all_cores', False, main_memory=True)
+    assert found.places == [{4}, {5}, {8}, {9}]
+    assert layout.numa_partners(info, found.places) == [2, 3, 0, 1]

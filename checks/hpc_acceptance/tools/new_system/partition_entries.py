@@ -41,8 +41,7 @@ def local_entry(node, tools):
                                  '(--scheduler local)'),
         launcher=Value('mpirun', f'{tools.mpi}\'s own launcher on this '
                                  f'host'),
-        memory_bytes=Value(node.memory_bytes,
-                           f'MemTotal of /proc/meminfo on {node.host}'),
+        memory_bytes=Value(node.memory_bytes, node.memory_source()),
         max_jobs=Value(1, 'one benchmark at a time: benchmarks sharing a '
                           'node skew each other'),
         env_vars=root_env_vars(tools),
@@ -67,7 +66,7 @@ def slurm_entry(partition, nodes, node, tools, backend, launcher):
                        f'lets a job use')
     else:
         memory = Value(node.memory_bytes,
-                       f'MemTotal of {node.host} ({node.where}): Slurm\'s '
+                       f'{node.memory_source()} ({node.where}): Slurm\'s '
                        f'RealMemory is not configured')
 
     notes = state_notes(node)

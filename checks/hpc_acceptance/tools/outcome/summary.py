@@ -10,10 +10,13 @@ reason; each figure whose nightly series ended on a persistent shift
 (:mod:`..shifts.nightly`), largest first, with its whole size from the
 accepted level, first night, standard errors, change points and what
 changed around that night, and each figure back at its level since; skip
-reasons grouped, one line each with a count; the variants not generated because no partition could hold them
-(stated once); what the node's shape decided, once per partition (a
-hybrid CPU's kinds of core and which of them the cases ran on; the cache
-levels not measured and why); the nodes a fleet run left out; the noise
+reasons grouped, one line each with a count; the variants not generated
+because no partition could hold them (stated once); what the node's shape
+decided, once per partition (the share of the node the run may use where
+less than all of it, the NUMA nodes of other kinds of memory not
+measured, a hybrid CPU's kinds of core and which of them the cases ran
+on; the cache levels not measured and why); the nodes a fleet run left
+out; the noise
 floors the bands were drawn with. At most :data:`MAX_LINES` lines. Long
 lines wrap rather than lose their end, which is where a reason says what
 to do; what does not fit is counted and left to the report page and the
@@ -109,13 +112,20 @@ def left_out(testcases):
 
 
 def shape_notes(testcases):
-    '''What the node's shape decided, once per partition: a hybrid CPU's
+    '''What the node's shape decided, once per partition: the share of
+    the node the run may use where less than all of it
+    (``allowed_view``), the NUMA nodes of other kinds of memory not
+    measured (``memory_kinds``), a hybrid CPU's
     kinds of core and the choice of cores (the checks' ``core_kinds``),
     each cache level not measured and why (``levels_not_measured``), in
     first-seen order.'''
     notes = OrderedDict()
     for case in testcases:
         where = f'{case.get("system")}:{case.get("partition")}'
+        if case.get('allowed_view'):
+            notes[f'{where}: {case["allowed_view"]}'] = None
+        if case.get('memory_kinds'):
+            notes[f'{where}: {case["memory_kinds"]}'] = None
         if case.get('core_kinds'):
             notes[f'{where}: {case["core_kinds"]}; all-cores and multi-rank '
                   f'cases ran on every kind (threads=performance_cores on '

@@ -234,7 +234,7 @@ _DECIDED = ('threads_per_core', 'num_tasks', 'num_tasks_per_node',
             'min_elements', 'problem_size', 'block_size', 'process_grid',
             'blocks_per_process', 'memory_fraction', 'npb_class',
             'expected_cpus', 'core_choice', 'levels_not_measured',
-            'distance_classes')
+            'distance_classes', 'memory_kinds', 'allowed_view')
 
 
 def decided(check):

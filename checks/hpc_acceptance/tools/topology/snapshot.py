@@ -27,24 +27,20 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from reframe.utility.cpuinfo import cpuinfo
 
-from hpc_acceptance.core import node_state
-from hpc_acceptance.tools.topology import node_plan
+from hpc_acceptance.core import allowed_view, node_state, node_view
+from hpc_acceptance.tools.topology import (node_plan, snapshot_check,
+                                           snapshot_detect, snapshot_files)
 
 #: What a snapshot must hold, relative to its root.
 REQUIRED = ('sys/devices/system/cpu', 'proc/cpuinfo')
-
-#: The size sysfs states for every file, which tar stores.
-_SYSFS_FILE_SIZE = 4096
 
 #: The node-state probe's lines read from the snapshot's /sys and /proc
 #: (NODE_STATE_SYSFS, NODE_STATE_PROC); the others (node name, software)
@@ -78,9 +74,10 @@ class Snapshot:
 
 
 def _root_in(directory):
-    '''``directory`` or its one subfolder holding a snapshot, or ``None``.'''
-    candidates = [directory] + sorted(p for p in directory.iterdir()
-                                      if p.is_dir())
+    '''``directory`` or its one subfolder holding a snapshot, or ``None``
+    (a folder that is a link is none: the copy holds no link out).'''
+    candidates = [directory] + sorted(
+        p for p in directory.iterdir() if p.is_dir() and not p.is_symlink())
     for candidate in candidates:
         if all((candidate / part).exists() for part in REQUIRED):
             return candidate
@@ -90,143 +87,44 @@ def _root_in(directory):
 
 @contextlib.contextmanager
 def opened(path):
-    '''The :class:`Snapshot` at ``path``, a directory or tarball, in a
-    temporary directory removed afterwards (unpacked, and its files as
-    sysfs wrote them: see :func:`_unpad`).'''
+    '''The :class:`Snapshot` at ``path``, a directory or tarball: what the
+    replay reads of it copied to a temporary directory, removed afterwards,
+    without following a link out of it, bounded in size, padding undone
+    (:mod:`.snapshot_files`), and every file it reads in its kernel format
+    (:mod:`.snapshot_check`).'''
     path = Path(path)
     with tempfile.TemporaryDirectory(prefix='hpc-acceptance-snapshot-') as d:
-        if path.is_dir():
-            root = _root_in(path)
-            if root is None:
-                raise SnapshotError(_missing(path, path))
-            shutil.copytree(path, Path(d) / path.name, symlinks=True,
-                            ignore=_unread_in(root))
-        elif path.is_file():
-            try:
-                with tarfile.open(path) as tar:
-                    tar.extractall(d, members=_needed(tar),
-                                   filter=_snapshot_member)
-            except (tarfile.TarError, OSError) as err:
-                raise SnapshotError(f'{path}: not a readable tarball: {err}') \
-                    from None
-        else:
-            raise SnapshotError(f'{path}: no such snapshot (a directory or '
-                                f'tarball with sys/ and proc/cpuinfo)')
+        try:
+            if path.is_dir():
+                snapshot_files.copy(path, d)
+            elif path.is_file():
+                snapshot_files.unpack(path, d)
+            else:
+                raise SnapshotError(f'{path}: no such snapshot (a directory '
+                                    f'or tarball with sys/ and proc/cpuinfo)')
+        except snapshot_files.UnsafeSnapshot as err:
+            raise SnapshotError(str(err)) from None
 
         root = _root_in(Path(d))
         if root is None:
             raise SnapshotError(_missing(path, Path(d)))
-        if not (root / 'proc' / 'cpuinfo').stat().st_size:
+        cpuinfo_file = root / 'proc' / 'cpuinfo'
+        if cpuinfo_file.is_symlink() or not cpuinfo_file.stat().st_size:
             raise SnapshotError(
                 f'{path}: its proc/cpuinfo is empty, as tar stores /proc '
                 f'files (their size is 0): copy /proc/cpuinfo first (the '
                 f'recipe in checks/README.md, "Replaying a node")')
-        _unpad(root / 'sys')
+        damaged = snapshot_check.first_problem(root, path)
+        if damaged:
+            raise SnapshotError(damaged)
         yield Snapshot(root, str(path))
-
-
-def _unpad(sys_dir):
-    '''Strip the NUL bytes GNU tar pads sysfs files with: it stores each
-    at the 4096 bytes sysfs states and pads what it read ("File shrank by
-    ... bytes; padding with zeros"), which no sysfs file ends with (a
-    kernel's single NUL after a mask's newline is kept).'''
-    for path in sys_dir.rglob('*'):
-        if path.is_symlink() or not path.is_file() or \
-                path.stat().st_size != _SYSFS_FILE_SIZE:
-            continue
-        data = path.read_bytes()
-        if data.endswith(b'\0\0'):
-            path.write_bytes(data.rstrip(b'\0'))
-
-
-#: The files of a CPU's ``topology/`` and ``cache/indexN/`` that ReFrame's
-#: detection, the probe and :func:`dies` read (and the ids hwloc reads);
-#: the rest of each CPU's
-#: directory they read is ``cpufreq/``, ``online`` and its ``nodeN`` link.
-#: A 128-CPU snapshot is thousands of files, which the replay copies to a
-#: temporary directory: only these are.
-_TOPOLOGY_READ = frozenset({'core_cpus', 'thread_siblings', 'package_cpus',
-                            'core_siblings', 'die_cpus', 'die_id',
-                            # hwloc's: the ids a snapshot's reader checks
-                            # its masks against
-                            'core_id', 'physical_package_id'})
-_CACHE_READ = frozenset({'level', 'type', 'size', 'coherency_line_size',
-                         'number_of_sets', 'physical_line_partition',
-                         'shared_cpu_map'})
-
-
-def _read_by_replay(parts):
-    '''Whether the path ``parts`` below a snapshot's top (``sys``,
-    ``devices``, ``system``, ...) is one the replay reads: ``proc/``, the
-    NUMA tree of ``sys/`` and what it reads of the CPU tree (a full
-    ``/sys``, as hwloc gathers it, also holds every device of the
-    node).'''
-    if parts[:1] == ['proc']:
-        return True
-
-    if parts[:3] != ['sys', 'devices', 'system'][:len(parts[:3])]:
-        return False
-
-    cpu = parts[4:] if parts[3:4] == ['cpu'] else None
-    if not cpu or not re.fullmatch(r'cpu\d+', cpu[0]) or len(cpu) == 1:
-        return True
-
-    if cpu[1] == 'topology':
-        return len(cpu) == 2 or cpu[2] in _TOPOLOGY_READ
-    if cpu[1] == 'cache':
-        return len(cpu) < 4 or (len(cpu) == 4 and cpu[3] in _CACHE_READ)
-    return cpu[1] in ('cpufreq', 'online') or \
-        re.fullmatch(r'node\d+', cpu[1]) is not None
-
-
-def _needed(tar):
-    '''The members of a snapshot's tarball the replay reads
-    (:func:`_read_by_replay`), in one top folder or none.'''
-    for member in tar:
-        parts = member.name.strip('/').split('/')
-        if parts[:1] in (['sys'], ['proc']):
-            keep = _read_by_replay(parts)
-        else:
-            keep = len(parts) == 1 or _read_by_replay(parts[1:])
-        if keep:
-            yield member
-
-
-def _snapshot_member(member, dest):
-    '''tarfile's ``data`` filter, but keeping sysfs' links that point
-    outside the snapshot (``cpu0/subsystem``) as empty files (the tree only
-    needs their names), and dropping devices and members it refuses.'''
-    if member.isdev():
-        return None
-
-    try:
-        return tarfile.data_filter(member, dest)
-    except tarfile.FilterError:
-        if member.issym() or member.islnk():
-            return member.replace(type=tarfile.REGTYPE, linkname='', size=0,
-                                  deep=False)
-        return None
-
-
-def _unread_in(root):
-    '''``shutil.copytree``'s ``ignore``: what :func:`_read_by_replay`
-    leaves out below the snapshot ``root``.'''
-    def ignore(directory, names):
-        try:
-            parts = list(Path(directory).relative_to(root).parts)
-        except ValueError:
-            return set()  # above the snapshot's root: its one top folder
-        return {name for name in names
-                if not _read_by_replay(parts + [name])}
-
-    return ignore
 
 
 def _missing(path, unpacked):
     '''Why ``path`` (unpacked in ``unpacked``) is not a snapshot: what it
     lacks of :data:`REQUIRED`, where it holds some of it.'''
     candidates = [unpacked] + sorted(p for p in unpacked.iterdir()
-                                     if p.is_dir())
+                                     if p.is_dir() and not p.is_symlink())
     lacking = min(([part for part in REQUIRED if not (c / part).exists()]
                    for c in candidates), key=len)
     return (f'{path}: not a snapshot: it holds no {" and no ".join(lacking)}'
@@ -274,27 +172,6 @@ def model(cpuinfo_text):
     return fields.get('model name') or fields.get('cpu') or None
 
 
-def memory_bytes(root):
-    '''The node's memory: ``MemTotal`` of ``proc/meminfo``, else the sum of
-    its NUMA nodes' (``sys/devices/system/node/nodeN/meminfo``); ``None``
-    where the snapshot has neither.'''
-    meminfo = root / 'proc' / 'meminfo'
-    if meminfo.is_file():
-        found = re.search(r'^MemTotal:\s+(\d+) kB', meminfo.read_text(),
-                          re.MULTILINE)
-        if found:
-            return int(found[1]) * 1024
-
-    total = 0
-    for node in sorted((root / 'sys/devices/system/node').glob('node*')):
-        path = node / 'meminfo'
-        found = (re.search(r'MemTotal:\s+(\d+) kB', path.read_text())
-                 if path.is_file() else None)
-        total += int(found[1]) * 1024 if found else 0
-
-    return total or None
-
-
 def dies(sys_dir):
     '''Dies per package as ``sys_dir`` (a ``/sys``) lists them
     (``die_cpus``), or ``None`` where the kernel does not (before Linux 5.2,
@@ -340,6 +217,14 @@ def detect(snapshot):
     except OSError as err:
         raise SnapshotError(f'cannot run unshare (util-linux): {err}') \
             from None
+
+    if done.returncode == snapshot_detect.DETECTION_FAILED:
+        raise SnapshotError(
+            f'ReFrame\'s detection failed on {snapshot.source}: '
+            f'{(done.stderr.strip().splitlines() or ["no message"])[-1]}: '
+            f'a file it reads holds '
+            f'what the node\'s kernel would not write; take the snapshot '
+            f'again (checks/README.md, "Replaying a node")')
 
     if done.returncode != 0:
         who = ('as root' if os.geteuid() == 0 else
@@ -389,17 +274,27 @@ def _named(text, root, source):
 
 
 def node_of(snapshot):
-    '''The snapshot's node, for :mod:`.node_plan`.'''
+    '''The snapshot's node, for :mod:`.node_plan`: ReFrame's description
+    with what the run it was taken in could use (:mod:`.core.node_view`).'''
     sys_dir = snapshot.root / 'sys'
+    try:
+        allowed = allowed_view.read(snapshot.root)
+        info = node_view.with_view(detect(snapshot), sys_dir,
+                                   snapshot.root / 'proc', allowed)
+    except (allowed_view.AllowedViewError, node_view.ViewError) as err:
+        raise SnapshotError(_named(str(err), snapshot.root,
+                                   snapshot.source)) from None
+
     probed = _named(probe(snapshot.root), snapshot.root, snapshot.source)
-    return node_plan.Node(detect(snapshot), memory_bytes(snapshot.root),
-                          probed, snapshot.source, dies=dies(sys_dir))
+    return node_plan.Node(info, node_view.memory_bytes(info), probed,
+                          snapshot.source, dies=dies(sys_dir))
 
 
 def this_host():
-    '''This host, for :mod:`.node_plan`: ReFrame's
-    detection as the embedded default runs it, the memory as it measures
-    it.'''
-    memory = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
-    return node_plan.Node(cpuinfo(), memory, probe(), 'this host',
+    '''This host, for :mod:`.node_plan`: ReFrame's detection and what this
+    process may use, as the embedded default reads them.'''
+    info = node_view.of_this_host(cpuinfo())
+    memory = node_view.memory_bytes(info) or (
+        os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES'))
+    return node_plan.Node(info, memory, probe(), 'this host',
                           dies=dies('/sys'))

@@ -65,9 +65,24 @@ def render(report):
     lines.append(f'  turbo {node["turbo"]["value"]} '
                  f'({node["turbo"]["detail"]}); smt {node["smt"]["value"]} '
                  f'({node["smt"]["detail"]})')
-    lines.append(f'  memory {_bytes(node["memory_bytes"])}'
-                 if node['memory_bytes'] else
-                 '  memory unknown (no proc/meminfo, no NUMA node meminfo)')
+    if node.get('allowed'):
+        lines.append(f'  {node["allowed"]}')
+    memory = (f'  memory {_bytes(node["memory_bytes"])}'
+              if node['memory_bytes'] else
+              '  memory unknown (no proc/meminfo, no NUMA node meminfo)')
+    total = node.get('memtotal_bytes')
+    if node['memory_bytes'] and total and total != node['memory_bytes']:
+        memory += (f' (of the NUMA nodes with CPUs the run may use; '
+                   f'MemTotal {_bytes(total)})')
+    lines.append(memory)
+    kinds = node.get('memory_kinds') or []
+    if len(kinds) > 1:
+        lines.append('  memory kinds: ' + '; '.join(
+            f'{k["kind"]} on NUMA nodes '
+            f'{", ".join(map(str, k["numa_nodes"]))} ('
+            + ', '.join(filter(None, k['evidence'])) + ')'
+            for k in kinds)
+            + ': the NUMA check compares local and remote DRAM only')
     rf = node['reframe']
     lines.append(f'  ReFrame counts {rf["num_cpus"]} CPUs, '
                  f'{rf["num_cpus_per_core"]} per core, {rf["num_cores"]} '

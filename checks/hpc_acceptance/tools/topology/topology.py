@@ -20,7 +20,8 @@ import sys
 from reframe.core.systems import ProcessorInfo
 
 from hpc_acceptance.core import (core_kinds, isa, node_facts, node_shape,
-                                 node_state, topology, topology_change)
+                                 node_state, node_view, numa_memory,
+                                 topology, topology_change)
 from hpc_acceptance.tools.topology import node_plan
 from hpc_acceptance.tools.topology import snapshot
 from hpc_acceptance.tools.topology.text import render
@@ -162,6 +163,13 @@ def describe(node):
         'smt': vars(states['smt']),
         'nominal_ghz': nominal.ghz,
         'memory_bytes': node.memory_bytes,
+        # what the run may use, where less than the machine, and why
+        'allowed': node_view.summary(shape) or None,
+        'machine_cpus': len(shape.machine_cpus),
+        'machine_numa_nodes': shape.machine_numa_nodes,
+        'memtotal_bytes': shape.view.get('memtotal_bytes'),
+        'memory_why': list(shape.view.get('memory_why') or []),
+        'memory_kinds': _memory_kinds(shape),
         'reframe': {'num_cpus': info.get('num_cpus'),
                     'num_cpus_per_core': info.get('num_cpus_per_core'),
                     'num_cores': reframe.num_cores,
@@ -173,6 +181,23 @@ def describe(node):
         'topology_changed': topology_change.live_problem(
             node_state.topology(node.probed), info),
     }
+
+
+def _memory_kinds(shape):
+    '''``[{'kind': ..., 'numa_nodes': [...], 'evidence': [...]}]`` of the
+    NUMA nodes the run may use, main memory first; ``[]`` where the
+    description does not tell kinds.'''
+    found = {}
+    evidence = {entry['node']: entry.get('evidence')
+                for entry in shape.view.get('numa_nodes') or []}
+    for number, kind in zip(shape.numa_ids, shape.numa_kinds):
+        entry = found.setdefault(kind, {'kind': kind, 'numa_nodes': [],
+                                        'evidence': []})
+        entry['numa_nodes'].append(number)
+        if evidence.get(number) not in entry['evidence']:
+            entry['evidence'].append(evidence.get(number))
+    return sorted(found.values(),
+                  key=lambda k: (k['kind'] != numa_memory.MAIN, k['kind']))
 
 
 def _kinds(shape, facts):

@@ -73,6 +73,23 @@ def test_what_the_node_s_shape_decided_is_stated_once_a_partition():
                for line in lines) == 1
 
 
+def test_a_run_planned_on_part_of_its_node_says_so_once():
+    cases = _cases()
+    view = ('6 of 32 CPUs, NUMA nodes 0-5 of 8, 96 of 126.2 GiB of memory: '
+            'planned on what this run may use (CPUs: cgroup v2 '
+            'cpuset.cpus.effective of /uid_2008/job_15389/step_0)')
+    for case in cases:
+        case['allowed_view'] = view
+    cases[0]['memory_kinds'] = ('NUMA nodes 2, 4: HBM (memory tier 0): '
+                                'another kind of memory than DRAM, not '
+                                'measured')
+
+    lines = summary.render(cases, [], width=400)
+    assert sum('6 of 32 CPUs, NUMA nodes 0-5 of 8, 96 of 126.2 GiB' in line
+               for line in lines) == 1
+    assert sum('NUMA nodes 2, 4: HBM' in line for line in lines) == 1
+
+
 def test_cli_prints_the_summary(capsys):
     assert cli.main(['summary', str(RUN / 'nightly-report.json'), '--log',
                          str(RUN / 'nightly-console.log')]) == 0

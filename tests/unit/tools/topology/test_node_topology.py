@@ -122,3 +122,39 @@ def test_a_hybrid_cpu_is_said_with_its_kinds_and_each_cache_s_sharing():
     assert any(line.startswith('  a hybrid CPU, 2 kinds of core') and
                'performance: 6 cores of 2 threads up to 5.0 GHz' in line
                for line in lines)
+
+
+def test_a_restricted_view_and_memory_kinds_are_said_in_the_text():
+    # 8 cores on 2 NUMA nodes of DRAM and one of HBM; the run may use
+    # CPUs 0-5 and 96 GiB of the 126
+    cores = [{c} for c in range(8)]
+    info = described(cores, [set(range(8))],
+                     nodes=[set(range(4)), set(range(4, 8)), set()],
+                     caches=[(1, 32768, cores)])
+    info['topology']['allowed'] = {
+        'online': None, 'cpus': '0-5', 'mems': None,
+        'numa_nodes': [
+            {'node': 0, 'cpus': '0-3', 'kind': 'DRAM',
+             'evidence': 'memory tier 4 (the nodes with CPUs: tier 4)'},
+            {'node': 1, 'cpus': '4-7', 'kind': 'DRAM',
+             'evidence': 'memory tier 4 (the nodes with CPUs: tier 4)'},
+            {'node': 2, 'cpus': '', 'kind': 'HBM',
+             'evidence': 'memory tier 1 (the nodes with CPUs: tier 4)'}],
+        'memory_bytes': 96 << 30, 'memtotal_bytes': 132295672 * 1024,
+        'memory_why': ['the cgroup limits the run to 96 GiB (memory.max of '
+                       '/job)'],
+        'read_from': ['CPUs: cgroup v2 cpuset.cpus.effective of /job']}
+    lines = node_topology.render(report(
+        {'nightly': [], 'post-upgrade': []},
+        node_topology.describe(node_plan.Node(info, 96 << 30, PROBED,
+                                              'this host'))))
+    assert ('  6 of 8 CPUs, 96 of 126.2 GiB of memory: planned on what this '
+            'run may use (CPUs: cgroup v2 cpuset.cpus.effective of /job; '
+            'the cgroup limits the run to 96 GiB (memory.max of /job))'
+            in lines)
+    assert ('  memory 96 GiB (of the NUMA nodes with CPUs the run may use; '
+            'MemTotal 126.17 GiB)' in lines)
+    assert ('  memory kinds: DRAM on NUMA nodes 0, 1 (memory tier 4 (the '
+            'nodes with CPUs: tier 4)); HBM on NUMA nodes 2 (memory tier 1 '
+            '(the nodes with CPUs: tier 4)): the NUMA check compares local '
+            'and remote DRAM only' in lines)

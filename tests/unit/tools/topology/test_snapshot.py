@@ -3,6 +3,7 @@ what is refused and why, and ReFrame's detection on it in a mount namespace, as
 root and as a user would run it.'''
 
 import io
+import sys
 import tarfile
 
 import pytest
@@ -26,10 +27,11 @@ def test_the_architecture_and_model_come_from_cpuinfo():
         snapshot.machine('processor\t: 0\n')
 
 
-def test_a_tarball_opens_with_its_memory():
+def test_a_tarball_opens_into_a_directory_removed_afterwards():
     with snapshot.opened(XEON) as snap:
         assert (snap.root / 'sys/devices/system/cpu/cpu7').is_dir()
-        assert snapshot.memory_bytes(snap.root) == 16468292 * 1024
+        assert 'MemTotal:       16468292 kB' in (
+            snap.root / 'proc/meminfo').read_text()
         root = snap.root
     assert not root.exists()
 
@@ -108,3 +110,18 @@ def test_a_user_detects_in_a_user_namespace_what_root_detects(
     assert as_user == as_root
     assert (as_root['num_cpus'], as_root['num_sockets']) == (8, 2)
     assert as_root['model'].startswith('Intel(R) Xeon(R) CPU')
+
+
+def test_a_crash_of_reframe_s_detection_is_said_as_such(monkeypatch):
+    # before: "could not run in a private mount namespace"
+    failing = [sys.executable, '-c',
+               'import sys; print("Traceback ...", file=sys.stderr); '
+               'print("ValueError: invalid literal for int()", '
+               'file=sys.stderr); sys.exit(3)']
+    monkeypatch.setattr(snapshot, 'namespace_command', lambda snap: failing)
+    with snapshot.opened(XEON) as snap:
+        with pytest.raises(snapshot.SnapshotError,
+                           match=r"ReFrame's detection failed on .*: "
+                                 r"ValueError: invalid literal for int\(\): "
+                                 r"a file it reads holds"):
+            snapshot.detect(snap)
