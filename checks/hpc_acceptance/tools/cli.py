@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, file_modes
 
 #: Subcommand -> its module. Only the one asked for is imported (some
 #: import ReFrame's test machinery or matplotlib, seconds that every other
@@ -34,6 +34,13 @@ SUBCOMMANDS = {
     'topology': 'topology.topology',
     'export': 'export.export',
 }
+
+
+#: Subcommands that write settings an administrator makes for the night's
+#: account to read (the site directory, reference files): they keep the
+#: caller's umask; every other one writes results, with a private one
+#: (:mod:`.common.file_modes`).
+WRITES_SETTINGS = {'new-system', 'propose-references'}
 
 
 def module_of(name):
@@ -63,6 +70,12 @@ def parser_of(name, module):
 
 
 def main(argv=None):
+    if argv is None and sys.argv[1:2] and \
+            sys.argv[1] not in WRITES_SETTINGS:
+        # run as the command: the process is this command's alone (a
+        # caller in the same process, the tests, keeps its own umask)
+        file_modes.keep_private()
+
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ('-h', '--help'):
         print(usage(), file=sys.stdout if argv else sys.stderr)
