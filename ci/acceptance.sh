@@ -52,5 +52,15 @@ if [ -z "${HPC_ACCEPTANCE_LOCK_HELD:-}" ]; then
     exec env PYTHONPATH=checks python3 -m hpc_acceptance.tools.launch.lock \
         ${HPC_ACCEPTANCE_WAIT:+--wait} -- "$0" "$@"
 fi
-ci/setup.sh
+# HPC_ACCEPTANCE_SETUP=verify (the night's): install nothing, verify what
+# an administrator set up (ci/setup.sh --verify).
+setup_options=()
+case ${HPC_ACCEPTANCE_SETUP:-install} in
+    install) ;;
+    verify) setup_options=(--verify) ;;
+    *) echo "acceptance: HPC_ACCEPTANCE_SETUP=$HPC_ACCEPTANCE_SETUP:" \
+            "install (the default) or verify. Nothing was run." >&2
+       exit 2 ;;
+esac
+ci/setup.sh "${setup_options[@]}"
 exec .venv/bin/hpc-acceptance run "$@"

@@ -30,6 +30,11 @@
 # why ("problem"), the checks fall back as without Spack, and
 # ci/acceptance.sh reports the change. Always exits 0.
 #
+# --verify (the night's, through ci/setup.sh --verify): installs and
+# writes nothing, fetches nothing: says which Spack the record names and
+# why it cannot be used, if it cannot; the checks then use it as it is
+# (core/spack.py installs nothing either).
+#
 # Settings (environment variables):
 #   HPC_ACCEPTANCE_SPACK=off        skip all of this; the run uses no Spack
 #   HPC_ACCEPTANCE_SPACK_DIR=DIR    the Spack directory (default .spack/)
@@ -47,13 +52,42 @@ spack_url=https://github.com/spack/spack.git
 spack_commit=9cf66332df3dd988248617fc93400045be59ebab
 packages_url=https://github.com/spack/spack-packages.git
 packages_commit=1e8cf059e35d55c4fe1142fed41785bedf6c7246
+# Spack's solver, from PyPI: pinned, as the Spack it serves
+clingo_version=5.8.3
+
+say() { echo "setup: spack: $*"; }
+
+# The night's: what was set up, said; nothing written, nothing installed.
+verify_only() {
+    local record=${HPC_ACCEPTANCE_SPACK_DIR:-.spack}/setup.json
+    if [[ ${HPC_ACCEPTANCE_SPACK:-} == off ]]; then
+        say "skipped (HPC_ACCEPTANCE_SPACK=off): this run uses no Spack"
+    elif [[ ! -f $record ]]; then
+        say "none set up ($record): the checks use modules, PATH and" \
+            "in-tree builds; an administrator sets one up with ci/setup.sh"
+    else
+        python3 - "$record" <<'EOF'
+import json, sys
+record = json.load(open(sys.argv[1]))
+said = (f"{record.get('spack_bin')}/spack and {record.get('environment')}, "
+        f"prepared {record.get('prepared')}; the night installs nothing")
+if record.get('problem'):
+    said += (f"; unusable since {record.get('problem_since')}: "
+             f"{record['problem']} (the checks do not use Spack)")
+print(f'setup: spack: {said}')
+EOF
+    fi
+}
+
+if [[ ${1:-} == --verify ]]; then
+    verify_only
+    exit 0
+fi
 
 spack_dir=$(mkdir -p "${HPC_ACCEPTANCE_SPACK_DIR:-.spack}" &&
             cd "${HPC_ACCEPTANCE_SPACK_DIR:-.spack}" && pwd)
 environment=${HPC_ACCEPTANCE_SPACK_ENV:-spack-envs/local}
 record=$spack_dir/setup.json
-
-say() { echo "setup: spack: $*"; }
 
 # One setup per Spack directory at a time (ci/test.sh and ci/acceptance.sh
 # in one checkout, test runs sharing a cache): the second waits, and never
@@ -164,7 +198,8 @@ use_private_spack() {
     if [[ ! -x $spack_dir/py/bin/python ]] ||
        ! "$spack_dir/py/bin/python" -c 'import clingo' 2>/dev/null; then
         python3 -m venv "$spack_dir/py"
-        "$spack_dir/py/bin/pip" install -q clingo || return 1
+        "$spack_dir/py/bin/pip" install -q "clingo==$clingo_version" ||
+            return 1
     fi
     export SPACK_PYTHON=$spack_dir/py/bin/python
     export SPACK_USER_CONFIG_PATH=$spack_dir/user

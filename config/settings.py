@@ -169,6 +169,10 @@ site_configuration = {
         {
             'enable': True,
             'sqlite_db_file': str(VAR_DIR / 'results.db'),
+            # ReFrame sets this mode on the database it creates (default
+            # 644): the results are the site's and its night account's
+            # (hpc_acceptance.tools.common.file_modes)
+            'sqlite_db_file_mode': '640',
         }
     ],
     'general': [

@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 import yaml
 from conftest import PROJECT_DIR
+from helpers import systemd_unit
 
 CI = PROJECT_DIR / 'ci'
 INSTALL_DIR = '/opt/hpc-acceptance'
@@ -17,6 +18,10 @@ SITE_DIR_VARIABLE = 'HPC_ACCEPTANCE_SITE_DIR'
 SITE_DIR = '/etc/hpc-acceptance'
 SITE_DIR_ENTRY = f'{SITE_DIR_VARIABLE}={SITE_DIR}'
 UNITS = ['hpc-acceptance-nightly.service', 'hpc-acceptance-nightly.timer']
+#: The unprivileged account the recipes run the night as.
+ACCOUNT = 'hpc-acceptance'
+#: The exposure systemd-analyze security may give the service at most.
+EXPOSURE_LIMIT = 3.0
 
 # The GitLab CI keywords the pipeline uses, with GitLab's types and value
 # sets (docs.gitlab.com/ee/ci/yaml); an unknown or misspelt key is an error.
@@ -95,8 +100,42 @@ def test_the_timer_fires_nightly_and_starts_the_service():
     codes = re.search(r'ci/nightly.sh exits (.*?): the unit', service,
                       re.DOTALL)[1]
     assert re.findall(r'\b(\d+)(?:/\d+)? \(', codes) == [
-        '1', '2', '3', '4', '5', '130']
+        '1', '2', '3', '4', '5', '6', '130']
     assert '130/143' in codes
+
+
+def test_the_service_runs_as_the_night_s_account_with_var_its_only_place(
+        ):
+    settings = systemd_unit.service_settings(
+        (CI / 'systemd' / UNITS[0]).read_text())
+    assert settings['User'] == [ACCOUNT] and settings['Group'] == [ACCOUNT]
+    assert settings['ProtectSystem'] == ['strict']
+    assert settings['ReadWritePaths'] == [f'{INSTALL_DIR}/var']
+    assert settings['UMask'] == ['0027']
+    assert settings['NoNewPrivileges'] == ['yes']
+    assert settings['CapabilityBoundingSet'] == ['']
+    assert settings['PrivateTmp'] == ['yes']
+
+
+def test_the_service_s_exposure_is_low(tmp_path):
+    analyze = shutil.which('systemd-analyze')
+    if analyze is None:
+        pytest.skip('systemd-analyze is not installed (Debian: systemd)')
+
+    # as shipped: the analysis reads the file alone, no systemd running
+    unit = tmp_path / UNITS[0]
+    shutil.copy(CI / 'systemd' / UNITS[0], unit)
+    done = subprocess.run([analyze, 'security', '--offline=true',
+                           f'--threshold={int(EXPOSURE_LIMIT * 10)}',
+                           '--no-pager', str(unit)],
+                          capture_output=True, text=True)
+    level = re.search(rf'Overall exposure level for {UNITS[0]}: '
+                      rf'(\d+\.\d+) (\w+)', done.stdout)
+    assert level, done.stdout[-2000:] + done.stderr
+    assert float(level[1]) <= EXPOSURE_LIMIT, done.stdout
+    assert done.returncode == 0, done.stdout[-2000:]
+    # the figure the unit's comment gives
+    assert f'rates it {level[1]} ({level[2]})' in unit.read_text()
 
 
 def _cron_field(field, low, high):
@@ -118,7 +157,8 @@ def test_the_cron_line_is_a_valid_cron_d_entry():
     fields = entries[0].split(None, 6)
     ranges = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
     assert all(_cron_field(f, *r) for f, r in zip(fields, ranges)), fields
-    assert fields[5] == 'root'
+    # the night's account, never root
+    assert fields[5] == ACCOUNT
     # the nightly makes var/ and its log itself: no redirect into a folder
     # a fresh checkout lacks (tests/e2e/test_recipes_run.py runs it)
     assert fields[6] == (f'cd {INSTALL_DIR} && ci/nightly.sh --log '
@@ -209,3 +249,51 @@ def test_a_site_directorys_system_is_known_to_the_nightly(tmp_path):
     assert done.returncode == 2
     assert f'or {tmp_path}/site/systems/ (known: example-cluster local ' \
         f'tornado)' in done.stderr
+
+
+def test_a_nightly_as_root_refuses_unless_the_site_insists():
+    if os.geteuid() != 0:
+        pytest.skip('the night as root: needs root')
+    done = nightly('local', HPC_ACCEPTANCE_SITE_DIR='')
+    assert done.returncode == 2
+    assert 'nightly: runs as root: the night runs as an unprivileged ' \
+        'account' in done.stderr
+    assert 'HPC_ACCEPTANCE_NIGHT_AS_ROOT=1. Nothing was run.' in done.stderr
+    assert 'setup:' not in done.stdout + done.stderr.replace(
+        'ci/setup.sh', '')
+
+
+def test_a_nightly_refuses_code_others_can_change_and_installs_nothing(
+        tmp_path):
+    # a checkout that ci/setup.sh has not run in, in a folder others can
+    # write to, with a check its group can change
+    base = tmp_path / 'shared'
+    checkout = base / 'checkout'
+    shutil.copytree(PROJECT_DIR, checkout, ignore=shutil.ignore_patterns(
+        '.venv', 'var', '.spack', '.git', '__pycache__', 'tests', 'build',
+        '*.egg-info', 'node_modules'))
+    check = checkout / 'checks' / 'stream' / 'stream.py'
+    check.chmod(0o664)
+    base.chmod(0o777)
+    env = dict(HPC_ACCEPTANCE_SITE_DIR='', HPC_ACCEPTANCE_NIGHT_AS_ROOT='1',
+               HPC_ACCEPTANCE_SPACK='off')
+    done = nightly('local', checkout, **env)
+    assert done.returncode == 2, done.stderr
+    assert 'nightly: the night runs code that others than ' in done.stderr
+    assert f'  {base} (owner ' in done.stderr and 'mode 0777)' in \
+        done.stderr
+    assert f'  {check} (owner ' in done.stderr and 'mode 0664)' in \
+        done.stderr
+    assert 'Nothing was run.' in done.stderr
+    assert 'setup:' not in done.stdout
+
+    # made the administrator's: the night verifies the setup, and installs
+    # nothing where there is none
+    base.chmod(0o755)
+    check.chmod(0o644)
+    done = nightly('local', checkout, **env)
+    assert done.returncode == 6, done.stdout + done.stderr
+    assert ".venv/ is missing or not of pyproject.toml's pins, and this " \
+        "setup installs nothing (--verify: the night's)" in done.stderr
+    assert not (checkout / '.venv').exists()
+    assert not (checkout / '.spack').exists()

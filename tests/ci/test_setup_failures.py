@@ -52,8 +52,9 @@ fi
 exec {sys.executable} "$@"''')
     done = setup(checkout, bindir)
     assert done.returncode == 6, done.stderr
-    assert ('setup: upgrading pip in .venv failed (exit 1): the machine is '
-            'not set up; nothing was run') in done.stderr
+    assert ('setup: installing ReFrame and this checkout into .venv (pip) '
+            'failed (exit 1): the machine is not set up; nothing was run') \
+        in done.stderr
 
 
 def test_apt_failing_is_a_setup_failure(checkout, tmp_path):

@@ -72,7 +72,9 @@ def test_the_slurm_tests_start_no_cluster_beside_a_site_slurm(
 
 
 @pytest.mark.parametrize('script, options', [
-    ('acceptance.sh', ''), ('post-upgrade.sh', ''), ('test.sh', ' --test'),
+    # the run's own: --verify for the night (HPC_ACCEPTANCE_SETUP=verify)
+    ('acceptance.sh', ' "${setup_options[@]}"'), ('post-upgrade.sh', ''),
+    ('test.sh', ' --test'),
 ])
 def test_only_the_tests_set_up_the_test_tools(script, options):
     calls = re.findall(r'^\s*ci/setup\.sh(.*)$',

@@ -1,27 +1,39 @@
 '''Each nightly recipe of ci/ run by the tool that runs it at a site, on a
 checkout that never ran (tests/helpers/fresh_checkout.py), against a real
-VictoriaMetrics named by the site directory's export.yaml:
+VictoriaMetrics named by the site directory's export.yaml, as the
+unprivileged account a site runs the night as (ci/README.md, "The night's
+account"), never root:
 
+- the checkout of cron and systemd root's, set up once by an
+  administrator as root (ci/setup.sh --night-account: .venv/, var/ the
+  account's own, the code checked), outside pytest's folders so that the
+  account can read it; the account made for the test
+  (tests/helpers/night_account.py);
 - cron: Debian's cron daemon runs the cron.d line
-  (tests/helpers/cron_daemon.py) on a checkout with no var/;
+  (tests/helpers/cron_daemon.py) as the account;
 - systemd: the service as installed checked by ``systemd-analyze verify``
-  (tests/ci/test_schedule_recipes.py verifies the units as shipped), and
-  its ExecStart run as systemd runs it (tests/helpers/systemd_unit.py), on the
-  same checkout the next "night" (a node has one recipe or the other; the
-  checkout's setup is made once);
+  (tests/ci/test_schedule_recipes.py verifies the units as shipped and
+  rates their exposure), and its ExecStart run as systemd runs it, in its
+  sandbox (tests/helpers/systemd_unit.py: the account, no capability, no
+  new privileges, umask 0027, everything read-only but var/ and the
+  account's home), on the same checkout the next "night" (a node has one
+  recipe or the other);
 - GitLab: gitlab-ci-local (npm, ci/npm/) runs the pipeline with its shell
-  executor as an unprivileged user, twice, the runner's clean before each
-  run as GitLab's runner does it (``git clean`` with the recipe's
-  GIT_CLEAN_FLAGS; gitlab-ci-local runs a shell job in the checkout itself
-  and cleans nothing).
+  executor as the runner's unprivileged user, twice, the runner's clean
+  before each run as GitLab's runner does it (``git clean`` with the
+  recipe's GIT_CLEAN_FLAGS; gitlab-ci-local runs a shell job in the
+  checkout itself and cleans nothing): the first run by hand with
+  HPC_ACCEPTANCE_SETUP=install (the setup), the second the schedule's,
+  which installs nothing.
 
 Each ends with the summary in its log, the report page written and the
-run's figures in the store. A site sets its system, site directory and
-check selection in the recipe's variables; so do these tests (the system
-``local``, one memory check's one-thread variant with one timed run, no
-Spack: the runs' setup would otherwise clone and build one), and the
-checkout's path where the recipe says to change it. Nothing else of the
-recipes changes.
+run's figures in the store; the nights of cron and systemd wrote nothing
+but var/, and nothing there that others may read. A site sets its system,
+site directory and check selection in the recipe's variables; so do these
+tests (the system ``local``, one memory check's one-thread variant with
+one timed run, no Spack: the setup would otherwise clone and build one),
+and the checkout's path and the account's name where the recipe says to
+change them. Nothing else of the recipes changes.
 '''
 
 import json
@@ -38,11 +50,15 @@ import pytest
 import yaml
 
 from conftest import PROJECT_DIR
-from helpers import (cron_daemon, exported, fresh_checkout, systemd_unit,
-                     victoria_metrics)
+from helpers import (cron_daemon, exported, fresh_checkout, night_account,
+                     systemd_unit, victoria_metrics)
 
 RECIPES = PROJECT_DIR / 'ci'
 INSTALL_DIR = '/opt/hpc-acceptance'
+#: The recipes' account, which a site may name otherwise.
+ACCOUNT = 'hpc-acceptance'
+#: Root's PATH on Debian (login shells, sudo's secure_path).
+ROOT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 #: What a site sets in each recipe, as these runs set it.
 SETTINGS = {
     'HPC_ACCEPTANCE_SYSTEM': 'local',
@@ -120,49 +136,107 @@ def assert_a_night(ran, store):
 
 
 @pytest.fixture(scope='module')
-def root_checkout(tmp_path_factory):
-    '''The checkout in /opt/hpc-acceptance of the cron and systemd
-    recipes, elsewhere: a clone that never ran.'''
-    return fresh_checkout.clone(tmp_path_factory.mktemp('node') /
-                                'hpc-acceptance')
+def node(tmp_path_factory):
+    '''A node's checkout that never ran (a clone, root's), and the
+    night's account, whose home is the systemd unit's state directory;
+    outside pytest's folders, which only root may enter.'''
+    base = Path(tempfile.mkdtemp(prefix='hpc-acceptance-node-',
+                                 dir='/var/lib'))
+    base.chmod(0o755)
+    try:
+        with night_account.made(base / 'state' / 'hpc-acceptance') as \
+                account:
+            yield {'checkout': fresh_checkout.clone(base / 'hpc-acceptance'),
+                   'account': account, 'state': base / 'state',
+                   'base': base}
+    finally:
+        shutil.rmtree(base)
 
 
 @pytest.fixture(scope='module')
-def cron_night(root_checkout, store, tmp_path_factory):
-    '''The cron line run by cron on the fresh checkout: ``(its log, the
-    cron.d file as installed)``.'''
-    assert not (root_checkout / 'var').exists()
-    site = site_dir(tmp_path_factory.mktemp('cron') / 'site', store)
+def set_up(node):
+    '''What the administrator does once, as root: ci/setup.sh with var/
+    given to the night's account; its output.'''
+    checkout = node['checkout']
+    assert not (checkout / 'var').exists()
+    # root's PATH as Debian gives it (a login shell, sudo), not the
+    # tests': a python3 under root's home (pyenv's) is not the account's
+    # to run, and the setup would say so
+    done = subprocess.run(
+        ['ci/setup.sh', '--night-account', node['account'].pw_name],
+        cwd=checkout, env=dict(os.environ, PATH=ROOT_PATH,
+                               HPC_ACCEPTANCE_SPACK='off'),
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:]
+    return done.stdout
+
+
+def assert_the_night_kept_to_var(node):
+    '''The account wrote nothing in the checkout but var/, and nothing
+    there that others may read.'''
+    checkout = node['checkout']
+    assert night_account.owned_outside(checkout, node['account'],
+                                       checkout / 'var') == []
+    assert night_account.open_to_others(checkout / 'var') == []
+
+
+@pytest.fixture(scope='module')
+def cron_night(node, set_up, store, tmp_path_factory):
+    '''The cron line run by cron, as the night's account, on the checkout
+    the administrator set up: ``(its log, the cron.d file as installed)``.'''
+    checkout = node['checkout']
+    site = site_dir(node['base'] / 'cron-site', store)
     text = (RECIPES / 'cron' / 'hpc-acceptance').read_text()
-    text = text.replace(INSTALL_DIR, str(root_checkout))
+    text = text.replace(INSTALL_DIR, str(checkout)).replace(
+        f' {ACCOUNT} cd ', f' {node["account"].pw_name} cd ')
     settings = dict(SETTINGS, HPC_ACCEPTANCE_SITE_DIR=str(site))
     text, found = assigned(text, r'^(?P<name>\w+)="(?P<value>[^"]*)"$',
                            settings)
     text = '\n'.join(f'{name}="{value}"' for name, value in
                      settings.items() if name not in found) + '\n' + text
     cron_daemon.run(text, tmp_path_factory.mktemp('cron-daemon'))
-    return (root_checkout / 'var' / 'nightly.log').read_text(), text
+    return (checkout / 'var' / 'nightly.log').read_text(), text
 
 
-def test_cron_runs_the_nightly_on_a_checkout_that_never_ran(
-        cron_night, root_checkout, store):
+def test_the_administrator_sets_the_node_up_once_as_root(node, set_up):
+    assert 'setup: creating .venv with the pinned ReFrame' in set_up
+    account = node['account']
+    assert (f"setup: var/ is {account.pw_name}'s (group "
+            f"{account.pw_name}, 0750)") in set_up
+    var = (node['checkout'] / 'var').stat()
+    assert (var.st_uid, var.st_mode & 0o777) == (account.pw_uid, 0o750)
+    # the code is root's alone
+    assert night_account.owned_outside(node['checkout'], account,
+                                       node['checkout'] / 'var') == []
+
+
+def test_cron_runs_the_nightly_as_the_night_s_account(cron_night, node,
+                                                      store):
     log, installed = cron_night
+    checkout = node['checkout']
     # what the site would have set, and nothing else changed
     assert 'HPC_ACCEPTANCE_SYSTEM="local"' in installed
-    assert (f'30 2 * * * root cd {root_checkout} && ci/nightly.sh --log '
-            f'var/nightly.log') in installed
-    assert 'setup: creating .venv with the pinned ReFrame' in log
+    assert (f'30 2 * * * {node["account"].pw_name} cd {checkout} && '
+            f'ci/nightly.sh --log var/nightly.log') in installed
+    # the night installed nothing
+    assert 'setup: creating .venv' not in log
     assert 'nightly: site directory ' in log
-    assert_a_night(night(log, root_checkout), store)
+    assert_a_night(night(log, checkout), store)
+    assert_the_night_kept_to_var(node)
 
 
 def test_the_systemd_service_runs_the_nightly_as_systemd_runs_it(
-        cron_night, root_checkout, store, tmp_path):
+        cron_night, node, store, tmp_path):
     if shutil.which('systemd-path') is None:
         pytest.skip('systemd is not installed (ci/setup.sh --test does)')
-    site = site_dir(tmp_path / 'site', store)
+    checkout = node['checkout']
+    site = site_dir(node['base'] / 'systemd-site', store)
+    name = node['account'].pw_name
     text = (RECIPES / 'systemd' / 'hpc-acceptance-nightly.service') \
-        .read_text().replace(INSTALL_DIR, str(root_checkout))
+        .read_text().replace(INSTALL_DIR, str(checkout)).replace(
+            f'User={ACCOUNT}\n', f'User={name}\n').replace(
+            f'Group={ACCOUNT}\n', f'Group={name}\n')
     settings = dict(SETTINGS, HPC_ACCEPTANCE_SITE_DIR=str(site))
     # a value with blanks quoted whole, as systemd wants it
     text, found = assigned(
@@ -179,12 +253,13 @@ def test_the_systemd_service_runs_the_nightly_as_systemd_runs_it(
     assert verified.returncode == 0 and verified.stderr == '', \
         verified.stderr
 
-    done = systemd_unit.run(text, tmp_path / 'journal')
+    done = systemd_unit.run(text, tmp_path / 'journal',
+                            state_root=node['state'])
     journal = (tmp_path / 'journal').read_text()
     assert done.returncode == 0, journal[-3000:]
-    # the cron night's setup serves it
     assert 'setup: creating .venv' not in journal
-    assert_a_night(night(journal, root_checkout), store)
+    assert_a_night(night(journal, checkout), store)
+    assert_the_night_kept_to_var(node)
 
 
 def _as_runner(command, cwd, home, **kwargs):
@@ -232,8 +307,9 @@ def runner(store):
         shutil.rmtree(base)
 
 
-def pipeline(runner):
-    '''One scheduled pipeline: the runner's clean of the build directory
+def pipeline(runner, source='schedule', **variables):
+    '''One pipeline (scheduled, or ``web``: run by hand, with
+    ``variables``): the runner's clean of the build directory
     (GIT_STRATEGY fetch: the same checkout, cleaned with GIT_CLEAN_FLAGS),
     then the job by gitlab-ci-local. The finished process, output merged.'''
     recipe = yaml.safe_load(
@@ -243,11 +319,11 @@ def pipeline(runner):
                           *recipe['variables']['GIT_CLEAN_FLAGS'].split()],
                          runner['checkout'], runner['home'])
     assert cleaned.returncode == 0, cleaned.stdout
-    settings = dict(SETTINGS,
+    settings = dict(SETTINGS, **variables,
                     HPC_ACCEPTANCE_SITE_DIR=str(runner['site']))
     command = ['node', str(runner['base'] / 'node_modules' /
                            'gitlab-ci-local' / 'src' / 'index.js'),
-               '--no-color', '--variable', 'CI_PIPELINE_SOURCE=schedule',
+               '--no-color', '--variable', f'CI_PIPELINE_SOURCE={source}',
                '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE',
                *[arg for name, value in settings.items()
                  for arg in ('--variable', f'{name}={value}')]]
@@ -268,9 +344,10 @@ def sessions(database):
 
 @pytest.fixture(scope='module')
 def first_pipeline(runner):
-    '''The first scheduled night: the finished process, what it left
-    (:func:`night`) and the artifacts it left.'''
-    done = pipeline(runner)
+    '''The first pipeline, run by hand with the setup (the administrator's,
+    once): the finished process, what it left (:func:`night`) and the
+    artifacts it left.'''
+    done = pipeline(runner, 'web', HPC_ACCEPTANCE_SETUP='install')
     checkout = runner['checkout']
     return done, night(job_log(done), checkout), {
         name: (checkout / name).is_file()
@@ -279,8 +356,9 @@ def first_pipeline(runner):
 
 @pytest.fixture(scope='module')
 def second_pipeline(first_pipeline, runner):
-    '''The next night, after the runner's clean: the finished process,
-    what it left, and the Python environment's stamp before it.'''
+    '''The next night, the schedule's, after the runner's clean: the
+    finished process, what it left, and the Python environment's stamp
+    before it.'''
     checkout = runner['checkout']
     stamps = sorted(path.name for path in (checkout / '.venv').glob(
         '.installed-*'))
@@ -315,3 +393,6 @@ def test_the_next_gitlab_night_keeps_the_setup_and_the_database(
     assert_a_night(ran, store)
     # both nights are in the database, the trends' source
     assert sessions(runner['home'] / 'hpc-acceptance' / 'results.db') == 2
+    # with its backups and the spool, the runner's user's alone
+    assert night_account.open_to_others(runner['home'] /
+                                        'hpc-acceptance') == []

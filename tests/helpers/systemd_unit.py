@@ -8,7 +8,18 @@ a system service), where no systemd runs as PID 1 (this machine, CI):
   answer), ``USER``, ``LOGNAME``, ``HOME`` and ``SHELL`` only with
   ``User=``, an ``INVOCATION_ID``, then the unit's ``Environment=``
   assignments in order;
-- for at most its ``TimeoutStartSec=``.
+- for at most its ``TimeoutStartSec=``;
+- with the sandbox its hardening asks for, where it asks: ``UMask=``;
+  ``NoNewPrivileges=`` and an empty ``CapabilityBoundingSet=`` (setpriv);
+  in a private mount namespace, ``ProtectSystem=strict`` (every file
+  system read-only but /dev, /proc, /sys and its ``ReadWritePaths=``),
+  ``StateDirectory=`` (``<state root>/<name>``, the account's, writable:
+  systemd's /var/lib), ``PrivateTmp=`` (its own /tmp and /var/tmp) and
+  ``ProtectHome=`` (/home and /root out of reach). So a service that
+  writes anywhere else, or needs a privilege, fails here as it would
+  under systemd. The rest of its hardening (system call filter, kernel
+  and namespace settings) is systemd's alone: ``systemd-analyze
+  security`` rates it (tests/ci/test_schedule_recipes.py).
 
 ``systemd-analyze verify`` checks the files themselves (the tests).
 '''
@@ -74,20 +85,93 @@ def environment(settings):
     return env
 
 
-def run(text, journal):
+#: The sandbox, as root in a private mount namespace: ``$1`` the
+#: writable paths (blank-separated), ``$2`` the paths out of reach, then
+#: the command that drops to the service's user.
+_SANDBOX = r'''
+set -e
+writable=$1 hidden=$2
+shift 2
+mount --make-rprivate /
+for path in $writable; do mount --bind "$path" "$path"; done
+if [ -n "$STRICT" ]; then
+    for mountpoint in $(awk '{ print $5 }' /proc/self/mountinfo | sort -u); do
+        case " $writable " in *" $mountpoint "*) continue ;; esac
+        case $mountpoint in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue ;;
+        esac
+        mount -o remount,bind,ro "$mountpoint" 2>/dev/null || true
+    done
+fi
+if [ -n "$PRIVATE_TMP" ]; then
+    mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
+    mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /var/tmp
+fi
+for path in $hidden; do
+    [ -d "$path" ] && mount -t tmpfs -o ro,mode=000 tmpfs "$path"
+done
+exec "$@"
+'''
+
+
+def _yes(settings, key):
+    return settings.get(key, ['no'])[-1] in ('yes', 'true', '1', 'on')
+
+
+def _sandboxed(settings, command, state_root):
+    '''``command`` as the unit's hardening runs it (see the top).'''
+    user = settings.get('User', ['root'])[-1]
+    drop = ['setpriv', '--reuid', user, '--regid',
+            settings.get('Group', [str(pwd.getpwnam(user).pw_gid)])[-1],
+            '--init-groups']
+    if _yes(settings, 'NoNewPrivileges'):
+        drop.append('--no-new-privs')
+    if settings.get('CapabilityBoundingSet') == ['']:
+        drop += ['--bounding-set', '-all', '--inh-caps', '-all']
+    umask = settings.get('UMask', ['0022'])[-1]
+    drop += ['sh', '-c', f'umask {umask} && exec "$@"', 'sh', *command]
+
+    writable = [p for line in settings.get('ReadWritePaths', [])
+                for p in line.split()]
+    for name in settings.get('StateDirectory', []):
+        assert state_root, f'StateDirectory={name}: a state root is needed'
+        state = state_root / name
+        state.mkdir(parents=True, exist_ok=True)
+        account = pwd.getpwnam(user)
+        os.chown(state, account.pw_uid, account.pw_gid)
+        writable.append(str(state))
+    assert all(' ' not in p for p in writable), writable
+    hidden = ['/home', '/root'] if settings.get('ProtectHome', ['no'])[-1] \
+        in ('yes', 'true') else []
+    env = {'STRICT': '1' if settings.get('ProtectSystem') == ['strict']
+           else '', 'PRIVATE_TMP': '1' if _yes(settings, 'PrivateTmp')
+           else ''}
+    return ['unshare', '--mount', 'env', *(f'{k}={v}' for k, v in
+                                            env.items()),
+            'sh', '-c', _SANDBOX, 'sandbox', ' '.join(writable),
+            ' '.join(hidden), *drop]
+
+
+def run(text, journal, state_root=None):
     '''Run the ``ExecStart=`` of the unit file ``text`` as systemd would,
-    its output to the file ``journal``: the finished process.'''
+    its output to the file ``journal``: the finished process.
+    ``state_root`` stands for systemd's /var/lib (``StateDirectory=``).'''
     settings = service_settings(text)
     assert settings.get('Type') == ['oneshot'], settings.get('Type')
     (command,) = settings['ExecStart']
     assert command[:1] not in '-@:+!' and '%' not in command, command
     user = settings.get('User', ['root'])[-1]
-    runner = [] if user == pwd.getpwuid(os.geteuid()).pw_name else \
-        ['runuser', '-u', user, '--']
+    hardened = any(key in settings for key in (
+        'ProtectSystem', 'NoNewPrivileges', 'UMask', 'PrivateTmp'))
+    if hardened:
+        runner = _sandboxed(settings, shlex.split(command), state_root)
+    elif user == pwd.getpwuid(os.geteuid()).pw_name:
+        runner = shlex.split(command)
+    else:
+        runner = ['runuser', '-u', user, '--', *shlex.split(command)]
     timeout = settings.get('TimeoutStartSec')
     with open(journal, 'w') as log:
         return subprocess.run(
-            [*runner, *shlex.split(command)],
+            runner,
             cwd=settings.get('WorkingDirectory', ['/'])[-1],
             env=environment(settings), stdin=subprocess.DEVNULL,
             stdout=log, stderr=subprocess.STDOUT,

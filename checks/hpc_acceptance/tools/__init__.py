@@ -3,7 +3,8 @@ each subcommand in the module of its name, with one contract
 (``description``, ``setup_parser``, ``command``: :mod:`.cli`):
 
 - :mod:`.common`: the options several commands share, and their usage
-  error (:mod:`.common.arguments`);
+  error (:mod:`.common.arguments`); who may read the files the tool
+  writes (:mod:`.common.file_modes`);
 - :mod:`.results`: what runs stored, read one way (``db``);
 - :mod:`.launch`: starting ReFrame (the run lock, the report file, the
   call and the :class:`.launch.reframe_call.Launcher` of a run's calls);

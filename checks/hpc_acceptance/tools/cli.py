@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from hpc_acceptance.tools.common import arguments, console
+from hpc_acceptance.tools.common import arguments, console, file_modes
 
 #: Subcommand -> its module. Only the one asked for is imported (some
 #: import ReFrame's test machinery or matplotlib, seconds that every other
@@ -35,6 +35,13 @@ SUBCOMMANDS = {
     'export': 'export.export',
     'shifts': 'shifts.shifts',
 }
+
+
+#: Subcommands that write settings an administrator makes for the night's
+#: account to read (the site directory, reference files): they keep the
+#: caller's umask; every other one writes results, with a private one
+#: (:mod:`.common.file_modes`).
+WRITES_SETTINGS = {'new-system', 'propose-references'}
 
 
 def module_of(name):
@@ -67,6 +74,12 @@ def main(argv=None):
     '''Run the subcommand of ``argv``; its exit status. What it prints goes
     through :func:`.common.console.guarded`: no control character a node
     or a report wrote reaches the terminal.'''
+    if argv is None and sys.argv[1:2] and \
+            sys.argv[1] not in WRITES_SETTINGS:
+        # run as the command: the process is this command's alone (a
+        # caller in the same process, the tests, keeps its own umask)
+        file_modes.keep_private()
+
     with console.guarded():
         return _main(sys.argv[1:] if argv is None else argv)
 

@@ -115,3 +115,21 @@ def test_a_second_sender_waits_for_the_first_naming_it(tmp_path):
     with waiting.sending(told.append):
         pass
     assert len(told) == 1
+
+
+def test_a_reason_an_earlier_version_kept_with_a_password_is_shown_without(
+        tmp_path):
+    night = samples(['f1', 'f2'], 1795624054000)
+    waiting = spool.Spool(tmp_path / 'results-export.db', 'http://m')
+    waiting.hold(night, 'cannot reach http://alice:s3cret@m/api/v1/import')
+    with sqlite3.connect(waiting.path) as conn:
+        # as an earlier version wrote it, before hold() hid passwords
+        conn.execute("UPDATE waiting SET reason = 'cannot reach "
+                     "http://alice:s3cret@m/api/v1/import'")
+
+    assert waiting.waiting().reason == \
+        'cannot reach http://***@m/api/v1/import'
+    waiting.hold(night, 'HTTP 401 for http://bob:pw@m/')
+    with sqlite3.connect(waiting.path) as conn:
+        kept = conn.execute('SELECT reason FROM waiting').fetchall()
+    assert kept == [('HTTP 401 for http://***@m/',)] * len(night)

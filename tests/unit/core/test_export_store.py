@@ -77,3 +77,35 @@ def test_read_back_asks_once_per_night_not_over_months(times, spans):
 
 def test_a_system_name_is_matched_literally():
     assert store._regex_quoted('a.b"c') == 'a\\\\.b\\"c'
+
+
+def test_a_secret_of_two_lines_is_never_sent_nor_kept(tmp_path):
+    secret = tmp_path / 'store-credentials'
+    secret.write_text('tok3n-SECRET\nsecond-line\n')
+    with store_stand_ins.answering(204) as taken:
+        waiting = spool.Spool(tmp_path / 'results-export.db', taken.url)
+        done = store.deliver(settings.ExportSettings(
+            taken.url, credentials_file=str(secret), timeout_s=2), waiting,
+            night('n1'))
+
+    # no request made, the samples wait, saying why without the secret
+    assert taken.requests == 0
+    assert done.held == 1
+    assert done.reason.startswith(f'credentials_file {secret}: holds more '
+                                  f'than one line')
+    kept = (tmp_path / 'results-export.db').read_bytes()
+    assert b'tok3n' not in kept and 'tok3n' not in waiting.waiting().reason
+
+
+def test_a_request_http_cannot_make_is_the_store_s_error_without_it(
+        tmp_path, monkeypatch):
+    # whatever else makes http.client refuse a header: its message, which
+    # quotes the header, is not passed on
+    monkeypatch.setattr(settings.ExportSettings, 'authorization',
+                        lambda self: 'Bearer tok3n\nX-Injected: 1')
+    with store_stand_ins.answering(204) as taken:
+        done, _ = deliver(taken.url, tmp_path)
+
+    assert taken.requests == 0 and done.held == 1
+    assert 'the request cannot be made' in done.reason
+    assert 'tok3n' not in done.reason

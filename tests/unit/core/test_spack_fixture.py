@@ -5,7 +5,9 @@ import pytest
 from conftest import PROJECT_DIR
 
 from hpc_acceptance.core.spack import (SPEC_FORMAT, SpackEnvironmentError,
-                                       environment_for, installed_specs)
+                                       environment_for, installed_specs,
+                                       installs_nothing,
+                                       not_installed_message)
 
 LOCAL_ENV = str(PROJECT_DIR / 'spack-envs' / 'local')
 
@@ -61,3 +63,20 @@ def test_spack_that_matches_nothing_is_an_error_naming_the_command(
     assert str(err.value) == (
         f"spack -e /envs/c find --format '{SPEC_FORMAT}' npb names=cg "
         f"target=x86_64_v3: ==> No package matches the query: npb")
+
+
+def test_the_night_installs_nothing_and_says_so_of_a_missing_package(
+        tmp_path, monkeypatch):
+    log = tmp_path / 'spack-install.log'
+    log.write_text('==> Error: npb-3.4.3-abc failed to install\n')
+    monkeypatch.delenv('HPC_ACCEPTANCE_SETUP', raising=False)
+    assert not installs_nothing()
+    assert 'npb-3.4.3-abc failed' in not_installed_message('/e', 'npb', log)
+    # ci/nightly.sh's setting: what an administrator installed, as it is
+    monkeypatch.setenv('HPC_ACCEPTANCE_SETUP', 'verify')
+    assert installs_nothing()
+    assert not_installed_message('/e', 'npb names=cg', log) == (
+        'spack: "npb names=cg" is not installed in /e, and '
+        'HPC_ACCEPTANCE_SETUP=verify: the night installs nothing; an '
+        'administrator installs the environment (ci/setup.sh, or '
+        'ci/acceptance.sh run by hand)')

@@ -115,14 +115,14 @@ class ExportHandler(logging.Handler):
                                         name='hpc-acceptance export')
 
     def _warn(self, message):
-        getlogger().warning(f'export: {message}')
+        getlogger().warning(f'export: {settings.redact(message)}')
 
     def _send_waiting(self):
         try:
             done = store.deliver(self.export, self.spool,
                                  self.spool.waiting_samples())
         except Exception as err:
-            self.refused = f'{type(err).__name__}: {err}'
+            self.refused = settings.redact(f'{type(err).__name__}: {err}')
             self._warn(f'cannot send what waits in {self.spool.path} '
                        f'({self.refused}); "hpc-acceptance export '
                        f'--replay" sends it')

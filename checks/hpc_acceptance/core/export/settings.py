@@ -18,10 +18,22 @@ file (``credentials_file``) or an environment variable
 authentication) or a bearer token (a line without ``:``), read at each
 request. ``timeout_s`` bounds each wait for the store: to connect and for
 each answer.
+
+Secrets are never printed. A URL with a user or password in it
+(``http://user:pass@host``) is refused naming the file and key: it would
+be printed with every message and stored in the spool, and credentials go
+in ``credentials_file``. A secret that is not one line of printable
+characters (a second line, a control character) is refused naming the
+file or variable only, never its content. A credentials file its group or
+others can read or write is warned about (:meth:`ExportSettings
+.credentials_warning`). Every URL or text that may hold one is shown
+through :func:`redacted` or :func:`redact`.
 '''
 
 import base64
 import os
+import re
+import stat
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,9 +58,51 @@ EXPORT_PATH = '/api/v1/export'
 _KEYS = ('url', 'credentials_file', 'credentials_variable', 'timeout_s',
          'read_url')
 
+#: What replaces a secret in anything shown.
+HIDDEN = '***'
+
+#: The user and password part of a URL in a text: ``scheme://`` then
+#: anything but a slash or blank up to the last ``@`` before them.
+_USERINFO = re.compile(r'(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@')
+
+#: The permission bits of a credentials file that let others than its
+#: owner at it.
+_OPEN_TO_OTHERS = stat.S_IRWXG | stat.S_IRWXO
+
+
+def redact(text):
+    '''``text`` with the user and password of every URL in it hidden.'''
+    return _USERINFO.sub(rf'\1{HIDDEN}@', str(text))
+
+
+def redacted(url):
+    '''``url`` to show: its user, password and query hidden (a redirect's
+    target may carry a token in either).'''
+    try:
+        parsed = urllib.parse.urlsplit(str(url))
+    except ValueError:
+        return redact(url)
+
+    netloc = parsed.netloc
+    if '@' in netloc:
+        netloc = f'{HIDDEN}@{netloc.rpartition("@")[2]}'
+    query = HIDDEN if parsed.query else ''
+    return urllib.parse.urlunsplit((parsed.scheme, netloc, parsed.path,
+                                    query, ''))
+
+
+def _unprintable(text):
+    '''Whether ``text`` holds a control character (a line break, a tab,
+    an escape, DEL).'''
+    return any(ord(c) < 32 or ord(c) == 127 for c in text)
+
 
 class ExportSettingsError(site.SiteError):
-    '''The setting cannot be used; the message names the file and key.'''
+    '''The setting cannot be used; the message names the file and key,
+    never a URL's password.'''
+
+    def __init__(self, message):
+        super().__init__(redact(message))
 
 
 class CredentialsError(RuntimeError):
@@ -73,20 +127,52 @@ class ExportSettings:
         return (self.read_url or self.url).rstrip('/') + EXPORT_PATH
 
     def _credentials(self):
+        '''The secret, one line of printable characters; errors name
+        where it was read, never what it holds.'''
         if self.credentials_file:
+            where = f'credentials_file {self.credentials_file}'
             try:
-                return Path(self.credentials_file).read_text().strip()
+                value = Path(self.credentials_file).read_text()
             except OSError as err:
-                raise CredentialsError(
-                    f'credentials_file {self.credentials_file}: '
-                    f'{err.strerror}') from None
+                raise CredentialsError(f'{where}: {err.strerror}') from None
+            except UnicodeDecodeError:
+                raise CredentialsError(f'{where}: not text') from None
+        else:
+            where = f'credentials_variable {self.credentials_variable}'
+            value = os.environ.get(self.credentials_variable, '')
 
-        value = os.environ.get(self.credentials_variable, '').strip()
+        value = value.strip()
         if not value:
-            raise CredentialsError(f'credentials_variable '
-                                   f'{self.credentials_variable}: not set')
+            raise CredentialsError(f'{where}: empty' if self.credentials_file
+                                   else f'{where}: not set')
+
+        if _unprintable(value) or not value.isascii():
+            raise CredentialsError(
+                f'{where}: holds more than one line, a control character '
+                f'or a character that is not ASCII; it must hold one line, '
+                f'USER:PASSWORD or a bearer token (its content is not shown)')
 
         return value
+
+    def credentials_warning(self):
+        '''Why the credentials file is open to others than its owner, or
+        ``None`` (no file, a private one, or one that cannot be read: the
+        request says so).'''
+        if not self.credentials_file:
+            return None
+
+        try:
+            mode = os.stat(self.credentials_file).st_mode
+        except OSError:
+            return None
+
+        if not mode & _OPEN_TO_OTHERS:
+            return None
+
+        return (f'credentials_file {self.credentials_file} is open to its '
+                f'group or others (mode {stat.S_IMODE(mode):04o}): make it '
+                f'readable by the account that runs the night alone '
+                f'(chmod 0600, owned by that account)')
 
     def authorization(self):
         '''The ``Authorization`` header's value, or ``None`` without
@@ -116,14 +202,30 @@ def _url(source, value, key='url', path=IMPORT_PATH):
     if not isinstance(value, str):
         _fail(source, key, f'{value!r} is not a URL')
 
-    parsed = urllib.parse.urlparse(value)
+    try:
+        parsed = urllib.parse.urlparse(value)
+        parsed.port
+    except ValueError:
+        _fail(source, key, f'{redacted(value)!r}: not a URL')
+
+    if parsed.username is not None or parsed.password is not None:
+        # never the URL itself: it holds the secret
+        _fail(source, key, 'a user or password in the URL is refused (it '
+                           'would be shown in messages and kept in the '
+                           'spool): put USER:PASSWORD in the file '
+                           'credentials_file names, and the URL without it')
+
+    if _unprintable(value):
+        _fail(source, key, f'{redacted(value)!r}: a control character in '
+                           f'the URL')
+
     if parsed.scheme not in ('http', 'https') or not parsed.hostname:
-        _fail(source, key, f'{value!r}: an http:// or https:// URL with '
-                           f'a host is needed')
+        _fail(source, key, f'{redacted(value)!r}: an http:// or https:// '
+                           f'URL with a host is needed')
 
     if parsed.query or parsed.fragment:
-        _fail(source, key, f'{value!r}: the base URL, without query or '
-                           f'fragment ({path} is added to it)')
+        _fail(source, key, f'{redacted(value)!r}: the base URL, without '
+                           f'query or fragment ({path} is added to it)')
 
     return value
 
@@ -183,7 +285,9 @@ def read(root):
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
-        raise ExportSettingsError(f'{source}: not YAML: {err}') from None
+        # YAML's message quotes the line, which may hold a URL's password
+        raise ExportSettingsError(f'{source}: not YAML: {redact(err)}') \
+            from None
 
     return parse(data, source)
 

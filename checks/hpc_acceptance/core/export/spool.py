@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Optional
 
 from hpc_acceptance.core.export import series
+from hpc_acceptance.core.export.settings import redact
 
 _SCHEMA = '''
 CREATE TABLE IF NOT EXISTS waiting (
@@ -180,8 +181,10 @@ class Spool:
         return found
 
     def hold(self, samples, reason):
-        '''Keep ``samples`` until delivered, saying ``reason``.'''
+        '''Keep ``samples`` until delivered, saying ``reason`` (any URL's
+        user and password hidden).'''
         now = time.time()
+        reason = redact(reason)
         with self._connection(write=True) as conn:
             conn.executemany(
                 'INSERT INTO waiting VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) '
@@ -228,5 +231,7 @@ class Spool:
             reason = conn.execute('SELECT reason FROM waiting ORDER BY '
                                   'since DESC LIMIT 1').fetchone()
 
+        # redacted again: a spool of an earlier version kept the reason
+        # as the store's error said it, a URL's password included
         return Waiting(figures or 0, samples, since,
-                       reason[0] if reason else '')
+                       redact(reason[0]) if reason else '')

@@ -21,7 +21,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from hpc_acceptance.core.export import series
-from hpc_acceptance.core.export.settings import CredentialsError
+from hpc_acceptance.core.export.settings import CredentialsError, redact
 
 #: Samples per request: a backfill of months sends tens of thousands.
 BATCH = 5000
@@ -41,7 +41,12 @@ _HINTS = {401: 'the store refused the credentials (credentials_file or '
 
 
 class StoreError(RuntimeError):
-    '''The store did not take the samples; the message says why.'''
+    '''The store did not take the samples; the message says why, with the
+    user and password of any URL in it hidden: it is printed, logged and
+    kept in the spool.'''
+
+    def __init__(self, message):
+        super().__init__(redact(message))
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -64,7 +69,8 @@ def _refusal(err):
     text = f'HTTP {err.code} {err.reason}'
     location = err.headers.get('Location') if err.headers else None
     if 300 <= err.code < 400:
-        text += (f': redirected{f" to {location}" if location else ""} '
+        text += (f': redirected'
+                 f'{f" to {redact(location)}" if location else ""} '
                  f'(a login page? url must be the store\'s own base URL)')
     elif detail:
         text += f': {detail}'
@@ -107,6 +113,11 @@ def _request(settings, request):
                          f'{err.reason}') from None
     except (OSError, http.client.HTTPException) as err:
         raise StoreError(f'{request.full_url}: {err}') from None
+    except ValueError:
+        # http.client's message quotes the header, credentials included
+        raise StoreError(f'{request.full_url}: the request cannot be made '
+                         f'(a character HTTP does not allow in a header or '
+                         f'the URL)') from None
 
 
 def post(settings, samples):

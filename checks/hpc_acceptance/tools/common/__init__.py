@@ -1,2 +1,3 @@
 '''What every command shares, below every room: the options several
-commands take (:mod:`.arguments`), defined once.'''
+commands take (:mod:`.arguments`), defined once; who may read the files
+the tool writes (:mod:`.file_modes`).'''

@@ -82,6 +82,10 @@ def status_lines(reports=(), db_path=None):
         return [f'export: {err}']
 
     lines = []
+    warning = export.credentials_warning() if export else None
+    if warning:
+        lines.append(f'export: {warning}')
+
     if export and ours:
         line = (f'export: this run\'s {len(ours)} value(s): {taken} taken '
                 f'by the store {export.url}')
@@ -235,6 +239,10 @@ def command(args):
         print(f'export: off: no {settings.FILE_NAME} in the site directory '
               f'(--site-dir, or HPC_ACCEPTANCE_SITE_DIR)', file=sys.stderr)
         return 2
+
+    warning = export.credentials_warning()
+    if warning:
+        print(f'export: {warning}', file=sys.stderr)
 
     try:
         path = _database(args, what)

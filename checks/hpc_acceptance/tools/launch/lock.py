@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from hpc_acceptance.core.paths import PROJECT_DIR
+from hpc_acceptance.tools.common import file_modes
 
 #: Exit status when another run holds the lock.
 BUSY = 4
@@ -140,6 +141,8 @@ def main(argv=None):
     parser.add_argument('command', nargs='+', help='the run, after --')
     args = parser.parse_args(argv)
 
+    # var/, the lock and all the run writes: the site's and its account's
+    file_modes.keep_private()
     forwarder = Forwarder()
     lock = acquire(args.lock_file, args.command, args.wait)
     if lock is None:

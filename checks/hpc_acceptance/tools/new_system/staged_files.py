@@ -90,14 +90,15 @@ class StagedFiles:
 
                 path = self.path(rel)
                 made_dirs += _make_dirs(os.path.dirname(path))
-                write_atomically(path, text)
+                # settings the night's account reads
+                write_atomically(path, text, shared=True)
                 done.append((path, old))
         except BaseException:
             for path, old in reversed(done):
                 if old is None:
                     os.unlink(path)
                 else:
-                    write_atomically(path, old)
+                    write_atomically(path, old, shared=True)
 
             for directory in reversed(made_dirs):
                 if not os.listdir(directory):

@@ -248,7 +248,9 @@ def document(floors, details, command, now=None):
 def write(path, content):
     '''Write the noise file at ``path`` in one step.'''
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    # the night's account reads it
     write_atomically(path, '# A system\'s own noise floors: written by '
                            'hpc-acceptance propose-references '
                            '--calibrate-noise\n' +
-                     yaml.safe_dump(content, sort_keys=False, width=79))
+                     yaml.safe_dump(content, sort_keys=False, width=79),
+                     shared=True)

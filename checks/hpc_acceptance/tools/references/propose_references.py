@@ -312,7 +312,8 @@ def write(found):
     '''Write the proposed file of ``found`` in one step.'''
     # a new site directory has no reference/ yet
     os.makedirs(os.path.dirname(found.path), exist_ok=True)
-    write_atomically(found.path, render(found.merged))
+    # the night's account reads it
+    write_atomically(found.path, render(found.merged), shared=True)
 
 
 def setup_parser(parser):

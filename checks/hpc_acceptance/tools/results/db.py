@@ -39,7 +39,8 @@ import sys
 from pathlib import Path
 
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools.common import arguments, console, shell_line
+from hpc_acceptance.tools.common import (arguments, console, file_modes,
+                                         shell_line)
 from hpc_acceptance.tools.results import (bounded_json, disk_space,
                                           report_shape)
 
@@ -297,6 +298,9 @@ def reframe_storage(path):
     # The key of the option RFM_SQLITE_DB_FILE sets.
     runtime.runtime().site_config.add_sticky_option(
         'storage/sqlite_db_file', os.path.abspath(path))
+    # the mode ReFrame gives a database it creates, as config/settings.py
+    runtime.runtime().site_config.add_sticky_option(
+        'storage/sqlite_db_file_mode', f'{file_modes.DATABASE_MODE:o}')
     return StorageBackend.create('sqlite')
 
 
