@@ -1,8 +1,10 @@
 '''The fleet run for real: ``ci/acceptance.sh --fleet`` on the four-node
 Slurm cluster of network namespaces (tests/helpers/slurm_cluster.py), every
-node running the nightly's memory and STREAM checks (a few of them: the nodes
-share this machine's 2 cores, so they run one node's job at a time, where
-a real cluster's nodes run side by side), compared with each other.
+node running the nightly's memory and STREAM checks (a few of them) in one
+Slurm job of its own (the default ``--fleet-mode node-jobs``; the nodes
+share this machine's 2 cores, so the quiet runs run one node's job at a
+time, where a real cluster's nodes run side by side), compared with each
+other.
 
 A node is made slower for a run by putting its ``slurmd``, and so every
 job it starts, in a cgroup with a CPU quota of 1000 us per 3333 us (30 %
@@ -334,7 +336,9 @@ def test_a_node_lost_mid_run_fails_only_its_own_checks(state, cluster):
                                 args=(cluster, 'n4', taken))
     saboteur.start()
     try:
-        done, report = fleet_run(state, cluster, 'lost-n4', *ONE_CHECK)
+        # three node jobs at once: n4's is submitted once n4 is down
+        done, report = fleet_run(state, cluster, 'lost-n4', '--max-jobs',
+                                 '3', *ONE_CHECK)
     finally:
         saboteur.join()
         _scontrol(cluster, 'update', 'NodeName=n4', 'State=RESUME')
@@ -343,11 +347,19 @@ def test_a_node_lost_mid_run_fails_only_its_own_checks(state, cluster):
     assert done.returncode == 1, done.stdout[-5000:]
     results = {node_of(c): c for c in _cases(report)}
     assert [results[n]['result'] for n in NODES] == ['pass'] * 3 + ['fail']
-    assert 'ReqNodeNotAvail, UnavailableNodes:n4' in \
-        results['n4']['fail_reason']
+    # its job, queued once one of the others' ended, cannot start: cancelled,
+    # and the node named for it (drained by the usual rules)
+    assert results['n4']['fail_reason'] == (
+        'did not start: its job pended for ReqNodeNotAvail, '
+        'UnavailableNodes:n4')
+    words = ' '.join(done.stdout.split())
+    assert 'n4: did not start: its job pended for ReqNodeNotAvail' in words
     assert done.stdout.splitlines()[-1].endswith(
         '1 suspect node(s): n4 (slurm-nodes:compute); see hpc-acceptance '
         'suspects')
+    slurm = _hpc_acceptance(state, cluster, 'suspects', '--run-report',
+                            str(report), '--format', 'slurm')
+    assert 'NodeName=n4 State=DRAIN' in slurm.stdout, slurm.stdout
 
 
 def test_a_fleet_run_in_a_reservation_covers_its_nodes(state, cluster):
@@ -365,10 +377,12 @@ def test_a_fleet_run_in_a_reservation_covers_its_nodes(state, cluster):
     assert done.stdout.splitlines()[-1].startswith(
         NOT_JUDGED), done.stdout[-5000:]
     assert {c['node'] for c in _cases(report)} == {'n1', 'n2'}
-    scripts = [path for path in (state / 'prefix').rglob('rfm_job.sh')
-               if path.stat().st_mtime >= started]
-    assert scripts and all('#SBATCH --reservation=upgrade' in
-                           path.read_text() for path in scripts)
+    # each node's job ran in the reservation, as Slurm told the job
+    night = state / 'reports' / 'reserved-node-runs'
+    for node in ('n1', 'n2'):
+        status = json.loads((night / node / 'status.json').read_text())
+        assert status['reservation'] == 'upgrade'
+        assert status['started'] >= started
 
 
 def half_speed_on(node, bindir, build):

@@ -12,6 +12,7 @@ ReFrame run's output does), the main ones to the console too.
 
 import argparse
 import os
+import resource
 import shlex
 import sys
 import time
@@ -33,6 +34,10 @@ ON_THE_NODE = ['--exec-policy=serial']
 
 class NightError(RuntimeError):
     '''The night cannot run; the message says why.'''
+
+
+class NoSlurmPartition(NightError):
+    '''The system has no Slurm partition: its nodes run no node jobs.'''
 
 
 def _split(reframe_args):
@@ -81,6 +86,8 @@ def prepare(report, node_map, launcher, reframe_args, head):
     try:
         read = node_system.read([str(CONFIG), *configs], system_name)
         on_node = node_system.on_the_node(read.system)
+    except node_system.NoSlurmPartition as err:
+        raise NoSlurmPartition(str(err)) from None
     except node_system.NodeSystemError as err:
         raise NightError(str(err)) from None
 
@@ -167,6 +174,7 @@ def run_night(report, node_map, launcher, reframe_args, head,
         for line in limits.notes:
             say(line, shown=False)
 
+        started = _cpu()
         watch = slurm_jobs.Watch(
             slurm_jobs.Plan(night.script, common, plan['job_name'],
                             limits.queued, options),
@@ -181,14 +189,31 @@ def run_night(report, node_map, launcher, reframe_args, head,
                 f'"hpc-acceptance collect --cancel {report}" at once')
             raise
 
+        watched = _cpu()
         merged, status = collect.collect(report, limits.minutes)
         for line in collect.lines(merged)[1:]:
             say(line.strip())
         for node in plan['nodes']:
             _skip_lines(night.log(node), log)
+        collected = _cpu()
         collect.store(report, log)
+        # what the night cost its coordinator (ci/bench/fleet_cost.py)
+        write_json(os.path.join(night.folder, 'cost.json'), {
+            'cpu_before': started, 'cpu_watched': watched,
+            'cpu_collected': collected, 'cpu_stored': _cpu(),
+            'sbatch': sum(1 for j in watch.jobs.values() if 'sbatch' in j),
+            'polls': watch.polls})
 
     return report, status
+
+
+def _cpu():
+    '''CPU seconds this process and the commands it ran (sbatch, squeue)
+    have used.'''
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round(own.ru_utime + own.ru_stime + children.ru_utime +
+                 children.ru_stime, 3)
 
 
 def _skip_lines(node_log, log):

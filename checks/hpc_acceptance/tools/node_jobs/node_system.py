@@ -36,6 +36,10 @@ class NodeSystemError(ValueError):
     '''The system cannot be run as node jobs; the message says why.'''
 
 
+class NoSlurmPartition(NodeSystemError):
+    '''The system has no Slurm partition: no node job can run it.'''
+
+
 class Read(NamedTuple):
     """A system as ReFrame reads it, and what a night needs of the rest
     of the configuration."""
@@ -92,10 +96,10 @@ def on_the_node(system):
                                    access=[], max_jobs=1))
 
     if not partitions:
-        raise NodeSystemError(f'{system.get("name")}: no Slurm partition '
-                          f'(scheduler {" or ".join(SLURM_SCHEDULERS)}): '
-                          f'its nodes cannot run node jobs; '
-                          f'--fleet-mode=distribute runs it')
+        raise NoSlurmPartition(f'{system.get("name")} has no Slurm partition '
+                               f'(scheduler '
+                               f'{" or ".join(SLURM_SCHEDULERS)}) for node '
+                               f'jobs')
 
     return dict(system, partitions=partitions)
 

@@ -21,6 +21,7 @@ plan cannot be read.
 '''
 
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -37,9 +38,6 @@ SYSTEM_VARIABLE = 'HPC_ACCEPTANCE_NODE_SYSTEM'
 #: ReFrame's own debug log, one per node (``config/settings.py``).
 LOG_VARIABLE = 'HPC_ACCEPTANCE_REFRAME_LOG'
 
-#: Slurm's facts of the job, kept in the record.
-_JOB_FACTS = {'job': 'SLURM_JOB_ID', 'partition': 'SLURM_JOB_PARTITION',
-              'reservation': 'SLURM_JOB_RESERVATION'}
 
 
 def node_system(system, partitions):
@@ -110,10 +108,11 @@ def main(argv=None):
 
     here = night.node_dir(node)
     os.makedirs(here, exist_ok=True)
+    # Slurm's facts of the job, as it tells the job
     status = {'node': node, 'host': socket.gethostname(),
-              'started': time.time(),
-              **{key: os.environ.get(variable)
-                 for key, variable in _JOB_FACTS.items()}}
+              'started': time.time(), 'job': os.environ.get('SLURM_JOB_ID'),
+              'partition': os.environ.get('SLURM_JOB_PARTITION'),
+              'reservation': os.environ.get('SLURM_JOB_RESERVATION')}
     write_json(night.status(node), status)
     write_json(os.path.join(here, 'system.json'),
                node_system(read_json(night.system), partitions))
@@ -125,8 +124,11 @@ def main(argv=None):
             stderr=subprocess.STDOUT, env=environment(night, node, plan))
         status_code = stopped.child.wait()
 
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     status.update(ended=time.time(), reframe_status=status_code,
-                  signal=stopped.signals[0] if stopped.signals else None)
+                  signal=stopped.signals[0] if stopped.signals else None,
+                  # ReFrame's and its jobs' (the benchmarks') on the node
+                  cpu=round(used.ru_utime + used.ru_stime, 3))
     write_json(night.status(node), status)
     return status_code if status_code >= 0 else 128 - status_code
 

@@ -141,6 +141,8 @@ class Watch:
         self.window = plan.queued
         self.slowest = slowest_poll(len(nodes))
         self.received = []
+        #: squeue's asked so far
+        self.polls = 0
 
     def _queued(self):
         return [n for n, j in self.jobs.items()
@@ -177,6 +179,7 @@ class Watch:
 
     def _poll(self):
         '''Update the jobs from Slurm; whether any changed.'''
+        self.polls += 1
         active = queue(self.plan.name)
         if active is None:
             return False

@@ -35,13 +35,15 @@ from typing import NamedTuple, Optional
 
 from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
+from hpc_acceptance.tools.fleet import confirm as confirmation
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet import confirm as confirmation
 from hpc_acceptance.tools.fleet.nodes import (listing_of_run, node_map_path,
                                               read_node_map, write_node_map)
 from hpc_acceptance.tools.launch import reframe_call, report_file
-from hpc_acceptance.tools.node_jobs.coordinator import NightError, run_night
+from hpc_acceptance.tools.node_jobs.coordinator import (NightError,
+                                                       NoSlurmPartition,
+                                                       run_night)
 from hpc_acceptance.tools.outcome import dependency_drift
 from hpc_acceptance.tools.outcome.finished_run import written
 from hpc_acceptance.tools.pipeline import finish
@@ -172,12 +174,20 @@ def fleet_runs(report, state, launcher, reframe_args, nodes_run,
     :raises reframe_call.Interrupted: if a signal stopped a run.
     '''
     nodes = list_nodes(report, state, launcher, reframe_args)
+    runs = []
+    if node_jobs is not None:
+        try:
+            runs = [_night(report, read_node_map(nodes), launcher,
+                           reframe_args, nodes_run, node_jobs)]
+        except NoSlurmPartition as err:
+            # the embedded default, a login node's partition: one node
+            print(f"{launcher.prefix}: {err}: ReFrame's --distribute "
+                  f"instead")
+            node_jobs = None
+
     if node_jobs is None:
         runs = [launcher.reframe(report, launcher.arguments(
             nodes_run + [f'--distribute={state}'], reframe_args))]
-    else:
-        runs = [_night(report, read_node_map(nodes), launcher,
-                       reframe_args, nodes_run, node_jobs)]
 
     rerun = None
     if confirm and written(report):

@@ -57,7 +57,8 @@ def test_the_night_runs_the_system_s_partitions_on_each_node(tmp_path):
 
 
 def test_a_system_without_slurm_partitions_runs_no_node_jobs(tmp_path):
-    with pytest.raises(coordinator.NightError, match='no Slurm partition'):
+    with pytest.raises(coordinator.NoSlurmPartition,
+                       match='local has no Slurm partition'):
         _prepare(tmp_path, ['--system', 'local'],
                  {'local:default': {'covered': ['vm'], 'left_out': []}})
 
