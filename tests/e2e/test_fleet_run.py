@@ -174,10 +174,13 @@ def slowed(cluster, node, until=None):
         group.rmdir()
 
 
-#: One job at a time: the test's nodes share this machine's cores, and a
-#: node slowed by its cgroup steals them from any other node's job that runs
-#: beside it (seen: two nodes' memory bandwidth halved, the fleet "lost as a
-#: whole"), which a real node's neighbour never does.
+#: One node's job at a time: the test's nodes share this machine's cores,
+#: and a node slowed by its cgroup steals them from any other node's job
+#: that runs beside it (seen: two nodes' memory bandwidth halved, the fleet
+#: "lost as a whole"), which a real node's neighbour never does; and a
+#: suspect's rerun runs alone, so the figures it is compared with must have
+#: too (seen: a node at a fifth of its siblings' speed back "within the
+#: band" on its rerun, its siblings measured four at once on two cores).
 ONE_AT_A_TIME = ('--max-jobs', '1')
 
 
@@ -235,7 +238,8 @@ def test_quiet_fleet_runs_name_no_node(state, cluster):
 def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
         state, cluster):
     with slowed(cluster, 'n3'):
-        done, report = fleet_run(state, cluster, 'slow-n3', *CHECKS)
+        done, report = fleet_run(state, cluster, 'slow-n3', *ONE_AT_A_TIME,
+                                 *CHECKS)
 
     assert done.returncode == 1, done.stdout[-5000:]
     assert "the suspects' checks once more, on their nodes" in done.stdout
@@ -286,7 +290,8 @@ def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
 
     # the next night it is slow again: a suspect two runs in a row
     with slowed(cluster, 'n3'):
-        done, _ = fleet_run(state, cluster, 'slow-n3-again', *ONE_CHECK)
+        done, _ = fleet_run(state, cluster, 'slow-n3-again', *ONE_AT_A_TIME,
+                            *ONE_CHECK)
 
     assert done.returncode == 1, done.stdout[-5000:]
     assert '  n3 [a suspect in the previous fleet run too]: ' in done.stdout
@@ -413,7 +418,8 @@ def test_a_fleet_run_s_figures_reach_the_store_one_series_per_node(
         site = tmp_path / 'site'
         site.mkdir()
         (site / 'export.yaml').write_text(f'url: {store.url}\n')
-        done, report = fleet_run(state, cluster, 'exported', *ONE_CHECK,
+        done, report = fleet_run(state, cluster, 'exported', *ONE_AT_A_TIME,
+                                 *ONE_CHECK,
                                  HPC_ACCEPTANCE_SITE_DIR=str(site),
                                  PATH=f'{bindir}:{os.environ["PATH"]}')
         assert done.returncode == 1, done.stdout[-5000:]
