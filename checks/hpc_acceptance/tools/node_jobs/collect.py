@@ -176,6 +176,11 @@ def outcome(night, node, job, minutes=None):
         return report, (f'died{where} ({_why_stopped(state, status, None)})'
                         f'{lost}'), None
 
+    if report is None and not unreadable and \
+            status.get('reframe_status') == 0 and not status.get('signal'):
+        # ReFrame writes no report where no test case ran: nothing selected
+        return None, None, None
+
     if report is None:
         what = (f'wrote a truncated report ({unreadable})' if unreadable
                 else f'ReFrame ended with status '

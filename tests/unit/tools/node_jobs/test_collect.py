@@ -15,7 +15,7 @@ from conftest import DATA_DIR
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.node_jobs import collect
 from hpc_acceptance.tools.node_jobs.night import Night
-from hpc_acceptance.tools.outcome import finished_run
+from hpc_acceptance.tools.outcome import finished_run, summary
 from hpc_acceptance.tools.results import db, runs
 
 NODES = ['n1', 'n2', 'n3', 'n4']
@@ -155,6 +155,14 @@ def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
                                          f'%threads=single: {named}')
 
 
+def test_a_node_whose_reframe_ran_nothing_is_no_fault(night):
+    path, here = night
+    os.remove(here.report('n4'))
+    report, _ = collect.collect(path)
+    assert report[collect.KEY]['faults'] == {}
+    assert _cases(report, 'n4') == []
+
+
 def test_a_node_never_submitted_is_left_out_not_named(night, tmp_path):
     path, here = night
     _edit(here.jobs, lambda jobs: jobs.pop('n4'))
@@ -203,3 +211,19 @@ def test_collect_waits_for_jobs_still_queued(night, capsys, monkeypatch):
     report = runs.read_report(path)
     assert 'n2' in report[collect.KEY]['left_out']
     assert report[collect.KEY]['faults'] == {}
+
+
+def test_the_summary_says_how_the_night_ran_and_what_bound_it(night):
+    path, here = night
+    _edit(here.plan, lambda plan: plan.update(bounds=[
+        'at most 2 node job(s) queued at once of 4: MaxSubmitJobsPerUser 2 '
+        'of QOS normal (root has 0 job(s) now)']))
+    _did_not_start(here)
+    collect.collect(path)
+    lines = summary.of_run(finished_run.of_reports([path]), 200).lines
+    start = lines.index('node jobs: 4 job(s) for 4 node(s), one a node')
+    assert lines[start + 1:start + 3] == [
+        '  bound by: at most 2 node job(s) queued at once of 4: '
+        'MaxSubmitJobsPerUser 2 of QOS normal (root has 0 job(s) now)',
+        '  n4: did not start: its job pended for ReqNodeNotAvail, '
+        'UnavailableNodes:n4']
