@@ -10,6 +10,7 @@
 # kept in backups/ beside it).
 #
 #   ci/acceptance.sh [--full-output] [--fleet[=STATE]]
+#                    [--fleet-mode node-jobs|distribute] [--node-time-limit MIN]
 #                    [--reservation NAME] [--max-jobs N] [REFRAME ARGS...]
 #
 # ReFrame's own output (its performance table included) goes to a log file
@@ -23,17 +24,23 @@
 #
 # --fleet: the fleet run. Every single-node check of the nightly set runs
 # once on each node of the system's partitions that is in STATE when the run
-# starts (ReFrame's --distribute: idle by default, avail in a reservation,
-# all, or a Slurm state); the nodes it leaves out are listed with their state
-# and reason; the checks that made a node a suspect run once more on it;
-# then the multi-node checks run once, as in the nightly. Each node is
+# starts (idle by default, avail in a reservation, all, or a Slurm state):
+# one Slurm job per node running the node's whole set (--fleet-mode
+# node-jobs, the default; --node-time-limit MIN bounds each, within the
+# partition's and the reservation's limits), or ReFrame's --distribute, a job
+# per node and check (--fleet-mode distribute); the nodes it leaves out are
+# listed with their state and reason; a node whose job did not start, was
+# stopped, died or left a truncated report is named; the checks that made a
+# node a suspect run once more on it; then the multi-node checks run once, as
+# in the nightly. Each node is
 # compared with its partition's other nodes of the same hardware and
 # software, and each partition's median with its references or its earlier
 # fleet runs (hpc-acceptance suspects): a suspect node that is still out on
 # its rerun, or a partition that lost as a whole, fails the run.
 # --reservation NAME: run the jobs in that Slurm reservation (a maintenance
 # window). --max-jobs N: at most N jobs submitted at once per scheduler
-# partition (a fleet run's default: one per node it covers).
+# partition (a fleet run's default: one per node it covers; node jobs: at
+# most N queued at once, within Slurm's own limits).
 #
 # The options above come first; the other arguments go to reframe (e.g.
 # --system NAME, -n PATTERN, -S VAR=VAL).

@@ -32,9 +32,15 @@ from pathlib import Path
 
 from reframe.core.exceptions import ConfigError
 
-from hpc_acceptance.core import references, site, system_files
+from hpc_acceptance.core import references, reframe_warnings, site, \
+    system_files
 from hpc_acceptance.core.export import handler as export_handler
 from hpc_acceptance.npb import classes as npb_classes
+
+# ReFrame's deprecation warnings read every frame's source file: 80 % of its
+# CPU before the first check runs, paid by each node of a fleet night
+# (hpc_acceptance/core/reframe_warnings.py)
+reframe_warnings.install()
 
 CONFIG_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = CONFIG_DIR.parent
@@ -218,7 +224,10 @@ site_configuration = {
                 },
                 {
                     'type': 'file',
-                    'name': str(VAR_DIR / 'reframe.log'),
+                    # a fleet night's node runs keep one each
+                    # (HPC_ACCEPTANCE_REFRAME_LOG)
+                    'name': (os.environ.get('HPC_ACCEPTANCE_REFRAME_LOG') or
+                             str(VAR_DIR / 'reframe.log')),
                     'level': 'verbose',
                     'format': '[%(asctime)s] %(levelname)s: '
                               '%(check_info)s: %(message)s',

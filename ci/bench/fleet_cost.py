@@ -218,6 +218,63 @@ def per_job(jobs, cases):
     }
 
 
+def mode_of(args):
+    '''The fleet mode of a night run with ci/acceptance.sh arguments
+    ``args``: ``node-jobs`` unless ``--fleet-mode`` said otherwise.'''
+    for arg, following in zip(args, args[1:] + ['']):
+        if arg == '--fleet-mode':
+            return following
+        if arg.startswith('--fleet-mode='):
+            return arg.split('=', 1)[1]
+
+    return 'node-jobs'
+
+
+def per_node(jobs):
+    '''``{node: seconds}`` each node ran jobs (batch script launched to
+    done, every job on it).'''
+    busy = {}
+    for job in jobs.values():
+        if job['node'] and job['launched'] and job['done']:
+            busy[job['node']] = busy.get(job['node'], 0.0) + \
+                job['done'] - job['launched']
+
+    return busy
+
+
+def program_seconds(timeline, programs):
+    '''Seconds the benchmark programs ran, all together.'''
+    return sum(r['end'] - r['start'] for r in timeline['processes']
+               if suite_cost.process_name(r['argv']) in programs and
+               r['end'] and r['start'])
+
+
+def night_of(folder):
+    '''What a night of node jobs cost (its ``cost.json``) and its nodes'
+    records: the coordinator's CPU to submit and watch, to collect, to
+    store; each node's run (seconds) and its ReFrame's CPU; ``None``
+    without a night.'''
+    try:
+        cost = json.loads((folder / 'cost.json').read_text())
+    except (OSError, ValueError):
+        return None
+
+    statuses = [json.loads(p.read_text())
+                for p in sorted(folder.glob('*/status.json'))]
+    ran = [s['ended'] - s['started'] for s in statuses if s.get('ended')]
+    cpu = [s['cpu'] for s in statuses if s.get('cpu') is not None]
+    return {
+        'submit and watch': round(cost['cpu_watched'] - cost['cpu_before'],
+                                  2),
+        'collect': round(cost['cpu_collected'] - cost['cpu_watched'], 2),
+        'store': round(cost['cpu_stored'] - cost['cpu_collected'], 2),
+        'sbatch': cost['sbatch'], 'polls': cost['polls'],
+        'node run': round(statistics.median(ran), 1) if ran else None,
+        'node ReFrame CPU': round(statistics.median(cpu), 1) if cpu
+        else None,
+    }
+
+
 def measure(state):
     '''The night's figures (see the module's docstring).'''
     state = Path(state)
@@ -235,7 +292,19 @@ def measure(state):
     per_class, per_label, _ = suite_cost.attribute(
         spans, timeline['start'], timeline['end'], order=CLASSES)
     wall = timeline['end'] - timeline['start']
+    first = min((j['submitted'] for j in jobs.values() if j['submitted']),
+                default=timeline['start'])
+    busy = list(per_node(jobs).values())
+    on_each = program_seconds(timeline, programs) / cluster['nodes']
     return {
+        'mode': mode_of(cluster.get('args', [])),
+        'to verdict': round(timeline['end'] - first, 1),
+        'per node': {
+            'busy': round(statistics.median(busy), 1) if busy else None,
+            'programs': round(on_each, 1),
+            'overhead': round(statistics.median(busy) - on_each, 1)
+            if busy else None},
+        'night': night_of(state / 'reports' / 'fleet-node-runs'),
         'nodes': cluster['nodes'],
         'started': cluster['started'],
         'status': timeline['status'],
@@ -251,6 +320,7 @@ def measure(state):
         'cpu': {'reframe': round(cpu_of(timeline, 'reframe'), 1),
                 'tools': round(cpu_of(timeline, 'hpc-acceptance',
                                       apart={'reframe'}), 1),
+                'coordinator': round(cpu_of(timeline, 'hpc-acceptance'), 1),
                 'slurmctld': round(cluster['slurmctld_cpu'], 1)},
     }
 
@@ -321,6 +391,97 @@ def table(nights, nodes, out=sys.stdout):
                  f'{projected[name] / projected[WHOLE]:.0%}')
         print(f'| {name} | {a:.1f} | {b:.3f} | {projected[name]:.0f} s | '
               f'{share} |', file=out)
+
+
+#: Single-node test cases a node runs in the nightly set, the builds left
+#: out: `reframe -C config/settings.py --mode nightly
+#: --exclude-tag=multinode -l` on the embedded default (2026-11-28).
+FULL_SET_CASES = 38
+
+
+def orchestration(m):
+    '''CPU seconds of what runs the night's checks on the nodes and
+    collects them, from the coordinator: ReFrame's (every run, with
+    ``--distribute``; the multi-node run's, with node jobs) and, with node
+    jobs, the coordinator's submitting, watching, collecting and storing;
+    the judgement (summary, page, verdict) left out.'''
+    night = m.get('night') or {}
+    return m['cpu']['reframe'] + sum(
+        night.get(k, 0.0) for k in ('submit and watch', 'collect', 'store'))
+
+
+def _row(m):
+    per_node = m['per node']
+    night = m.get('night') or {}
+    return (f"| {m['mode']} | {m['nodes']} | {m['jobs']} | {m['wall']:.0f} s "
+            f"| {m['to verdict']:.0f} s | {orchestration(m):.1f} s "
+            f"| {m['cpu']['coordinator']:.1f} s | {m['cpu']['slurmctld']:.1f} s "
+            f"| {per_node['busy']} s | {per_node['overhead']} s "
+            f"| {m['per job']['submission to start']} s "
+            f"| {night.get('node ReFrame CPU', '')} |")
+
+
+def projected(nights, nodes, cases=FULL_SET_CASES):
+    '''``{mode: (jobs, orchestration CPU, slurmctld CPU)}`` at ``nodes``
+    nodes each running ``cases`` test cases, fitted per mode: with
+    ``--distribute`` every figure to ``a + b x jobs`` and a job per test
+    case and node (the builds once); with node jobs the submitting and
+    watching to ``a + b x nodes``, collecting and storing per test case,
+    slurmctld to ``a + b x jobs``, a job per node.'''
+    found = {}
+    for mode in sorted({m['mode'] for m in nights}):
+        own = sorted((m for m in nights if m['mode'] == mode),
+                     key=lambda m: m['nodes'])
+        if len(own) < 2:
+            continue
+
+        jobs = [m['jobs'] for m in own]
+        # the jobs besides the nodes' (the builds, the multi-node run's)
+        others = max(0.0, fit([m['nodes'] for m in own], jobs)[0])
+        if mode == 'node-jobs':
+            total_jobs = nodes + others
+            watch = fit([m['nodes'] for m in own],
+                        [m['night']['submit and watch'] for m in own])
+            per_case = statistics.median(
+                (m['night']['collect'] + m['night']['store']) /
+                m['test cases'] for m in own)
+            reframe = statistics.median(m['cpu']['reframe'] for m in own)
+            cpu = (reframe + watch[0] + watch[1] * nodes +
+                   per_case * nodes * cases)
+        else:
+            total_jobs = others + nodes * cases
+            a, b = fit(jobs, [orchestration(m) for m in own])
+            cpu = a + b * total_jobs
+        ctld = fit(jobs, [m['cpu']['slurmctld'] for m in own])
+        found[mode] = (total_jobs, cpu, ctld[0] + ctld[1] * total_jobs)
+
+    return found
+
+
+def compare(nights, sizes=(1000, 10000), out=sys.stdout,
+            cases=FULL_SET_CASES):
+    '''The side-by-side table of the nights of both fleet modes, then the
+    projection to each of ``sizes`` nodes with ``cases`` test cases a
+    node.'''
+    print('| mode | nodes | jobs | wall | first submission to verdict | '
+          'orchestration CPU | coordinator CPU (all) | slurmctld CPU | '
+          'a node busy (median) | a node\'s overhead (median) | submission '
+          'to start (median a job) | a node\'s ReFrame CPU (median) |',
+          file=out)
+    print('|---' * 12 + '|', file=out)
+    for m in sorted(nights, key=lambda m: (m['mode'], m['nodes'])):
+        print(_row(m), file=out)
+
+    found = {size: projected(nights, size, cases) for size in sizes}
+    print(f'\nProjected to the nightly set ({cases} single-node test cases '
+          f'a node):\n', file=out)
+    print('| mode | nodes | jobs | orchestration CPU | slurmctld CPU |',
+          file=out)
+    print('|---' * 5 + '|', file=out)
+    for size, modes in found.items():
+        for mode, (jobs, cpu, ctld) in modes.items():
+            print(f'| {mode} | {size} | {jobs:.0f} | {cpu:.0f} s | '
+                  f'{ctld:.0f} s |', file=out)
 
 
 def load_sampler(samples, stop, every=30):
@@ -396,6 +557,9 @@ def main(argv=None):
     table_parser = sub.add_parser('table')
     table_parser.add_argument('states', type=Path, nargs='+')
     table_parser.add_argument('--nodes', type=int, default=1000)
+    compare_parser = sub.add_parser('compare')
+    compare_parser.add_argument('states', type=Path, nargs='+')
+    compare_parser.add_argument('--cases', type=int, default=FULL_SET_CASES)
     args = parser.parse_args(argv)
     try:
         if args.command == 'run':
@@ -410,6 +574,9 @@ def main(argv=None):
             (args.state / 'measures.json').write_text(
                 json.dumps(night, indent=1))
             print(json.dumps(night))
+        elif args.command == 'compare':
+            compare([json.loads((s / 'measures.json').read_text())
+                     for s in args.states], cases=args.cases)
         else:
             table([json.loads((s / 'measures.json').read_text())
                    for s in args.states], args.nodes)

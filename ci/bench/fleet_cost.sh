@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# What a fleet night costs as the fleet grows: the fleet nightly
-# (ci/acceptance.sh --fleet) on Slurm clusters of growing size, each a
-# cluster of nodes in network namespaces of this machine
-# (tests/helpers/slurm_cluster.py), one size after the other; per size its wall
-# time, the jobs submitted, each job's time from submission to start, the
-# time ReFrame took to notice an ended job, ReFrame's own time and CPU,
-# slurmctld's CPU, and the share of the night that ran benchmarks; then
-# each figure fitted to a + b * jobs and projected to PROJECT_NODES
-# (ci/bench/fleet_cost.py).
+# What a fleet night costs as the fleet grows, both ways side by side: the
+# fleet nightly (ci/acceptance.sh --fleet) as one Slurm job per node
+# (--fleet-mode node-jobs) and through ReFrame's --distribute (a job per
+# node and check), on Slurm clusters of growing size, each a cluster of
+# nodes in network namespaces of this machine
+# (tests/helpers/slurm_cluster.py), one size and mode after the other; per
+# night its wall time and from the first submission to the verdict, the
+# jobs submitted, each job's time from submission to start, a node's busy
+# time and overhead, the CPU of what orchestrates the night (ReFrame, the
+# node jobs' coordinator) and of slurmctld; then each mode's figures fitted
+# and projected to 1000 and 10000 nodes running the nightly set
+# (ci/bench/fleet_cost.py compare), and the distributed nights' classes
+# projected to PROJECT_NODES (fleet_cost.py table).
 #
 # Usage: ci/bench/fleet_cost.sh [ACCEPTANCE ARGS...]
-#   default: the fleet test's three short checks (ci/bench/README.md,
-#   "What a fleet night costs")
-# Environment: SIZES (default "4 8 16 32"), PROJECT_NODES (1000), STATE_DIR
-#   (default var/bench/fleet-cost-<time>: one folder per size with its
+#   default: the fleet test's three short checks, at most 4 jobs (node
+#   jobs, or ReFrame's) at once: the nodes share this machine's cores
+#   (ci/bench/README.md, "A fleet night: one job per node or one per check")
+# Environment: SIZES (default "4 8 16 32 64"), MODES (default "node-jobs
+#   distribute"), PROJECT_NODES (1000), STATE_DIR (default
+#   var/bench/fleet-cost-<time>: one folder per size and mode with its
 #   results database, reports, Slurm logs, process timeline and
-#   measures.json; the tables in table.md).
+#   measures.json; the tables in compare.md and table.md).
 # As root, with Debian's slurm-wlm and munge (ci/test.sh installs them)
 # and .venv from ci/setup.sh --test. The clusters take the machine-wide
 # Slurm lock of the tests (tests/helpers/machine_lock.py): a test run's cluster
@@ -30,9 +36,14 @@ project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$project_dir"
 [ -x .venv/bin/python ] || die "no .venv: run ci/setup.sh --test first"
 (( EUID == 0 )) || die "the test clusters' daemons need root"
-sizes=${SIZES:-4 8 16 32}
+sizes=${SIZES:-4 8 16 32 64}
 for n in $sizes; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || die "SIZES: $n is not a number of nodes"
+done
+modes=${MODES:-node-jobs distribute}
+for mode in $modes; do
+    [[ $mode == node-jobs || $mode == distribute ]] ||
+        die "MODES: $mode is neither node-jobs nor distribute"
 done
 project_nodes=${PROJECT_NODES:-1000}
 [[ $project_nodes =~ ^[1-9][0-9]*$ ]] ||
@@ -41,18 +52,27 @@ state=${STATE_DIR:-$project_dir/var/bench/fleet-cost-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$state"
 # The fleet test's short checks: seconds a node, each figure the best of
 # runs spanning 0.2 s (tests/e2e/test_fleet_run.py).
-(( $# )) || set -- -n 'StreamCheck.*all_cores' -n 'MemoryDaxpyCheck.*single' \
-    -n 'MemoryReadBandwidthCheck.*all_cores' -S span_ms=200
+(( $# )) || set -- --max-jobs 4 -n 'StreamCheck.*all_cores' \
+    -n 'MemoryDaxpyCheck.*single' -n 'MemoryReadBandwidthCheck.*all_cores' \
+    -S span_ms=200
 
 bench=(.venv/bin/python ci/bench/fleet_cost.py)
 nights=()
+distributed=()
 for n in $sizes; do
-    night=$state/nodes-$n
-    echo "fleet_cost: $n nodes (output in $night/acceptance.log)"
-    "${bench[@]}" run "$night" "$n" "$@" || die "the $n-node night did not run"
-    "${bench[@]}" measure "$night" > /dev/null ||
-        die "the $n-node night left nothing to measure; see $night"
-    nights+=("$night")
+    for mode in $modes; do
+        night=$state/nodes-$n-$mode
+        echo "fleet_cost: $n nodes, $mode (output in $night/acceptance.log)"
+        "${bench[@]}" run "$night" "$n" --fleet-mode "$mode" "$@" ||
+            die "the $n-node night ($mode) did not run"
+        "${bench[@]}" measure "$night" > /dev/null ||
+            die "the $n-node night ($mode) left nothing to measure; see $night"
+        nights+=("$night")
+        [[ $mode == distribute ]] && distributed+=("$night")
+    done
 done
-"${bench[@]}" table "${nights[@]}" --nodes "$project_nodes" |
-    tee "$state/table.md"
+"${bench[@]}" compare "${nights[@]}" | tee "$state/compare.md"
+if (( ${#distributed[@]} )); then
+    "${bench[@]}" table "${distributed[@]}" --nodes "$project_nodes" |
+        tee "$state/table.md"
+fi

@@ -112,6 +112,7 @@ def test_the_options_are_read_from_the_definitions():
         options_of('export')
     assert {'--keep', '--run', '--reports'} <= options_of('db')
     assert options_of('run') == {'--full-output', '--fleet',
+                                 '--fleet-mode', '--node-time-limit',
                                  '--reservation', '--max-jobs'}
     assert options_of('verdict') == set()
     assert mentions('`--db FILE`', '--db')

@@ -1,8 +1,10 @@
 '''The fleet run for real: ``ci/acceptance.sh --fleet`` on the four-node
 Slurm cluster of network namespaces (tests/helpers/slurm_cluster.py), every
-node running the nightly's memory and STREAM checks (a few of them: the nodes
-share this machine's 2 cores, so they run one node's job at a time, where
-a real cluster's nodes run side by side), compared with each other.
+node running the nightly's memory and STREAM checks (a few of them) in one
+Slurm job of its own (the default ``--fleet-mode node-jobs``; the nodes
+share this machine's 2 cores, so the quiet runs run one node's job at a
+time, where a real cluster's nodes run side by side), compared with each
+other.
 
 A node is made slower for a run by putting its ``slurmd``, and so every
 job it starts, in a cgroup with a CPU quota of 1000 us per 3333 us (30 %
@@ -173,10 +175,13 @@ def slowed(cluster, node, until=None):
         group.rmdir()
 
 
-#: One job at a time: the test's nodes share this machine's cores, and a
-#: node slowed by its cgroup steals them from any other node's job that runs
-#: beside it (seen: two nodes' memory bandwidth halved, the fleet "lost as a
-#: whole"), which a real node's neighbour never does.
+#: One node's job at a time: the test's nodes share this machine's cores,
+#: and a node slowed by its cgroup steals them from any other node's job
+#: that runs beside it (seen: two nodes' memory bandwidth halved, the fleet
+#: "lost as a whole"), which a real node's neighbour never does; and a
+#: suspect's rerun runs alone, so the figures it is compared with must have
+#: too (seen: a node at a fifth of its siblings' speed back "within the
+#: band" on its rerun, its siblings measured four at once on two cores).
 ONE_AT_A_TIME = ('--max-jobs', '1')
 
 
@@ -234,7 +239,8 @@ def test_quiet_fleet_runs_name_no_node(state, cluster):
 def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
         state, cluster):
     with slowed(cluster, 'n3'):
-        done, report = fleet_run(state, cluster, 'slow-n3', *CHECKS)
+        done, report = fleet_run(state, cluster, 'slow-n3', *ONE_AT_A_TIME,
+                                 *CHECKS)
 
     assert done.returncode == 1, done.stdout[-5000:]
     assert "the suspects' checks once more, on their nodes" in done.stdout
@@ -300,7 +306,8 @@ def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
 
     # the next night it is slow again: a suspect two runs in a row
     with slowed(cluster, 'n3'):
-        done, _ = fleet_run(state, cluster, 'slow-n3-again', *ONE_CHECK)
+        done, _ = fleet_run(state, cluster, 'slow-n3-again', *ONE_AT_A_TIME,
+                            *ONE_CHECK)
 
     assert done.returncode == 1, done.stdout[-5000:]
     assert '  n3 [a suspect in the previous fleet run too]: ' in done.stdout
@@ -350,7 +357,9 @@ def test_a_node_lost_mid_run_fails_only_its_own_checks(state, cluster):
                                 args=(cluster, 'n4', taken))
     saboteur.start()
     try:
-        done, report = fleet_run(state, cluster, 'lost-n4', *ONE_CHECK)
+        # three node jobs at once: n4's is submitted once n4 is down
+        done, report = fleet_run(state, cluster, 'lost-n4', '--max-jobs',
+                                 '3', *ONE_CHECK)
     finally:
         saboteur.join()
         _scontrol(cluster, 'update', 'NodeName=n4', 'State=RESUME')
@@ -359,11 +368,19 @@ def test_a_node_lost_mid_run_fails_only_its_own_checks(state, cluster):
     assert done.returncode == 1, done.stdout[-5000:]
     results = {node_of(c): c for c in _cases(report)}
     assert [results[n]['result'] for n in NODES] == ['pass'] * 3 + ['fail']
-    assert 'ReqNodeNotAvail, UnavailableNodes:n4' in \
-        results['n4']['fail_reason']
+    # its job, queued once one of the others' ended, cannot start: cancelled,
+    # and the node named for it (drained by the usual rules)
+    assert results['n4']['fail_reason'] == (
+        'did not start: its job pended for ReqNodeNotAvail, '
+        'UnavailableNodes:n4')
+    words = ' '.join(done.stdout.split())
+    assert 'n4: did not start: its job pended for ReqNodeNotAvail' in words
     assert done.stdout.splitlines()[-1].endswith(
         '1 suspect node(s): n4 (slurm-nodes:compute); see hpc-acceptance '
         'suspects')
+    slurm = _hpc_acceptance(state, cluster, 'suspects', '--run-report',
+                            str(report), '--format', 'slurm')
+    assert 'NodeName=n4 State=DRAIN' in slurm.stdout, slurm.stdout
 
 
 def test_a_fleet_run_in_a_reservation_covers_its_nodes(state, cluster):
@@ -381,10 +398,12 @@ def test_a_fleet_run_in_a_reservation_covers_its_nodes(state, cluster):
     assert done.stdout.splitlines()[-1].startswith(
         NOT_JUDGED), done.stdout[-5000:]
     assert {c['node'] for c in _cases(report)} == {'n1', 'n2'}
-    scripts = [path for path in (state / 'prefix').rglob('rfm_job.sh')
-               if path.stat().st_mtime >= started]
-    assert scripts and all('#SBATCH --reservation=upgrade' in
-                           path.read_text() for path in scripts)
+    # each node's job ran in the reservation, as Slurm told the job
+    night = state / 'reports' / 'reserved-node-runs'
+    for node in ('n1', 'n2'):
+        status = json.loads((night / node / 'status.json').read_text())
+        assert status['reservation'] == 'upgrade'
+        assert status['started'] >= started
 
 
 def half_speed_on(node, bindir, build):
@@ -415,7 +434,8 @@ def test_a_fleet_run_s_figures_reach_the_store_one_series_per_node(
         site = tmp_path / 'site'
         site.mkdir()
         (site / 'export.yaml').write_text(f'url: {store.url}\n')
-        done, report = fleet_run(state, cluster, 'exported', *ONE_CHECK,
+        done, report = fleet_run(state, cluster, 'exported', *ONE_AT_A_TIME,
+                                 *ONE_CHECK,
                                  HPC_ACCEPTANCE_SITE_DIR=str(site),
                                  PATH=f'{bindir}:{os.environ["PATH"]}')
         assert done.returncode == 1, done.stdout[-5000:]

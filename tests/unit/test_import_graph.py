@@ -11,8 +11,8 @@ from conftest import PROJECT_DIR
 LIBRARY = PROJECT_DIR / 'checks' / 'hpc_acceptance'
 FAMILIES = ('memory', 'stream', 'hpcc', 'npb', 'network')
 #: The rooms of ``tools`` in layers: each imports only those before it.
-ROOMS = ('common', 'results', 'launch', 'references', 'fleet', 'shifts',
-         'export', 'outcome', 'page', 'pipeline', 'upgrade')
+ROOMS = ('common', 'results', 'launch', 'references', 'fleet', 'node_jobs',
+         'shifts', 'export', 'outcome', 'page', 'pipeline', 'upgrade')
 #: Rooms beside the layers, on core and the families alone (and the
 #: commands' common options, the results).
 SIDE_ROOMS = ('new_system', 'topology')

@@ -12,6 +12,8 @@ each subcommand in the module of its name, with one contract
   (``propose-references``, ``compare-published``);
 - :mod:`.fleet`: every node against its siblings (``nodes``,
   ``suspects``; the comparison's model, grouping, rules and wording);
+- :mod:`.node_jobs`: a fleet night as one Slurm job per node (the site's
+  limits, the jobs, the run on each node, ``collect``);
 - :mod:`.shifts`: each figure's nightly series and its shifts;
 - :mod:`.export`: figures to the site's time-series store (``export``);
 - :mod:`.outcome`: what a run came to: the run read once

@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     'page': 'page.page',
     'run': 'pipeline.run',
     'finish': 'pipeline.finish',
+    'collect': 'node_jobs.collect',
     'dependency-drift': 'outcome.dependency_drift',
     'db': 'results.db',
     'nodes': 'fleet.nodes',

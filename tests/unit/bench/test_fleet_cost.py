@@ -169,7 +169,13 @@ def test_a_night_measured_from_its_folder(tmp_path):
     assert measured['test cases'] == 1 and measured['sessions'] == [75.0]
     assert measured['wall'] == 100.0
     assert measured['cpu'] == {'reframe': 21.5, 'tools': 8.0,
-                               'slurmctld': 0.4}
+                               'coordinator': 8.0, 'slurmctld': 0.4}
+    # from the first submission (11 s) to the end (100 s); n1 busy 27 s,
+    # the programs' 20 s shared by the 4 nodes
+    assert measured['mode'] == 'node-jobs' and measured['night'] is None
+    assert measured['to verdict'] == 89.0
+    assert measured['per node'] == {'busy': 27.0, 'programs': 5.0,
+                                    'overhead': 22.0}
     assert measured['per job'] == pytest.approx({
         'submission to start': 2.0, 'scheduler': 1.5,
         'start on the node': 0.5, 'on the node': 27.0, 'noticed': 3.0})
@@ -226,3 +232,42 @@ def test_one_size_is_not_fitted():
     out = io.StringIO()
     fleet_cost.table([measures(4, 12, 80, 24)], 1000, out)
     assert '(one size: no fit)' in out.getvalue()
+
+
+def test_the_fleet_mode_is_the_run_s():
+    assert fleet_cost.mode_of(['--fleet-mode', 'distribute', '-n', 'x']) \
+        == 'distribute'
+    assert fleet_cost.mode_of(['--fleet-mode=node-jobs']) == 'node-jobs'
+    assert fleet_cost.mode_of(['-n', 'x']) == 'node-jobs'
+
+
+def both_ways(nodes, mode):
+    """A night of ``nodes`` nodes, 3 test cases each: one job per test
+    case and node (and 5 more), 0.1 s of ReFrame a job; or one a node (and
+    1 more), 0.005 s a node to submit and watch, 0.001 s a test case to
+    collect and store."""
+    cases = 3 * nodes
+    if mode == 'distribute':
+        jobs, night, reframe = 5 + cases, None, 10 + 0.1 * (5 + cases)
+    else:
+        jobs, reframe = 1 + nodes, 4.0
+        night = {'submit and watch': 0.5 + 0.005 * nodes,
+                 'collect': 0.0005 * cases, 'store': 0.0005 * cases}
+    return {'mode': mode, 'nodes': nodes, 'jobs': jobs, 'test cases': cases,
+            'night': night, 'cpu': {'reframe': reframe,
+                                    'slurmctld': 0.02 * jobs}}
+
+
+def test_both_ways_are_projected_to_the_nightly_set_at_scale():
+    nights = [both_ways(n, mode) for n in (4, 8, 16)
+              for mode in ('distribute', 'node-jobs')]
+    found = fleet_cost.projected(nights, 10000, cases=30)
+    jobs, cpu, ctld = found['distribute']
+    assert jobs == pytest.approx(5 + 300000)
+    assert cpu == pytest.approx(10 + 0.1 * (5 + 300000))
+    assert ctld == pytest.approx(0.02 * (5 + 300000))
+    jobs, cpu, ctld = found['node-jobs']
+    assert jobs == pytest.approx(10001)
+    assert cpu == pytest.approx(4 + 0.5 + 0.005 * 10000 +
+                                0.001 * 10000 * 30)
+    assert ctld == pytest.approx(0.02 * 10001)

@@ -83,17 +83,33 @@ def without_names(args):
     return kept
 
 
+def _confirming(session):
+    return [f'--session-extras=fleet={CONFIRM},{CONFIRMS}={session}',
+            '--max-retries=0']
+
+
+def _names(variants):
+    return [arg for name in variants
+            for arg in ('-n', '^' + re.escape(name.replace(' ', '')) + '$')]
+
+
+def selection_args(variants, session, run_args):
+    '''The ReFrame arguments that select the rerun of ``variants``
+    (display names), confirming the fleet run of UUID ``session``
+    (``run_args`` the fleet run's own arguments), whichever way it runs on
+    its nodes.'''
+    return _confirming(session) + without_names(run_args) + _names(variants)
+
+
 def reframe_args(variants, nodes, others, session, state, run_args):
     '''The ReFrame arguments of the rerun of ``variants`` (display names)
-    on ``nodes`` alone, ``others`` the partitions' other nodes, confirming
-    the fleet run of UUID ``session`` (ReFrame's ``--distribute`` state
-    ``state``; ``run_args`` the fleet run's own arguments).'''
+    on ``nodes`` alone through ReFrame's ``--distribute``, ``others`` the
+    partitions' other nodes, confirming the fleet run of UUID ``session``
+    (ReFrame's ``--distribute`` state ``state``; ``run_args`` the fleet
+    run's own arguments).'''
     excluded = sorted(set(others) - set(nodes))
     exclude = (['-J', f'exclude={nodelist_abbrev(excluded)}']
                if excluded else [])
     return (['--mode', 'fleet', f'--distribute={state}',
-             f'--session-extras=fleet={CONFIRM},{CONFIRMS}={session}',
-             '--max-retries=0', '-r'] + without_names(run_args) + exclude +
-            [arg for name in variants
-             for arg in ('-n', '^' + re.escape(name.replace(' ', '')) +
-                         '$')])
+             *_confirming(session), '-r'] + without_names(run_args) +
+            exclude + _names(variants))

@@ -233,10 +233,13 @@ def _columns(fleet, cases, measured, min_nodes):
 
 def _odd_fingerprints(name, groups, judged):
     '''Suspects of the nodes of a fingerprint too few nodes share, each
-    with how it differs from the nearest judged group.'''
+    with how it differs from the nearest judged group. Nodes that recorded
+    no fingerprint at all (their jobs never ran: a node down, a job that
+    did not start) are not: their failures name them.'''
     suspects = []
     for group in groups:
-        if group in judged or not judged:
+        if group in judged or not judged or \
+                group.fingerprint == fingerprint.UNKNOWN:
             continue
 
         usual = fingerprint.nearest(group.fingerprint, judged)

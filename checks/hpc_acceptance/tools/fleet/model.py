@@ -310,8 +310,7 @@ class Suspect:
         with value, fleet median and change (and band).'''
         parts = ([f'differs from the partition\'s other nodes: '
                   f'{", ".join(self.differs)}'] if self.differs else [])
-        parts += [f'failed {case}: {reason}'
-                  for case, reason in self.failures]
+        parts += self._failed()
         parts += [f'{label}: no measurement ({why})'
                   for label, why in self.unmeasured]
         parts += [f'{o.figure.label} {number(o.value)} {o.figure.unit} '
@@ -320,6 +319,17 @@ class Suspect:
                   f'{f", band {100 * o.band:.0f}%" if bands else ""})'
                   for o in self.outliers[:shown]]
         return parts
+
+    def _failed(self):
+        '''``failed <case>: <reason>`` of each failure; those of one reason
+        (a node whose job did not report: every check of it) on one.'''
+        cases = {}
+        for case, reason in self.failures:
+            cases.setdefault(reason, []).append(case)
+
+        return [f'failed {names[0]}: {reason}' if len(names) == 1 else
+                f'failed {names[0]} and {len(names) - 1} more: {reason}'
+                for reason, names in cases.items()]
 
     def describe(self, shown=SHOWN_FIGURES):
         '''What makes it a suspect, on one line.'''

@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import sys
 from typing import NamedTuple, Optional
 
@@ -64,6 +65,14 @@ def _job_options(options):
             parsed.append(f'--{name}={value}')
 
     return parsed
+
+
+def sbatch_options(options):
+    '''ReFrame's ``-J`` spellings as ``sbatch`` arguments
+    (``reservation=R`` -> ``['--reservation=R']``, ``p=x`` -> ``['-p',
+    'x']``), for the jobs a fleet run submits itself.'''
+    return [word for option in _job_options(options)
+            for word in shlex.split(option)]
 
 
 def _reason(node):

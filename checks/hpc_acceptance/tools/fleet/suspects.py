@@ -176,33 +176,62 @@ def kept_node_map(session, run_report=None):
                          f'{err}') from None
 
 
-def rerun_args(report, nodes, state, run_args):
-    '''The ReFrame arguments that run the suspects' checks of the fleet run
-    of ``report`` once more on their nodes (:mod:`.confirm`): ``nodes`` its
-    node map (:mod:`.nodes`), ``state`` its ``--distribute`` state,
-    ``run_args`` its own ReFrame arguments. ``[]`` when no node needs it, or
-    the run was no fleet run.
+class Rerun(NamedTuple):
+    '''What a fleet run's confirmation rerun runs (:mod:`.confirm`).'''
+    #: display names of the check variants, without ReFrame's ``%.``
+    #: parameters
+    variants: list
+    #: the suspects, to run them on
+    nodes: list
+    #: the partitions' other nodes
+    others: set
+    #: the fleet run's UUID
+    session: str
+
+
+def rerun_of(report, nodes):
+    '''The :class:`Rerun` of the fleet run of ``report`` (``nodes`` its
+    node map, :mod:`.nodes`); ``None`` when no node needs it, or the run
+    was no fleet run.
 
     :raises ResultsError: if the report or the node map cannot be read.
     :raises FleetError: if the run cannot be compared.
     '''
     testcases = report_testcases(report)
     if not comparison.is_fleet_run(testcases):
-        return []
+        return None
 
     info = report_session(report)
     fleets, _ = history.compare(testcases, info.get('uuid'),
                                 info.get('time_start'))
     variants, rerun_nodes = confirm.rerun_selection(fleets, testcases)
     if not variants:
-        return []
+        return None
 
     others = {n for p in fleets for n in p.nodes} | {
         n['node'] if isinstance(n, dict) else n
         for about in read_node_map(nodes).values()
         for n in about.get('covered', []) + about.get('left_out', [])}
-    return confirm.reframe_args(variants, rerun_nodes, others,
-                                info.get('uuid'), state, run_args)
+    return Rerun(variants, rerun_nodes, others, info.get('uuid'))
+
+
+def rerun_args(report, nodes, state, run_args):
+    '''The ReFrame arguments that run the suspects' checks of the fleet run
+    of ``report`` once more on their nodes through ReFrame's
+    ``--distribute`` (:func:`rerun_of`): ``nodes`` its node map
+    (:mod:`.nodes`), ``state`` its ``--distribute`` state, ``run_args`` its
+    own ReFrame arguments. ``[]`` when no node needs it, or the run was no
+    fleet run.
+
+    :raises ResultsError: if the report or the node map cannot be read.
+    :raises FleetError: if the run cannot be compared.
+    '''
+    rerun = rerun_of(report, nodes)
+    if rerun is None:
+        return []
+
+    return confirm.reframe_args(rerun.variants, rerun.nodes, rerun.others,
+                                rerun.session, state, run_args)
 
 
 def _checked(args):

@@ -34,6 +34,7 @@ from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.fleet import contention, fingerprint, wording
 from hpc_acceptance.tools.fleet.nodes import left_out_line
+from hpc_acceptance.tools.node_jobs.collect import lines as night_lines
 from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
@@ -231,12 +232,14 @@ def _shifts_title(shifts):
 
 
 def render(testcases, skipped, width=100, fleets=None, nodes=None,
-           footer=(), shifts=()):
+           footer=(), shifts=(), night=()):
     '''The summary's lines; ``fleets`` is the fleet comparison of a fleet
     run (:func:`..fleet.comparison.compare`), ``nodes`` its node list
     (:mod:`..fleet.nodes`), ``footer`` the lines it ends with, ``shifts``
     the persistent shifts its figures' nightly series ended on
-    (:func:`..shifts.nightly.of_run`).'''
+    (:func:`..shifts.nightly.of_run`), ``night`` how a fleet night of node
+    jobs ran (:func:`..node_jobs.collect.lines`: its jobs, the limits that
+    bound it, the nodes named or left out for their jobs).'''
     families = tally(testcases)
     lines = ['== acceptance summary ' + '=' * max(0, width - 22),
              f'{"family":<12}' + ''.join(f'{c:>8}' for c in _HEADERS)]
@@ -270,11 +273,14 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
          for partition, about in (nodes or {}).items()
          for n in about.get('left_out', [])], width)
 
+    jobs = _Section(night[0] if night else '',
+                    [line.strip() for line in night[1:]], width,
+                    shown_empty=bool(night))
     footer = [line for item in footer for line in textwrap.wrap(
         item, width, subsequent_indent='  ', break_on_hyphens=False)]
     budget = MAX_LINES - len(lines) - len(footer)
     rooms = {}
-    for section, cap in ((suspects, max(4, budget // 3)),
+    for section, cap in ((jobs, 6), (suspects, max(4, budget // 3)),
                          (failures_section, max(4, budget // 2)),
                          (shifted, max(4, budget // 4)),
                          (absent, 4), (notes, 6), (shapes, 5)):
@@ -282,8 +288,8 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
                                  budget - sum(rooms.values()))
 
     rooms[id(skips_section)] = budget - sum(rooms.values())
-    for section in (suspects, failures_section, shifted, skips_section,
-                    notes, shapes, absent):
+    for section in (jobs, suspects, failures_section, shifted,
+                    skips_section, notes, shapes, absent):
         lines += section.lines(rooms[id(section)])
 
     return lines[:MAX_LINES - len(footer)] + footer
@@ -313,7 +319,9 @@ def of_run(run, width=100):
     return Told(render(run.testcases, skips.reasons(run.testcases, console),
                        width, run.fleets, run.node_map,
                        [floors] + export.status_lines(run.reports),
-                       run.shifts),
+                       run.shifts,
+                       [line for report in run.parsed
+                        for line in night_lines(report)]),
                 warning=run.shift_error, note=run.fleet_note)
 
 

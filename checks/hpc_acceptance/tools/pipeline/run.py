@@ -2,6 +2,7 @@
 checkout's run lock and has set the machine up.
 
     hpc-acceptance run [--full-output] [--fleet[=STATE]]
+        [--fleet-mode node-jobs|distribute] [--node-time-limit MIN]
         [--reservation NAME] [--max-jobs N] [REFRAME ARGS...]
 
 1. The JSON report's name: ``RFM_REPORT_FILE`` (default
@@ -14,7 +15,10 @@ checkout's run lock and has set the machine up.
    (``dependency-drift``, for the system the arguments name).
 4. ReFrame, its output in a log beside each report (``--full-output``: on
    the console too), Ctrl-C and SIGTERM passed to it: the nightly set; or,
-   with ``--fleet``, the fleet run (:func:`fleet_runs`).
+   with ``--fleet``, the fleet run (:func:`fleet_runs`): by default one
+   Slurm job per node running the node's whole set
+   (:mod:`..node_jobs.coordinator`), with ``--fleet-mode distribute``
+   ReFrame's ``--distribute`` (a job per node and check).
 5. The end every run shares (:mod:`.finish`), whose exit status this is.
 
 Options come first, in any order; the other arguments go to ReFrame.
@@ -27,14 +31,19 @@ run; 128 + the signal when one stopped ReFrame.
 import os
 import sys
 import time
+from typing import NamedTuple, Optional
 
 from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
+from hpc_acceptance.tools.fleet import confirm as confirmation
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet.nodes import (listing_of_run, node_map_path,
-                                              write_node_map)
+                                              read_node_map, write_node_map)
 from hpc_acceptance.tools.launch import reframe_call, report_file
+from hpc_acceptance.tools.node_jobs.coordinator import (NightError,
+                                                       NoSlurmPartition,
+                                                       run_night)
 from hpc_acceptance.tools.outcome import dependency_drift
 from hpc_acceptance.tools.outcome.finished_run import written
 from hpc_acceptance.tools.pipeline import finish
@@ -56,7 +65,13 @@ DEFAULT_BACKUPS = 7
 NOT_RUN = 2
 
 USAGE = ('usage: ci/acceptance.sh [--full-output] [--fleet[=STATE]] '
+         '[--fleet-mode node-jobs|distribute] [--node-time-limit MIN] '
          '[--reservation NAME] [--max-jobs N] [REFRAME ARGS...]')
+
+#: How a fleet run runs on its nodes: one Slurm job per node running the
+#: node's whole set (the default), or ReFrame's ``--distribute`` (a job
+#: per node and check).
+FLEET_MODES = ('node-jobs', 'distribute')
 
 
 class NoNodes(Exception):
@@ -132,27 +147,52 @@ def list_nodes(report, state, launcher, reframe_args):
     return nodes
 
 
+class NodeJobs(NamedTuple):
+    '''A fleet run as one Slurm job per node
+    (:mod:`..node_jobs.coordinator`).'''
+    #: each node job's time limit asked for (minutes), else ``None``
+    minutes: Optional[int] = None
+    #: at most this many node jobs queued at once (``--max-jobs``)
+    max_jobs: Optional[str] = None
+    reservation: Optional[str] = None
+
+
 def fleet_runs(report, state, launcher, reframe_args, nodes_run,
-               multinode_run, confirm=True):
+               multinode_run, confirm=True, node_jobs=None):
     '''The ReFrame runs of a fleet run, ``[(report, exit status)]``: the
     node map (:func:`list_nodes`); ``nodes_run`` (ReFrame's options that
-    run the single-node checks on each node in ``state``); with
-    ``confirm``, the suspects' checks once more on their nodes
-    (:func:`..fleet.suspects.rerun_args`: the rerun's test cases are later
+    run the single-node checks), on each node in ``state``: with
+    ``node_jobs`` (:class:`NodeJobs`) one Slurm job per node, else
+    through ReFrame's ``--distribute``; with ``confirm``, the suspects'
+    checks once more on their nodes, the same way
+    (:func:`..fleet.suspects.rerun_of`: the rerun's test cases are later
     attempts of the same test cases); then ``multinode_run`` (those of the
     checks that need several nodes), once.
 
     :raises NoNodes: if no node is in ``state``.
+    :raises NightError: if the node jobs cannot run (said why).
     :raises reframe_call.Interrupted: if a signal stopped a run.
     '''
     nodes = list_nodes(report, state, launcher, reframe_args)
-    runs = [launcher.reframe(report,
-                             launcher.arguments(nodes_run, reframe_args))]
-    rerun = []
+    runs = []
+    if node_jobs is not None:
+        try:
+            runs = [_night(report, read_node_map(nodes), launcher,
+                           reframe_args, nodes_run, node_jobs)]
+        except NoSlurmPartition as err:
+            # the embedded default, a login node's partition: one node
+            print(f"{launcher.prefix}: {err}: ReFrame's --distribute "
+                  f"instead")
+            node_jobs = None
+
+    if node_jobs is None:
+        runs = [launcher.reframe(report, launcher.arguments(
+            nodes_run + [f'--distribute={state}'], reframe_args))]
+
+    rerun = None
     if confirm and written(report):
         try:
-            rerun = suspects.rerun_args(report, nodes, state,
-                                        [*launcher.job, *reframe_args])
+            rerun = suspects.rerun_of(report, nodes)
         except (ResultsError, FleetError) as err:
             print(f'{launcher.prefix}: no rerun of the suspects: {err}',
                   file=sys.stderr)
@@ -160,8 +200,17 @@ def fleet_runs(report, state, launcher, reframe_args, nodes_run,
     if rerun:
         print(f"{launcher.prefix}: the suspects' checks once more, on their "
               f"nodes")
-        runs.append(launcher.reframe(report_file.stem(report) +
-                                     '-confirm.json', rerun))
+        again = report_file.stem(report) + '-confirm.json'
+        if node_jobs is None:
+            runs.append(launcher.reframe(again, confirmation.reframe_args(
+                rerun.variants, rerun.nodes, rerun.others, rerun.session,
+                state, [*launcher.job, *reframe_args])))
+        else:
+            runs.append(_night(
+                again, _only(read_node_map(nodes), rerun.nodes), launcher,
+                confirmation.selection_args(rerun.variants, rerun.session,
+                                            reframe_args),
+                ['--mode', 'fleet', '-r'], node_jobs))
 
     runs.append(launcher.reframe(
         report_file.stem(report) + '-multinode.json',
@@ -169,10 +218,24 @@ def fleet_runs(report, state, launcher, reframe_args, nodes_run,
     return runs
 
 
+def _only(node_map, nodes):
+    '''``node_map`` covering ``nodes`` alone.'''
+    return {partition: dict(about, covered=[n for n in about['covered']
+                                            if n in nodes], left_out=[])
+            for partition, about in node_map.items()}
+
+
+def _night(report, node_map, launcher, reframe_args, head, node_jobs):
+    return run_night(report, node_map, launcher, reframe_args, head,
+                     node_jobs.minutes, node_jobs.max_jobs,
+                     node_jobs.reservation)
+
+
 def _options(argv):
     '''``(options, ReFrame's arguments)``: the run's own options, first.'''
     options = {'full_output': False, 'fleet': None, 'reservation': None,
-               'max_jobs': None}
+               'max_jobs': None, 'fleet_mode': FLEET_MODES[0],
+               'node_time_limit': None}
     argv = list(argv)
     while argv:
         arg = argv[0]
@@ -183,7 +246,8 @@ def _options(argv):
             if given and not value:
                 raise UsageError('--fleet=: a node state after the "="')
             options['fleet'] = value
-        elif name in ('--reservation', '--max-jobs'):
+        elif name in ('--reservation', '--max-jobs', '--fleet-mode',
+                      '--node-time-limit'):
             if not given:
                 if len(argv) < 2:
                     raise UsageError(f'{name}: a value after it')
@@ -197,6 +261,17 @@ def _options(argv):
     max_jobs = options['max_jobs']
     if max_jobs is not None and not arguments.is_max_jobs(max_jobs):
         raise UsageError(f'--max-jobs {max_jobs}: a whole number, 1 or more')
+
+    if options['fleet_mode'] not in FLEET_MODES:
+        raise UsageError(f'--fleet-mode {options["fleet_mode"]}: one of '
+                         f'{", ".join(FLEET_MODES)}')
+
+    limit = options['node_time_limit']
+    if limit is not None:
+        if not arguments.is_max_jobs(limit):
+            raise UsageError(f'--node-time-limit {limit}: minutes, a whole '
+                             f'number, 1 or more')
+        options['node_time_limit'] = int(limit)
 
     return options, argv
 
@@ -244,11 +319,18 @@ def command(args):
             state = fleet_state(options['fleet'], options['reservation'])
             runs = fleet_runs(
                 report, state, launcher, reframe_args,
-                nodes_run=['--mode', 'fleet', f'--distribute={state}', '-r'],
-                multinode_run=['--mode', 'nightly', '--tag=multinode', '-r'])
+                nodes_run=['--mode', 'fleet', '-r'],
+                multinode_run=['--mode', 'nightly', '--tag=multinode', '-r'],
+                node_jobs=None if options['fleet_mode'] == 'distribute' else
+                NodeJobs(options['node_time_limit'], options['max_jobs'],
+                         options['reservation']))
             nodes = node_map_path(report)
     except NoNodes:
         print(f'{prefix} NOT VALIDATED: no node to run on (see above)',
+              file=sys.stderr)
+        return NOT_RUN
+    except NightError as err:
+        print(f'{prefix} NOT VALIDATED: the node jobs cannot run: {err}',
               file=sys.stderr)
         return NOT_RUN
     except reframe_call.Interrupted as stop:

@@ -78,8 +78,7 @@ def run_set(args, report, kind):
     try:
         return fleet_runs(
             report, state, how, args.reframe_args,
-            nodes_run=[*MODE, f'--distribute={state}',
-                       '--exclude-tag=multinode',
+            nodes_run=[*MODE, '--exclude-tag=multinode',
                        '--session-extras=fleet=yes'],
             multinode_run=[*MODE, '--tag=multinode'], confirm=False)
     except NoNodes:

@@ -10,9 +10,12 @@ from hpc_acceptance.tools.pipeline import run
 def test_the_run_s_options_come_first_and_the_rest_goes_to_reframe():
     options, rest = run._options(['--fleet=avail', '--max-jobs', '8',
                                   '--reservation=maint', '--full-output',
+                                  '--fleet-mode', 'distribute',
+                                  '--node-time-limit=30',
                                   '-n', 'Stream', '--max-jobs', '2'])
     assert options == {'full_output': True, 'fleet': 'avail',
-                       'reservation': 'maint', 'max_jobs': '8'}
+                       'reservation': 'maint', 'max_jobs': '8',
+                       'fleet_mode': 'distribute', 'node_time_limit': 30}
     # after the first argument of ReFrame's, everything is ReFrame's
     assert rest == ['-n', 'Stream', '--max-jobs', '2']
 
@@ -21,6 +24,8 @@ def test_a_plain_fleet_run_and_no_option_at_all():
     assert run._options(['--fleet', '--system', 'c'])[0]['fleet'] == ''
     options, rest = run._options([])
     assert options['fleet'] is None and rest == []
+    # a fleet run is one job per node unless asked otherwise
+    assert options['fleet_mode'] == 'node-jobs'
 
 
 @pytest.mark.parametrize('argv, why', [
@@ -28,6 +33,10 @@ def test_a_plain_fleet_run_and_no_option_at_all():
     (['--max-jobs=lots'], '--max-jobs lots: a whole number, 1 or more'),
     (['--reservation'], '--reservation: a value after it'),
     (['--fleet='], '--fleet=: a node state after the "="'),
+    (['--fleet-mode=jobs'], '--fleet-mode jobs: one of node-jobs, '
+                            'distribute'),
+    (['--node-time-limit', '1h'], '--node-time-limit 1h: minutes, a whole '
+                                  'number, 1 or more'),
 ])
 def test_a_wrong_option_is_named(argv, why):
     with pytest.raises(run.UsageError) as wrong:

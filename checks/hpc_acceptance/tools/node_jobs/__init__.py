@@ -1,0 +1,9 @@
+'''A fleet night as one Slurm job per node (``hpc-acceptance run --fleet``,
+the default ``--fleet-mode=node-jobs``): the night's folder and records
+(:mod:`.night`), the node's own ReFrame configuration (:mod:`.node_system`),
+the site's limits read from Slurm (:mod:`.site_limits`), the jobs submitted
+and watched (:mod:`.slurm_jobs`), the run inside each job
+(:mod:`.on_node`), and the nodes' reports collected into the fleet run's
+one report (:mod:`.collect`, ``hpc-acceptance collect``) with their
+perflogs (:mod:`.perflogs`).
+'''

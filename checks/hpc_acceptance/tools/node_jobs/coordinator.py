@@ -1,0 +1,227 @@
+'''A night of node jobs from its coordinator: prepared, submitted within
+the site's limits, watched, collected and stored.
+
+``hpc-acceptance run --fleet`` (:mod:`..pipeline.run`) calls
+:func:`run_night` with the node list it made (``hpc-acceptance nodes``) for
+the fleet run, and again, on the suspects alone, for their confirmation
+rerun: one Slurm job per node covered, each running the node's whole
+single-node set on it (:mod:`.on_node`), collected into one report
+(:mod:`.collect`). The night's lines go to the log beside the report (as a
+ReFrame run's output does), the main ones to the console too.
+'''
+
+import argparse
+import os
+import resource
+import shlex
+import sys
+import time
+
+from hpc_acceptance.core.export.handler import session_extras
+from hpc_acceptance.tools.fleet.model import natural_order
+from hpc_acceptance.tools.fleet.nodes import sbatch_options
+from hpc_acceptance.tools.launch import reframe_call
+from hpc_acceptance.tools.node_jobs import collect, node_system, \
+    site_limits, slurm_jobs
+from hpc_acceptance.tools.node_jobs.night import Night, write_json
+from hpc_acceptance.tools.results.atomic_file import write_atomically
+from hpc_acceptance.tools.results.runs import CONFIG
+
+#: What the node's ReFrame adds to a night's arguments: one job script at a
+#: time (a node is one node; a build beside a benchmark skews it).
+ON_THE_NODE = ['--exec-policy=serial']
+
+
+class NightError(RuntimeError):
+    '''The night cannot run; the message says why.'''
+
+
+class NoSlurmPartition(NightError):
+    '''The system has no Slurm partition: its nodes run no node jobs.'''
+
+
+def _split(reframe_args):
+    '''``(configuration files, system, job options, the others)`` of a
+    run's ReFrame arguments.'''
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument('-C', '--config-file', action='append', default=[])
+    parser.add_argument('--system')
+    parser.add_argument('-J', '--job-option', action='append', default=[])
+    known, others = parser.parse_known_args(reframe_args)
+    return known.config_file, known.system, known.job_option, others
+
+
+def job_script(folder):
+    '''The job script of every node of the night in ``folder``.'''
+    return ('#!/bin/sh\n'
+            '# A node\'s job of a fleet night (hpc-acceptance run --fleet): '
+            'the node\'s\n# single-node set, by one ReFrame on it '
+            '(hpc_acceptance/tools/node_jobs/on_node.py).\n'
+            f'exec {shlex.quote(sys.executable)} -m '
+            f'hpc_acceptance.tools.node_jobs.on_node '
+            f'{shlex.quote(folder)}\n')
+
+
+def covered(node_map, partitions):
+    '''``{node: [its partitions]}`` of the nodes the node list covers in
+    ``partitions`` (``{system:partition: name}``).'''
+    found = {}
+    for full, about in node_map.items():
+        if full in partitions:
+            for node in about.get('covered', []):
+                found.setdefault(node, []).append(partitions[full])
+
+    return dict(sorted(found.items(), key=lambda i: natural_order(i[0])))
+
+
+def prepare(report, node_map, launcher, reframe_args, head):
+    '''Write the night's folder for ``node_map`` (``{partition: {covered,
+    left_out}}``): the node's system, the job script, the plan; ``(night,
+    plan, {node: its partition's sbatch options}, the Slurm partitions of
+    the system's partitions)``.
+
+    :raises NightError: if the system has no Slurm partition or no node.
+    '''
+    configs, system_name, job_options, others = _split(reframe_args)
+    try:
+        read = node_system.read([str(CONFIG), *configs], system_name)
+        on_node = node_system.on_the_node(read.system)
+    except node_system.NoSlurmPartition as err:
+        raise NoSlurmPartition(str(err)) from None
+    except node_system.NodeSystemError as err:
+        raise NightError(str(err)) from None
+
+    name = read.system['name']
+    # as the run's configuration has them: their access options are the
+    # node jobs'
+    partitions = {f'{name}:{p["name"]}': p for p in read.system['partitions']
+                  if node_system.is_slurm(p)}
+    nodes = covered(node_map, {k: p['name'] for k, p in partitions.items()})
+    if not nodes:
+        raise NightError(f'no node of a Slurm partition of {name} to run '
+                         f'on')
+
+    night = Night.of_report(report)
+    os.makedirs(night.folder, exist_ok=True)
+    write_json(night.system, on_node)
+    write_atomically(night.script, job_script(night.folder))
+    os.chmod(night.script, 0o755)
+    stage, output = node_system.prefixes(read.system)
+    arguments = ['-C', str(CONFIG),
+                 *[word for config in configs
+                   for word in ('-C', os.path.abspath(config))],
+                 '--system', name,
+                 *launcher.arguments(head + ON_THE_NODE, others),
+                 '-C', str(node_system.NODE_CONFIG)]
+    plan = {
+        'system': name, 'reframe': arguments, 'nodes': nodes,
+        'stage': os.path.join(stage, 'fleet-nodes'),
+        'output': os.path.join(output, 'fleet-nodes'),
+        'perflogs': read.perflogs, 'started': time.time(),
+        'job_name': slurm_jobs.job_name(os.path.basename(night.folder)),
+        'extras': session_extras(arguments, read.modes.get),
+    }
+    by_partition = {p['name']: node_system.job_options(p)
+                    for p in partitions.values()}
+    options = {node: by_partition[parts[0]] for node, parts in nodes.items()}
+    plan['job_options'] = sbatch_options(launcher.job[1::2] + job_options)
+    return night, plan, options, [node_system.slurm_partition(p)
+                                  for p in partitions.values()]
+
+
+def _say(log, prefix, echo):
+    def say(line, shown=True):
+        log.write(line + '\n')
+        log.flush()
+        if shown or echo:
+            print(f'{prefix}: {line}', flush=True)
+    return say
+
+
+def run_night(report, node_map, launcher, reframe_args, head,
+              minutes=None, max_jobs=None, reservation=None):
+    '''The night of ``node_map``'s nodes (one job each), collected into
+    ``report`` and stored: ``(report, status)`` as a ReFrame run's pair
+    (:func:`.collect.collect`'s status).
+
+    :raises NightError: if it cannot run (said why).
+    :raises reframe_call.Interrupted: on Ctrl-C or SIGTERM, after saying
+        how to finish the night (``hpc-acceptance collect``).
+    '''
+    night, plan, options, slurm_partitions = prepare(
+        report, node_map, launcher, reframe_args, head)
+    limits = site_limits.read(len(plan['nodes']), slurm_partitions[0],
+                              reservation, minutes,
+                              int(max_jobs) if max_jobs else None)
+    if limits.problem:
+        raise NightError(limits.problem)
+
+    plan.update(bounds=limits.bounds, notes=limits.notes,
+                minutes=limits.minutes)
+    write_json(night.plan, plan)
+    common = ['--nodes=1', '--exclusive', '--no-requeue',
+              f'--output={night.folder}/slurm-%j.out',
+              f'--chdir={os.getcwd()}', *plan['job_options'],
+              *([f'--time={limits.minutes}'] if limits.minutes else [])]
+    log_path = reframe_call.log_of(report)
+    with open(log_path, 'w') as log:
+        say = _say(log, launcher.prefix, launcher.echo)
+        say(f'{len(plan["nodes"])} node job(s), one a node, each running '
+            f'the node\'s set by one ReFrame on it; their output goes to '
+            f'{night.folder}/<node>/reframe.log')
+        for line in limits.bounds:
+            say(f'bound by {line}')
+        for line in limits.notes:
+            say(line, shown=False)
+
+        started = _cpu()
+        watch = slurm_jobs.Watch(
+            slurm_jobs.Plan(night.script, common, plan['job_name'],
+                            limits.queued, options),
+            list(plan['nodes']), night.jobs, say)
+        try:
+            watch.run()
+        except reframe_call.Interrupted:
+            say(f'INTERRUPTED: no more node jobs submitted; those queued '
+                f'go on. Once they end (squeue --name={plan["job_name"]}): '
+                f'hpc-acceptance collect {report}, then the '
+                f'hpc-acceptance finish line it prints; or '
+                f'"hpc-acceptance collect --cancel {report}" at once')
+            raise
+
+        watched = _cpu()
+        merged, status = collect.collect(report, limits.minutes)
+        for line in collect.lines(merged)[1:]:
+            say(line.strip())
+        for node in plan['nodes']:
+            _skip_lines(night.log(node), log)
+        collected = _cpu()
+        collect.store(report, log)
+        # what the night cost its coordinator (ci/bench/fleet_cost.py)
+        write_json(os.path.join(night.folder, 'cost.json'), {
+            'cpu_before': started, 'cpu_watched': watched,
+            'cpu_collected': collected, 'cpu_stored': _cpu(),
+            'sbatch': sum(1 for j in watch.jobs.values() if 'sbatch' in j),
+            'polls': watch.polls})
+
+    return report, status
+
+
+def _cpu():
+    '''CPU seconds this process and the commands it ran (sbatch, squeue)
+    have used.'''
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round(own.ru_utime + own.ru_stime + children.ru_utime +
+                 children.ru_stime, 3)
+
+
+def _skip_lines(node_log, log):
+    '''The ``SKIP`` lines of a node's ReFrame output, into the night's
+    log: the reasons of the skips ReFrame makes itself.'''
+    try:
+        with open(node_log, errors='replace') as fp:
+            log.writelines(line for line in fp
+                           if line.startswith('[      SKIP ]'))
+    except OSError:
+        pass

@@ -1,0 +1,229 @@
+'''A fleet night's node reports collected into one run report
+(hpc_acceptance.tools.node_jobs.collect), on a real night: four namespaced
+nodes each ran MemoryDaxpyCheck in a job of its own
+(tests/fixtures/data/fleet_night/), and the faults a night meets made of
+it: a job that did not start, a run stopped at its time limit, a run that
+died, a truncated report, a node whose job was never submitted.'''
+
+import json
+import os
+import shutil
+
+import pytest
+
+from conftest import DATA_DIR
+from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.node_jobs import collect
+from hpc_acceptance.tools.node_jobs.night import Night
+from hpc_acceptance.tools.outcome import finished_run, summary
+from hpc_acceptance.tools.results import db, runs
+
+NODES = ['n1', 'n2', 'n3', 'n4']
+DAXPY = ('MemoryDaxpyCheck %isa=native %turbo=as-configured '
+         '%smt=as-configured %threads=single %.part=slurm-nodes:compute')
+
+
+@pytest.fixture
+def night(tmp_path, monkeypatch):
+    '''``(report path, Night)`` of a copy of the real night, its plan
+    pointing at folders of the test's own.'''
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
+    report = tmp_path / 'reports' / 'fleet.json'
+    folder = Night.of_report(str(report)).folder
+    shutil.copytree(DATA_DIR / 'fleet_night', folder)
+    here = Night(folder)
+    plan = json.loads(open(here.plan).read())
+    plan.update(perflogs=str(tmp_path / 'perflogs'),
+                stage=str(tmp_path / 'stage'),
+                output=str(tmp_path / 'output'))
+    open(here.plan, 'w').write(json.dumps(plan))
+    (tmp_path / 'reports' / 'fleet-nodes.json').write_text(json.dumps({
+        'slurm-nodes:compute': {'state': 'idle', 'covered': NODES,
+                                'left_out': []}}))
+    return str(report), here
+
+
+def _edit(path, change):
+    value = json.loads(open(path).read())
+    change(value)
+    open(path, 'w').write(json.dumps(value))
+
+
+def _cases(report, node=None):
+    return [c for c in runs.final_testcases(report)
+            if not c['fixture'] and (node is None or
+                                     c['display_name'].endswith(node))]
+
+
+def test_a_night_is_one_session_the_tools_and_reframe_read(night):
+    path, _ = night
+    report, status = collect.collect(path, now=1795895800.0)
+    assert status == 0
+    written = runs.read_report(path)
+    assert written == json.loads(json.dumps(report))
+    info = report['session_info']
+    assert info['fleet'] == 'yes' and info['suite_mode'] == 'nightly'
+    cases = [c for run in report['runs'] for c in run['testcases']]
+    assert [c['uuid'] for c in cases] == [
+        f'{info["uuid"]}:0:{i}' for i in range(len(cases))]
+    assert {c['session_uuid'] for c in cases} == {info['uuid']}
+    # each node's figures with its own name, node and job node list
+    for node in NODES:
+        (case,) = _cases(report, node)
+        assert case['display_name'] == f'{DAXPY} %.nid={node}'
+        assert case['node'] == case['job_nodelist'] == node
+        assert case['result'] == 'pass' and case['perfvalues']
+        assert case['node_session_uuid'] != info['uuid']
+    # each node built its own: the builds are named after their node
+    builds = [c['display_name'] for c in cases if c['fixture']]
+    assert len(builds) == len(set(builds)) == 3 * len(NODES)
+    # ReFrame's own storage takes it as one session
+    assert db.import_reports(db.database_path(), [path])[0] == [path]
+    run = finished_run.of_reports([path])
+    assert [f.nodes for f in run.fleets] == [NODES]
+
+
+def test_the_nodes_perflogs_join_the_run_s_once(night, tmp_path):
+    path, _ = night
+    collect.collect(path)
+    collect.collect(path)
+    lines = (tmp_path / 'perflogs' / 'slurm-nodes' / 'compute' /
+             'MemoryDaxpyCheck.log').read_text().splitlines()
+    assert lines[0].startswith('job_completion_time|')
+    assert len(lines) == 2 and '%.nid=n1 ' in lines[1]
+
+
+def _did_not_start(here):
+    _edit(here.jobs, lambda jobs: jobs['n4'].update(
+        state='PENDING', gave_up='ReqNodeNotAvail, UnavailableNodes:n4'))
+    shutil.rmtree(here.node_dir('n4'))
+
+
+def _timed_out(here):
+    def stopped(report):
+        case = next(c for c in report['runs'][0]['testcases']
+                    if not c['fixture'])
+        case.update(result='abort', fail_reason='aborted due to '
+                                                'ForceExitError')
+    _edit(here.report('n4'), stopped)
+    _edit(here.status('n4'), lambda s: s.update(signal=15,
+                                                reframe_status=1))
+    _edit(here.jobs, lambda jobs: jobs['n4'].update(state='TIMEOUT'))
+
+
+def _died(here):
+    log = open(here.log('n4')).read()
+    at = log.index('[ RUN      ] MemoryDaxpyCheck')
+    open(here.log('n4'), 'w').write(log[:log.index('\n', at) + 1])
+    os.remove(here.report('n4'))
+    _edit(here.status('n4'), lambda s: s.pop('ended'))
+    _edit(here.jobs, lambda jobs: jobs['n4'].update(state='NODE_FAIL'))
+
+
+def _truncated(here):
+    text = open(here.report('n4')).read()
+    open(here.report('n4'), 'w').write(text[:len(text) // 2])
+    _edit(here.status('n4'), lambda s: s.update(reframe_status=0))
+
+
+@pytest.mark.parametrize('fault, named', [
+    (_did_not_start, 'did not start: its job pended for ReqNodeNotAvail, '
+                     'UnavailableNodes:n4'),
+    (_timed_out, "stopped at MemoryDaxpyCheck %threads=single: its job's "
+                 'time limit (120 min)'),
+    (_died, 'died at MemoryDaxpyCheck %threads=single (its node failed '
+            '(Slurm: NODE_FAIL)): its report is missing'),
+    (_truncated, 'wrote a truncated report (cannot read the run report '),
+])
+def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
+        night, fault, named):
+    path, here = night
+    fault(here)
+    report, status = collect.collect(path)
+    assert status == 1
+    assert report[collect.KEY]['faults']['n4'].startswith(named)
+    (case,) = _cases(report, 'n4')
+    assert case['result'] in ('fail', 'abort')
+    assert case['fail_reason'] == report[collect.KEY]['faults']['n4']
+    assert [c['result'] for n in NODES[:3] for c in _cases(report, n)] == \
+        ['pass'] * 3
+    # the usual rule: it alone failed a check the others passed
+    (fleet,) = finished_run.of_reports([path]).fleets
+    (suspect,) = fleet.suspects
+    assert suspect.node == 'n4' and suspect.failures
+    assert suspect.describe().startswith(f'n4: failed MemoryDaxpyCheck '
+                                         f'%threads=single: {named}')
+
+
+def test_a_node_whose_reframe_ran_nothing_is_no_fault(night):
+    path, here = night
+    os.remove(here.report('n4'))
+    report, _ = collect.collect(path)
+    assert report[collect.KEY]['faults'] == {}
+    assert _cases(report, 'n4') == []
+
+
+def test_a_node_never_submitted_is_left_out_not_named(night, tmp_path):
+    path, here = night
+    _edit(here.jobs, lambda jobs: jobs.pop('n4'))
+    report, _ = collect.collect(path)
+    assert report[collect.KEY]['faults'] == {}
+    assert 'n4' in report[collect.KEY]['left_out']
+    assert _cases(report, 'n4') == []
+    nodes = json.loads((tmp_path / 'reports' / 'fleet-nodes.json')
+                       .read_text())['slurm-nodes:compute']
+    assert nodes['covered'] == NODES[:3]
+    assert nodes['left_out'][0]['node'] == 'n4'
+
+
+def test_where_a_run_stopped_is_read_from_its_output():
+    log = ('[ RUN      ] A %x=1 /0000000a @s:p+e\n'
+           '[       OK ] (1/2) A %x=1 /0000000a @s:p+e\n'
+           '[ RUN      ] B %isa=native %.nid=n1 /0000000b @s:p+e\n')
+    assert collect.running_at_end(log) == ['B']
+
+
+def test_collect_finishes_an_interrupted_night_once(night, capsys,
+                                                   monkeypatch):
+    path, _ = night
+    monkeypatch.setattr(collect.slurm_jobs, 'queue', lambda *a: {})
+    assert cli.main(['collect', path]) == 0
+    out = capsys.readouterr().out
+    assert f'hpc-acceptance finish {path} 0 --nodes ' in out
+    assert 'stored in the results database' in out
+    session = runs.report_session(path)['uuid']
+    assert db.stored(db.database_path(), session)
+    assert cli.main(['collect', path]) == 0
+    assert 'was collected already' in capsys.readouterr().out
+    assert runs.report_session(path)['uuid'] == session
+
+
+def test_collect_waits_for_jobs_still_queued(night, capsys, monkeypatch):
+    path, here = night
+    monkeypatch.setattr(collect.slurm_jobs, 'queue',
+                        lambda *a: {'2': ('RUNNING', 'None')})
+    cancelled = []
+    monkeypatch.setattr(collect.slurm_jobs, 'cancel', cancelled.append)
+    assert cli.main(['collect', path]) == 1
+    assert 'still queued or running (n2)' in capsys.readouterr().err
+    assert cli.main(['collect', '--cancel', path]) == 0
+    assert cancelled == ['2']
+    report = runs.read_report(path)
+    assert 'n2' in report[collect.KEY]['left_out']
+    assert report[collect.KEY]['faults'] == {}
+
+
+def test_the_summary_says_how_the_night_ran_and_what_bound_it(night):
+    path, here = night
+    _edit(here.plan, lambda plan: plan.update(bounds=[
+        'at most 2 node job(s) queued at once of 4: MaxSubmitJobsPerUser 2 '
+        'of QOS normal (root has 0 job(s) now)']))
+    _did_not_start(here)
+    collect.collect(path)
+    lines = summary.of_run(finished_run.of_reports([path]), 200).lines
+    start = lines.index('node jobs: 4 job(s) for 4 node(s), one a node')
+    assert lines[start + 1:start + 3] == [
+        '  bound by: at most 2 node job(s) queued at once of 4: '
+        'MaxSubmitJobsPerUser 2 of QOS normal (root has 0 job(s) now)',
+        '  n4: did not start: its job pended for ReqNodeNotAvail, '
+        'UnavailableNodes:n4']

@@ -1,0 +1,134 @@
+'''A night of node jobs prepared by its coordinator
+(hpc_acceptance.tools.node_jobs.coordinator, .node_system), the run inside
+each job (.on_node), and the nodes' perflogs added to the run's
+(.perflogs).'''
+
+import json
+import os
+import stat
+
+import pytest
+
+from conftest import CONFIG, DATA_DIR
+from hpc_acceptance.core.node_scheduler import NAME as NODE_SCHEDULER
+from hpc_acceptance.tools.launch import reframe_call
+from hpc_acceptance.tools.node_jobs import coordinator, node_system, \
+    on_node, perflogs
+from hpc_acceptance.tools.node_jobs.night import Night
+
+OVERLAY = str(DATA_DIR / 'slurm' / 'slurm_localhost.py')
+NODES = {'slurm-nodes:compute': {'state': 'idle',
+                                 'covered': ['n10', 'n2', 'n1'],
+                                 'left_out': []}}
+
+
+def _prepare(tmp_path, reframe_args, node_map=NODES):
+    launcher = reframe_call.Launcher('acceptance', 'maint')
+    return coordinator.prepare(str(tmp_path / 'fleet.json'), node_map,
+                               launcher, reframe_args,
+                               ['--mode', 'fleet', '-r'])
+
+
+def test_the_night_runs_the_system_s_partitions_on_each_node(tmp_path):
+    night, plan, options, slurm = _prepare(
+        tmp_path, ['-C', OVERLAY, '--system', 'slurm-nodes', '-n', 'Daxpy',
+                   '-J', 'account=ops'])
+    assert list(plan['nodes']) == ['n1', 'n2', 'n10']
+    assert plan['nodes']['n1'] == ['compute'] and slurm == ['compute']
+    assert options['n1'] == ['--partition=compute']
+    assert plan['job_options'] == ['--reservation=maint', '--account=ops']
+    assert plan['extras'] == {'suite_mode': 'nightly', 'fleet': 'yes'}
+    # the run's own arguments, the system named, the node's layer last
+    args = plan['reframe']
+    assert args[:2] == ['-C', str(CONFIG)] and args[-2:] == [
+        '-C', str(node_system.NODE_CONFIG)]
+    assert args[args.index('--system') + 1] == 'slurm-nodes'
+    assert ['-n', 'Daxpy'] == args[args.index('-n'):args.index('-n') + 2]
+    assert '--exec-policy=serial' in args
+    # its partitions: the same, their scheduler the node, no access
+    (partition,) = json.loads(open(night.system).read())['partitions']
+    assert (partition['scheduler'], partition['access'],
+            partition['max_jobs'], partition['launcher']) == \
+        (NODE_SCHEDULER, [], 1, 'srun')
+    # one job script for every node: no node's name in shell text
+    script = open(night.script).read()
+    assert 'n1' not in script.split('\n', 3)[-1]
+    assert os.stat(night.script).st_mode & stat.S_IXUSR
+
+
+def test_a_system_without_slurm_partitions_runs_no_node_jobs(tmp_path):
+    with pytest.raises(coordinator.NoSlurmPartition,
+                       match='local has no Slurm partition'):
+        _prepare(tmp_path, ['--system', 'local'],
+                 {'local:default': {'covered': ['vm'], 'left_out': []}})
+
+
+def _fake_reframe(tmp_path, status=0):
+    '''A reframe that records its arguments and environment.'''
+    path = tmp_path / 'reframe'
+    path.write_text('#!/bin/sh\n'
+                    f'echo "$@" > {tmp_path}/args\n'
+                    f'env > {tmp_path}/env\n'
+                    f'exit {status}\n')
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_job_runs_reframe_for_its_node_and_records_it(tmp_path,
+                                                          monkeypatch):
+    night, plan, _, _ = _prepare(tmp_path, ['-C', OVERLAY, '--system',
+                                            'slurm-nodes'])
+    open(night.plan, 'w').write(json.dumps(plan))
+    monkeypatch.setattr(on_node, 'REFRAME', _fake_reframe(tmp_path, 1))
+    monkeypatch.setenv('SLURMD_NODENAME', 'n2')
+    monkeypatch.setenv('SLURM_JOB_ID', '77')
+    monkeypatch.setenv('HPC_ACCEPTANCE_MAX_JOBS', '3')
+    assert on_node.main([night.folder]) == 1
+    status = json.loads(open(night.status('n2')).read())
+    assert (status['node'], status['job'], status['reframe_status']) == \
+        ('n2', '77', 1)
+    assert status['ended'] >= status['started']
+    env = dict(line.split('=', 1) for line in
+               (tmp_path / 'env').read_text().splitlines() if '=' in line)
+    assert env['RFM_REPORT_FILE'] == night.report('n2')
+    assert env['RFM_STAGE_DIR'] == os.path.join(plan['stage'], 'n2')
+    assert env['RFM_ENABLE_RESULTS_STORAGE'] == 'false'
+    assert env['HPC_ACCEPTANCE_ON_NODE'] == '1'
+    assert 'HPC_ACCEPTANCE_MAX_JOBS' not in env
+    assert json.loads(open(env['HPC_ACCEPTANCE_NODE_SYSTEM']).read())[
+        'name'] == 'slurm-nodes'
+    assert (tmp_path / 'args').read_text().split() == plan['reframe']
+
+
+@pytest.mark.parametrize('node', ['n9', 'n1;reboot', '-n1'])
+def test_a_job_on_a_node_not_in_the_plan_runs_nothing(tmp_path, monkeypatch,
+                                                      node, capsys):
+    night, plan, _, _ = _prepare(tmp_path, ['-C', OVERLAY, '--system',
+                                            'slurm-nodes'])
+    open(night.plan, 'w').write(json.dumps(plan))
+    monkeypatch.setattr(on_node, 'REFRAME', _fake_reframe(tmp_path))
+    monkeypatch.setenv('SLURMD_NODENAME', node)
+    assert on_node.main([night.folder]) == 2
+    assert not (tmp_path / 'args').exists()
+    assert 'on_node: ' in capsys.readouterr().err
+
+
+def test_a_node_s_perflogs_follow_reframe_s_header_rule(tmp_path):
+    node, run = tmp_path / 'node' / 'sys' / 'part', tmp_path / 'run'
+    node.mkdir(parents=True)
+    (node / 'Check.log.h0').write_text('a|b\nold|1\n')
+    (node / 'Check.log').write_text('a|b|c\nnew|1|2\n')
+    target = run / 'sys' / 'part'
+    target.mkdir(parents=True)
+    (target / 'Check.log').write_text('a|b\nbefore|0\n')
+    assert perflogs.merge(str(tmp_path / 'node'), str(run)) == 2
+    assert (target / 'Check.log.h0').read_text() == \
+        'a|b\nbefore|0\nold|1\n'
+    assert (target / 'Check.log').read_text() == 'a|b|c\nnew|1|2\n'
+
+
+def test_the_night_s_folder_is_named_after_its_report(tmp_path):
+    night = Night.of_report(str(tmp_path / 'acceptance-1.json'))
+    assert night.folder == str(tmp_path / 'acceptance-1-node-runs')
+    with pytest.raises(ValueError):
+        night.node_dir('../etc')
