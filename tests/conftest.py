@@ -100,6 +100,17 @@ def no_reframe_runtime():
         yield
 
 
+@pytest.fixture(autouse=True)
+def umask_kept():
+    '''Each test starts with the session's umask and leaves it so: the
+    run lock and the command tighten it for the process they run in
+    (tools/common/file_modes.py), which in a test is the whole session.'''
+    mask = os.umask(0o022)
+    os.umask(mask)
+    yield
+    os.umask(mask)
+
+
 @pytest.fixture(scope='session')
 def spack_ci(spack_ci_ahead):
     '''The CI subset of spack-envs/local installed by the real Spack from

@@ -300,6 +300,7 @@ def test_identity_another_systems_before_run_changes_no_row(
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(baseline, 'stored_sessions', store.sessions)
             patch.setattr(baseline, 'stored_testcases', store.testcases)
+            patch.setattr(baseline, 'session_testcases', store.testcases)
             cases, baselines = runs_before_after.read_after([(path, 0)],
                                                             'now-30d:now')
         return judge(cases, baselines), baselines[0].notes

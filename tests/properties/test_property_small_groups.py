@@ -60,6 +60,11 @@ def test_small_groups_two_clusters_are_never_passed(made, slow, loss, check,
     assume(slow <= len(made.nodes) - 2)
     check = gen.pick(made.checks, check)
     assume(-math.log(1 - loss) > _width(made, check) + MARGIN * made.noise)
+    # the other checks quiet: a healthy node their noise puts beyond the
+    # band is rightly named (Hypothesis found latency_memory +2 % on a 2 %
+    # floor with noise of 1.6 %)
+    assume(all(made.noise <= QUIET * _width(made, other)
+               for other in made.checks if other != check))
     start = first % len(made.nodes)
     degraded = [made.nodes[(start + i) % len(made.nodes)]
                 for i in range(slow)]

@@ -11,7 +11,7 @@ STATE = 'turbo unknown no cpufreq driver\nsmt off smt/active=0\n'
 
 def facts(tmp_path, memory_lines):
     topology = tmp_path / 'n1.json'
-    topology.write_text(json.dumps({'num_cpus': 176}))
+    topology.write_text(json.dumps({'arch': 'power9le', 'num_cpus': 176}))
     output = (f'host n1\n{memory_lines}{STATE}{node_probe.DONE}\n')
     return node_probe.parse(output, str(topology), 'job 7 on n1')
 

@@ -86,6 +86,7 @@ def test_only_what_the_replay_reads_is_copied(tmp_path):
         f'{cpu}/topology/core_cpus': b'1\n',
         f'{cpu}/topology/core_cpus_list': b'0\n',
         f'{cpu}/cache/index0/size': b'32K\n',
+        f'{cpu}/cache/index0/shared_cpu_map': b'1\n',
         f'{cpu}/cpuidle/state0/name': b'POLL\n',
         'sys/devices/system/node/node0/cpulist': b'0\n',
         'sys/bus/pci/devices/x': b'',
@@ -94,7 +95,8 @@ def test_only_what_the_replay_reads_is_copied(tmp_path):
         kept = sorted(str(p.relative_to(snap.root))
                       for p in snap.root.rglob('*') if p.is_file())
     assert kept == ['proc/cpuinfo', 'sys/devices/system/cpu/cpu0/cache/'
-                    'index0/size', 'sys/devices/system/cpu/cpu0/topology/'
+                    'index0/shared_cpu_map', 'sys/devices/system/cpu/cpu0/'
+                    'cache/index0/size', 'sys/devices/system/cpu/cpu0/topology/'
                     'core_cpus', 'sys/devices/system/node/node0/cpulist']
 
 

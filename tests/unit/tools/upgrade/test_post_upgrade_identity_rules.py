@@ -137,6 +137,7 @@ def _serve(monkeypatch, *reports):
     store = runs.Store(list(reports))
     monkeypatch.setattr(baseline, 'stored_sessions', store.sessions)
     monkeypatch.setattr(baseline, 'stored_testcases', store.testcases)
+    monkeypatch.setattr(baseline, 'session_testcases', store.testcases)
 
 
 def test_another_systems_before_run_is_left_out_and_named(monkeypatch):
