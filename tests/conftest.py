@@ -54,11 +54,24 @@ def no_prepared_spack(tmp_path_factory):
 #: The tests that may run beside the CI subset's install
 #: (tests/helpers/spack_ci.py, ``Ahead``): those whose figures' values no
 #: assertion reads (a verdict without references, a store's contents, the
-#: configuration). Every other test waits for the install to end.
-BESIDE_THE_INSTALL = ('ci/', 'config/', 'docs/',
+#: configuration, the in-process tests of functions). Every other test
+#: waits for the install to end.
+BESIDE_THE_INSTALL = ('ci/', 'config/', 'docs/', 'unit/', 'properties/',
                       'e2e/test_acceptance_script.py',
                       'e2e/test_bounded_variants.py',
                       'e2e/test_export_to_store.py')
+
+
+def _beside_the_install(item):
+    return item.path.relative_to(TESTS_DIR).as_posix().startswith(
+        BESIDE_THE_INSTALL)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    '''The tests that may run beside the install first, in their order,
+    then the others in theirs: a cold install (about ten minutes on two
+    cores) costs the session the time those tests leave it.'''
+    items.sort(key=lambda item: not _beside_the_install(item))
 
 
 @pytest.fixture(scope='session', autouse=True)
@@ -84,8 +97,7 @@ def no_build_beside(request, spack_ci_ahead):
     if spack_ci_ahead is None or not spack_ci_ahead.running():
         return
 
-    where = request.node.path.relative_to(TESTS_DIR).as_posix()
-    if not where.startswith(BESIDE_THE_INSTALL):
+    if not _beside_the_install(request.node):
         # its failure is the failure of the tests that need it
         with contextlib.suppress(Exception):
             spack_ci_ahead.wait()
