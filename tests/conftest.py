@@ -67,10 +67,38 @@ def _beside_the_install(item):
         BESIDE_THE_INSTALL)
 
 
+#: What a test needs, as the markers that select it (tests/README.md,
+#: "Running a part"): a test is marked by its folder or file, or by a
+#: fixture it uses.
+MARKED_BY = {
+    'e2e': {'paths': ('e2e/',)},
+    'slurm': {'paths': ('e2e/test_slurm_', 'e2e/test_fleet_run.py',
+                        'e2e/test_new_system.py'),
+              'fixtures': ('cluster',)},
+    'spack': {'paths': ('e2e/test_spack_', 'spack_envs/',
+                        'ci/test_setup_spack.py'),
+              'fixtures': ('spack_ci', 'site_spack')},
+    'browser': {'paths': ('e2e/test_report_in_browser.py',)},
+    'slow': {'paths': ('e2e/', 'kernels/', 'spack_envs/'),
+             'fixtures': ('cluster', 'spack_ci', 'site_spack', 'replays')},
+}
+
+
+def _markers(item):
+    where = item.path.relative_to(TESTS_DIR).as_posix()
+    return [name for name, by in MARKED_BY.items()
+            if where.startswith(by['paths']) or
+            set(by.get('fixtures', ())) & set(item.fixturenames)]
+
+
 def pytest_collection_modifyitems(session, config, items):
-    '''The tests that may run beside the install first, in their order,
-    then the others in theirs: a cold install (about ten minutes on two
-    cores) costs the session the time those tests leave it.'''
+    '''Each test marked by what it needs (:data:`MARKED_BY`); the tests
+    that may run beside the install first, in their order, then the
+    others in theirs: a cold install (about ten minutes on two cores)
+    costs the session the time those tests leave it.'''
+    for item in items:
+        for name in _markers(item):
+            item.add_marker(name)
     items.sort(key=lambda item: not _beside_the_install(item))
 
 
