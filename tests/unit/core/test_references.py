@@ -148,6 +148,15 @@ def test_check_variables_wants_known_names_and_same_units():
             1, -0.1, None, 'MB/s']), {'bandwidth_l2': 'MB/s'})
 
 
+def test_an_entry_may_bound_what_the_program_prints_once_it_ran():
+    # the repetitions' figures are the check's once its output is read:
+    # an entry that bounds them is no error before
+    entry = {'flops_l1': [1, -0.1, None, 'MFLOP/s'],
+             'best_to_median_l1': [1, -0.8, None, 'ratio'],
+             'flops_l1_median': [1, -0.5, None, 'MFLOP/s']}
+    references.check_variables('f.yaml', 'X', entry, {'flops_l1': 'MFLOP/s'})
+
+
 def test_check_variables_wants_every_figure_of_the_check():
     entry = {'bandwidth_l1': [1, -0.1, None, 'MB/s']}
     with pytest.raises(ReferenceFileError,

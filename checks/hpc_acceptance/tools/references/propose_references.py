@@ -77,7 +77,8 @@ def collect(testcases, system):
 
     Runs stored before checks recorded their identity are left out: their
     inputs (NPB class, sizes, ranks) are unknown, so their figures cannot be
-    told apart.
+    told apart; so are the figures no reference need bound
+    (:func:`hpc_acceptance.core.references.unbounded`).
 
     :returns: ``({(check, partition, environ, params, identity): {variable:
         (values, unit)}}, notes)`` where ``params`` is a tuple of ``(name,
@@ -96,6 +97,10 @@ def collect(testcases, system):
 
         figures = collected.setdefault(key, {})
         for variable, (value, unit) in figures_of(case).items():
+            if references.unbounded(variable):
+                # how the repetitions went (a median, best/median): the
+                # fleet's contention rule reads them, no reference bounds
+                continue
             values, _ = figures.setdefault(variable, ([], unit))
             values.append(float(value))
 

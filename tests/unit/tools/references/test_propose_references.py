@@ -60,6 +60,19 @@ def npb_runs(npb_class, times):
             for t in times]
 
 
+def test_how_the_repetitions_went_is_proposed_no_reference():
+    # a kernel's median repetition and best/median: the fleet's contention
+    # rule reads them, no reference bounds them
+    runs = npb_runs('W', [1.0, 1.1, 1.0])
+    for run in runs:
+        run['perfvalues'].update({
+            'local:default:time_median': [1.2, 0, None, None, 's', 'pass'],
+            'local:default:best_to_median_time': [0.9, 0, None, None,
+                                                  'ratio', 'pass']})
+    collected, _ = pr.collect(runs, 'local')
+    assert [set(figures) for figures in collected.values()] == [{'time'}]
+
+
 def test_two_classes_give_two_entries_never_one_median():
     runs = npb_runs('W', [1.0, 1.1, 1.0]) + npb_runs('C', [60, 61, 59])
     proposed, _ = pr.propose(pr.collect(runs, 'local')[0], floor=None,
