@@ -341,10 +341,15 @@ def report_testcases(*paths):
 def report_session(*paths):
     '''The ``session_info`` of a ReFrame JSON report (its UUID, start
     time, the session extras such as ``fleet``); of several reports of one
-    run, the first session's (:func:`read_reports`).
+    run, the first session's (:func:`read_reports`). One report is read
+    alone: a confirmation rerun's own session is its own, whichever run it
+    confirms (the node jobs' collector stores it by it).
 
     :raises Unreadable: as :func:`read_reports`.
     '''
+    if len(paths) == 1:
+        return read_report(paths[0]).get('session_info') or {}
+
     return read_reports(*paths)[0][1].get('session_info') or {}
 
 

@@ -63,6 +63,9 @@ def test_a_rerun_is_read_after_its_run_whatever_the_order_given(tmp_path):
         assert [a['perfvalues']['local:default:triad'][0]
                 for a in cases['B']['earlier_attempts']] == [2.0]
         assert report_session(*order)['uuid'] == RUN
+    # read alone, a rerun's session is its own (the node jobs' collector
+    # stores it by it); its test cases need their run
+    assert report_session(rerun)['uuid'] == SESSION
 
 
 def test_a_rerun_is_read_after_its_run_whatever_the_times_say(tmp_path):
