@@ -11,6 +11,7 @@ import tarfile
 from pathlib import Path
 
 from conftest import HPC_ACCEPTANCE
+from helpers import sysfs_tree
 
 
 def namespace_refused():
@@ -88,12 +89,7 @@ def _cpus(mask):
 
 
 def _numbers(text):
-    found = set()
-    for part in re.sub(r'[\s\x00]', '', text).split(','):
-        if part:
-            first, _, last = part.partition('-')
-            found.update(range(int(first), int(last or first) + 1))
-    return frozenset(found)
+    return frozenset(sysfs_tree.parse_list(text))
 
 
 _UNITS = {'K': 2**10, 'M': 2**20, 'G': 2**30}

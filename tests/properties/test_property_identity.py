@@ -45,6 +45,21 @@ def _judged(result):
     return result.named, result.drained, result.status
 
 
+#: Shrunk by Hypothesis on the code before (c02ff62): six Sapphire Rapids
+#: nodes, two of them 18 % slow in one check.
+SHRUNK_SIX = gen.example([gen.generation(
+    263310420, cpu='Intel(R) Xeon(R) Platinum 8480+', cores=96,
+    bios='American Megatrends International, LLC. 1.3 03/02/2023',
+    kernel='4.18.0-553.el8_10.x86_64', speed=1.1047234976322784)],
+    [0, 0, 0, 0, 0, 0], memory_kb=[263311190, 263310520, 263310423,
+                                   263310422, 263310423, 263310420],
+    checks=('MemoryDaxpyCheck', 'MemoryLatencyCheck'), noise=0.005,
+    seed=16722, names=['c1-r1', 'c1-r0', 'c1-r2', 'c1-r3', 'c1-r4', 'c1-r5'],
+    degraded={'c1-r5': (0.1809986914296205, ('MemoryDaxpyCheck',)),
+              'c1-r3': (0.1809986914296205, ('MemoryDaxpyCheck',))},
+    floors='Stream=0.1 Memory=0.02')
+
+
 @examples(40)
 @given(gen.fleets(nodes=st.integers(4, 40)), gen.INDEX, gen.INDEX)
 # found on the code before: n0's job printing n1 put n0's figures down to
@@ -52,28 +67,8 @@ def _judged(result):
 @example(gen.four_nodes(degraded={'n0': (0.5, ('MemoryDaxpyCheck',))}),
          0, 1)
 # shrunk by Hypothesis on the code before (c02ff62)
-@example(gen.example([gen.generation(263310420,
-         cpu='Intel(R) Xeon(R) Platinum 8480+', cores=96,
-         bios='American Megatrends International, LLC. 1.3 03/02/2023',
-         kernel='4.18.0-553.el8_10.x86_64', speed=1.1047234976322784)], [0, 0,
-         0, 0, 0, 0], memory_kb=[263311190, 263310520, 263310423, 263310422,
-         263310423, 263310420], checks=('MemoryDaxpyCheck',
-         'MemoryLatencyCheck'), noise=0.005, seed=16722, names=['c1-r1',
-         'c1-r0', 'c1-r2', 'c1-r3', 'c1-r4', 'c1-r5'],
-         degraded={'c1-r5': (0.1809986914296205, ('MemoryDaxpyCheck',)),
-         'c1-r3': (0.1809986914296205, ('MemoryDaxpyCheck',))},
-         floors='Stream=0.1 Memory=0.02'), 533, 554)
-@example(gen.example([gen.generation(263310420,
-         cpu='Intel(R) Xeon(R) Platinum 8480+', cores=96,
-         bios='American Megatrends International, LLC. 1.3 03/02/2023',
-         kernel='4.18.0-553.el8_10.x86_64', speed=1.1047234976322784)], [0, 0,
-         0, 0, 0, 0], memory_kb=[263311190, 263310520, 263310423, 263310422,
-         263310423, 263310420], checks=('MemoryDaxpyCheck',
-         'MemoryLatencyCheck'), noise=0.005, seed=16722, names=['c1-r1',
-         'c1-r0', 'c1-r2', 'c1-r3', 'c1-r4', 'c1-r5'],
-         degraded={'c1-r5': (0.1809986914296205, ('MemoryDaxpyCheck',)),
-         'c1-r3': (0.1809986914296205, ('MemoryDaxpyCheck',))},
-         floors='Stream=0.1 Memory=0.02'), 0, 1)
+@example(SHRUNK_SIX, 533, 554)
+@example(SHRUNK_SIX, 0, 1)
 @example(gen.example([gen.generation(66060288)], [0, 0, 0, 0],
          checks=('MemoryDaxpyCheck',)), 0, 1)
 def test_identity_a_node_its_job_misnames_is_still_its_own(made, node,
@@ -173,7 +168,10 @@ def _rewritten(report, node, check, figure, how):
     it, or NaN.'''
     report = copy.deepcopy(report)
     for case in gen.node_cases(report, node, check):
-        perf = case['perfvalues'][f'{gen.PARTITION_NAME}:{figure}']
+        perf = case['perfvalues'].get(f'{gen.PARTITION_NAME}:{figure}')
+        if perf is None:
+            # a failed first attempt of a retried case printed nothing
+            continue
         if how == 'multiple' and isinstance(perf[0], float):
             unit, factor = MULTIPLES[perf[4]]
             perf[0], perf[4] = perf[0] * factor, unit
@@ -209,6 +207,9 @@ def _rewritten(report, node, check, figure, how):
          161, 216, 395)
 @example(gen.example([gen.generation(66060288)], [0, 0, 0, 0],
          checks=('MemoryDaxpyCheck',)), 0, 0, 0)
+# found by Hypothesis: a retried case's failed first attempt has no figure
+@example(gen.example([gen.generation(66060288)], [0, 0, 0, 0],
+         retried=frozenset({('n0', 'MemoryDaxpyCheck')})), 0, 0, 0)
 def test_identity_a_unit_is_converted_or_no_measurement(made, node, check,
                                                          figure):
     report = gen.report(made)
