@@ -4,7 +4,8 @@ node running the nightly's memory and STREAM checks (a few of them) in one
 Slurm job of its own (the default ``--fleet-mode node-jobs``; the nodes
 share this machine's 2 cores, so the quiet runs run one node's job at a
 time, where a real cluster's nodes run side by side), compared with each
-other.
+other; the slowed node's and the export's nights through ReFrame's
+``--distribute`` (:data:`DISTRIBUTE`).
 
 A node is made slower for a run by putting its ``slurmd``, and so every
 job it starts, in a cgroup with a CPU quota of 1000 us per 3333 us (30 %
@@ -183,6 +184,14 @@ def slowed(cluster, node, until=None):
 #: too (seen: a node at a fifth of its siblings' speed back "within the
 #: band" on its rerun, its siblings measured four at once on two cores).
 ONE_AT_A_TIME = ('--max-jobs', '1')
+#: ReFrame's --distribute, the mode a site may keep: the nights whose
+#: subject is the judgement after the run (a slowed node's drain and
+#: resume, the export) run this way, a job per check and node, so that the
+#: module stays within CI's time; the default's node jobs run the quiet
+#: nights, a drained node, a node lost mid-run and a reservation. One node
+#: job a time, each starting a ReFrame that builds the kernels for itself,
+#: made the slowed node's nights 4 minutes each on 2 cores.
+DISTRIBUTE = ('--fleet-mode', 'distribute')
 
 
 def test_quiet_fleet_runs_name_no_node(state, cluster):
@@ -239,7 +248,7 @@ def test_quiet_fleet_runs_name_no_node(state, cluster):
 def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
         state, cluster):
     with slowed(cluster, 'n3'):
-        done, report = fleet_run(state, cluster, 'slow-n3', *ONE_AT_A_TIME,
+        done, report = fleet_run(state, cluster, 'slow-n3', *DISTRIBUTE,
                                  *CHECKS)
 
     assert done.returncode == 1, done.stdout[-5000:]
@@ -306,7 +315,7 @@ def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
 
     # the next night it is slow again: a suspect two runs in a row
     with slowed(cluster, 'n3'):
-        done, _ = fleet_run(state, cluster, 'slow-n3-again', *ONE_AT_A_TIME,
+        done, _ = fleet_run(state, cluster, 'slow-n3-again', *DISTRIBUTE,
                             *ONE_CHECK)
 
     assert done.returncode == 1, done.stdout[-5000:]
@@ -434,7 +443,7 @@ def test_a_fleet_run_s_figures_reach_the_store_one_series_per_node(
         site = tmp_path / 'site'
         site.mkdir()
         (site / 'export.yaml').write_text(f'url: {store.url}\n')
-        done, report = fleet_run(state, cluster, 'exported', *ONE_AT_A_TIME,
+        done, report = fleet_run(state, cluster, 'exported', *DISTRIBUTE,
                                  *ONE_CHECK,
                                  HPC_ACCEPTANCE_SITE_DIR=str(site),
                                  PATH=f'{bindir}:{os.environ["PATH"]}')
