@@ -45,6 +45,12 @@ baseline there is for a node. For each partition this module
    lost more than the band as a whole fails, even when no node stands
    out: the median and the spread move with the fleet.
 
+How a kernel's repetitions went (its median repetition, best/median:
+:func:`hpc_acceptance.core.references.unbounded`) names no suspect and
+splits no partition: a median moves with whatever else runs on the node,
+which the best repetition is there to see through; the ratios name
+*contended* nodes (:mod:`.contention`) instead.
+
 Figures of different identities are never compared: a node whose binary
 came from elsewhere, say, is its own group and is listed under "other
 inputs" with what differs.
@@ -58,6 +64,7 @@ import math
 import statistics
 from collections import defaultdict
 
+from hpc_acceptance.core.references import unbounded
 from hpc_acceptance.tools.fleet import fingerprint, grouping
 from hpc_acceptance.tools.fleet.model import (
     FALSE_SUSPECTS, MIN_HISTORY, MIN_NODES, SPREAD_FACTOR, Against,
@@ -231,11 +238,14 @@ def _judge(fleet, columns, cases, floors, history, factor):
         spread.earlier = _earlier(column.figure, {
             node: case for node, case in column.cases.items()
             if node in column.values})
+        fleet.spreads.append(spread)
+        if unbounded(column.figure.variable):
+            continue
+
         spread.split = _split(spread, floor)
         spread.against = _against(
             spread, list(column.cases.values()), history,
             fingerprint.hardware(column.fingerprint))
-        fleet.spreads.append(spread)
         fleet.recovered += _recovered(spread)
 
     # a node reported twice for a variant is not one of its failures
@@ -259,6 +269,8 @@ def compare_partition(name, cases, min_nodes=MIN_NODES, floors=None,
 def _suspects(partition, spreads, failures, odd):
     by_node = {s.node: s for s in odd}
     for spread in spreads:
+        if unbounded(spread.figure.variable):
+            continue
         for node in spread.values:
             if spread.is_worse(node):
                 by_node.setdefault(node, Suspect(partition, node)).outliers \
