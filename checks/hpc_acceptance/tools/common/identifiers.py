@@ -25,6 +25,14 @@ TESTCASE = re.compile(SESSION.pattern + r':\d+:\d+')
 #: ``.``, at most 255), without its host list syntax (``n[1-4]``, ``,``).
 NODE = re.compile(r'[A-Za-z0-9][A-Za-z0-9._-]{0,254}')
 
+#: The nodes a test case ran on as ReFrame abbreviates them
+#: (``nodelist_abbrev``: ``n[1-2]``, ``login1,nid[001-002,004]``): node
+#: names, a run of digits in each given as Slurm's host list ranges.
+_RANGES = r'\[[0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*\]'
+_GROUP = (rf'[A-Za-z0-9][A-Za-z0-9._-]{{0,254}}'
+          rf'(?:{_RANGES}[A-Za-z0-9._-]{{0,254}})?')
+NODE_LIST = re.compile(rf'{_GROUP}(?:,{_GROUP})*')
+
 #: ReFrame's names of systems, partitions and environments (its
 #: configuration schema's ``alphanum_ext_string``).
 NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_-]{0,254}')
@@ -75,6 +83,13 @@ def node(value, what='node name'):
     '''``value`` if it is a Slurm node name.'''
     return _check(NODE, value, what, 'a node name (letters, digits, "-", '
                                      '"_" and ".")')
+
+
+def node_list(value, what='node list'):
+    '''``value`` if it is a node name or ReFrame's abbreviation of several
+    (:data:`NODE_LIST`): a multi-node test case's ``node``.'''
+    return _check(NODE_LIST, value, what, 'a node name or a host list of '
+                                          'them (n[1-4],m2)')
 
 
 def name(value, what):

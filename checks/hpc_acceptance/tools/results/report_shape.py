@@ -186,11 +186,12 @@ def identifiers(case, where):
                 names.name(case[key], key)
 
         if case.get('node'):
-            names.node(case['node'], 'node')
+            # a multi-node check's nodes, as ReFrame abbreviates them
+            names.node_list(case['node'], 'node')
 
         listed = case.get('job_nodelist') or []
         for node in [listed] if isinstance(listed, str) else listed:
-            names.node(node, 'a node of job_nodelist')
+            names.node_list(node, 'a node of job_nodelist')
 
         for node in _PINNED.findall(str(case.get('display_name', ''))):
             names.node(node, 'the node of %.nid= in display_name')

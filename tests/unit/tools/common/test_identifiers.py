@@ -45,6 +45,22 @@ def test_no_shell_or_host_list_syntax_is_a_node_name(value):
     assert not identifiers.is_node(value)
 
 
+@pytest.mark.parametrize('value', ['n1', 'n[1-2]', 'login1,nid[001-002,004]',
+                                   'a.b[1-2]', 'n[1-2,7]-ib'])
+def test_reframes_abbreviated_node_lists_are_a_test_case_s_nodes(value):
+    # a multi-node check's ``node``, as reframe.utility.nodelist_abbrev
+    # writes it
+    assert identifiers.node_list(value) == value
+
+
+@pytest.mark.parametrize('value', [v for v in HOSTILE
+                                   if v not in ('n[1-4]', 'n1,n2')] + [
+    'n[1-', 'n1,,n2', 'n[1-2];id', 'n[$(id)]', ',n1'])
+def test_no_shell_syntax_is_a_node_list(value):
+    with pytest.raises(identifiers.BadIdentifier):
+        identifiers.node_list(value)
+
+
 @pytest.mark.parametrize('value', ['cluster', 'local', 'default', 'gpu-a100',
                                    '_x'])
 def test_reframe_names_are_taken(value):
