@@ -88,10 +88,6 @@ def _cpus(mask):
                      if bits >> cpu & 1)
 
 
-def _numbers(text):
-    return frozenset(sysfs_tree.parse_list(text))
-
-
 _UNITS = {'K': 2**10, 'M': 2**20, 'G': 2**30}
 
 
@@ -169,8 +165,9 @@ class Machine:
         # sysfs still shows of it
         online = files.get('sys/devices/system/cpu/online')
         if online is not None:
+            cpus = sysfs_tree.parse_list(online)
             self.package = {cpu: package for cpu, package in
-                            self.package.items() if cpu in _numbers(online)}
+                            self.package.items() if cpu in cpus}
         # NUMA nodes with an online CPU (one with a topology), allowed or
         # not: memory a process may allocate on beside its CPUs' own
         self._nodes_with_cpus = {self.node[cpu] for cpu in self.package
@@ -220,7 +217,7 @@ class Machine:
                      if path.endswith(f'{cgroup.rstrip("/")}/{name}') and
                      not path.startswith(('sys/devices', 'proc/'))]
             if found:
-                return _numbers(found[0])
+                return frozenset(sysfs_tree.parse_list(found[0]))
         return None
 
     @classmethod
