@@ -537,8 +537,7 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* the median of times[0..n) (sorted in place); 0 when n is 0 */
-static double median_of(double *times, long n)
+double median_of(double *times, long n)
 {
     if (n <= 0)
         return 0.0;

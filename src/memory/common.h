@@ -173,6 +173,8 @@ void figure_repetitions(const char *prefix, const char *label,
                         double best_value, int is_rate, const char *unit,
                         const struct timing *t);
 void timing_free(struct timing *t);
+/* the median of times[0..n) (sorted in place); 0 when n is 0 */
+double median_of(double *times, long n);
 
 /* ---- misc ------------------------------------------------------------ */
 /* splitmix64 pseudo-random numbers, uniform in [0, bound) (bound > 0) */

@@ -81,8 +81,7 @@ static long round_hops(double h)
 
 struct lat_result {
     double ns;                  /* best time per hop */
-    long runs;                  /* timed runs it is the best of */
-    double seconds;             /* that the timed runs spanned */
+    struct timing timing;       /* best and median run, runs, span [s] */
 };
 
 /* Measures a working set of `bytes` with at least st->repeats timed runs
@@ -126,7 +125,8 @@ static struct lat_result measure(struct lat_state *st, size_t bytes,
     /* timed runs carry on along the cycle, so a run never re-walks just the
      * lines of the previous run when the cycle is longer than one run */
     double best = DBL_MAX;
-    long runs = 0;
+    long runs = 0, kept = 0;
+    double *times = NULL;
     double start = now_seconds();
     do {
         t0 = now_seconds();
@@ -134,10 +134,23 @@ static struct lat_result measure(struct lat_state *st, size_t bytes,
         double t = now_seconds() - t0;
         if (t < best)
             best = t;
-        runs++;
+        if (runs == kept) {
+            long room = kept ? 2 * kept : 64;
+            double *grown = realloc(times, (size_t)room * sizeof *times);
+            if (!grown) {
+                fprintf(stderr, "%s: cannot allocate the times of %ld runs\n",
+                        what, room);
+                exit(EXIT_ALLOC);
+            }
+            times = grown;
+            kept = room;
+        }
+        times[runs++] = t;
     } while (runs < st->repeats ||
              now_seconds() - start < span);
     double spanned = now_seconds() - start;
+    double median = median_of(times, runs);
+    free(times);
 
     /* validation: the permutation predicts where the chase must end */
     unsigned long long total = (unsigned long long)warm +
@@ -151,7 +164,9 @@ static struct lat_result measure(struct lat_state *st, size_t bytes,
         validation_failed("%s: after %llu hops the chase is at line %lld, the permutation predicts line %zu",
                           what, total,
                           (long long)(((char *)p - buf) / (long long)line), k);
-    struct lat_result res = {best / (double)hops * 1e9, runs, spanned};
+    struct lat_result res = {best / (double)hops * 1e9,
+                             {.best = best, .median = median, .iters = hops,
+                              .runs = runs, .seconds = spanned}};
     return res;
 }
 
@@ -256,8 +271,11 @@ int main(int argc, char **argv)
             struct lat_result res = measure(&st, b, (double)span_ms / 1000.0,
                                             sizes.entry[i].label);
             double ns = res.ns;
-            comment_timing(sizes.entry[i].label, res.runs, res.seconds);
+            comment_timing(sizes.entry[i].label, res.timing.runs,
+                           res.timing.seconds);
             figure2("latency", sizes.entry[i].label, ns, "ns");
+            figure_repetitions("latency", sizes.entry[i].label, ns, 0, "ns",
+                               &res.timing);
             if (ghz > 0)
                 figure2("cycles", sizes.entry[i].label, ns * ghz, "cycles");
         }

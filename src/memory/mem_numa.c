@@ -487,7 +487,11 @@ int main(int argc, char **argv)
     comment("local: %ld passes per run, best %.6g s; remote: %ld passes per run, best %.6g s",
             local.iters, local.best, remote.iters, remote.best);
     figure("bandwidth.local", bytes / per_pass_local * 1e-6, "MB/s");
+    figure_repetitions("bandwidth", "local", bytes / per_pass_local * 1e-6, 1,
+                       "MB/s", &local);
     figure("bandwidth.remote", bytes / per_pass_remote * 1e-6, "MB/s");
+    figure_repetitions("bandwidth", "remote", bytes / per_pass_remote * 1e-6,
+                       1, "MB/s", &remote);
     figure("remote_penalty", (per_pass_remote - per_pass_local) / (double)n * 1e9, "ns");
     for (int k = 0; k < classes; k++) {
         char label[32];
@@ -498,8 +502,10 @@ int main(int argc, char **argv)
             active += class_target[k][t] >= 0;
         comment_timing(label, at[k].runs, at[k].seconds);
         comment("%s: %d of %d threads", label, active, nt);
-        figure2("bandwidth.remote", label, 16.0 * (double)n * active / per_pass * 1e-6,
-                "MB/s");
+        double bandwidth = 16.0 * (double)n * active / per_pass * 1e-6;
+        figure2("bandwidth.remote", label, bandwidth, "MB/s");
+        figure_repetitions("bandwidth.remote", label, bandwidth, 1, "MB/s",
+                           &at[k]);
         figure2("remote_penalty", label, (per_pass - per_pass_local) / (double)n * 1e9, "ns");
         timing_free(&at[k]);
         free(class_target[k]);

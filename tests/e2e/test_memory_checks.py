@@ -40,6 +40,9 @@ def test_memory_checks_pass_and_leave_reports(run_reframe, tmp_path):
             for name, values in latency['perfvalues'].items()}
     assert (perf['latency_l1'] < perf['latency_l2'] <
             perf['latency_memory'])
+    # beside each level's best run, its median one and their ratio
+    assert perf['latency_l1_median'] >= perf['latency_l1']
+    assert 0 < perf['best_to_median_l1'] <= 1
 
     junit = ET.parse(tmp_path / 'junit.xml').getroot()
     assert int(junit.find('testsuite').get('tests')) >= 16

@@ -95,6 +95,8 @@ def test_each_figure_is_the_best_of_runs_spanning_span_ms(bindir, program,
      'time_per_iteration.l2.median', 'best_to_median.l2'),
     ('mem_dotstreams', ['--size=1M'], 'bandwidth', 'bandwidth.median',
      'best_to_median'),
+    ('mem_latency', ['--max=64K', '--sizes=l1:16K'], 'latency.l1',
+     'latency.l1.median', 'best_to_median.l1'),
 ])
 def test_beside_the_best_repetition_the_median_and_their_ratio(
         bindir, program, args, best, median, ratio):

@@ -81,7 +81,7 @@ def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,
     assert ('within the fleet on its rerun: n3: StreamCheck %threads=single'
             ' copy ' in text)
     status, message = verdict.of_run(finished_run.read([(first, 0),
-                                                    (confirm, 0)]))
+                                                        (confirm, 0)]))
     assert status == 0 and 'passed only when retried: MemoryDaxpyCheck' \
         in message
 
