@@ -41,6 +41,7 @@ from hpc_acceptance.tools.new_system.request import Request
 from hpc_acceptance.tools.new_system.staged_files import (StagedFiles,
                                                           StagedFilesError)
 from hpc_acceptance.tools.new_system.system_writer import Value
+from hpc_acceptance.tools.references import unreferenced
 
 #: One line for ``hpc-acceptance --help``.
 description = ('bring a cluster in: ask it, write and check its system, '
@@ -206,14 +207,18 @@ Review the files: each value says where it was read. Then:
   export {site.VARIABLE}={site_dir}
   # install the environment, on a node of the cluster
   spack -e {site_dir}/spack-envs/{name} install
-  # the nightly: 5 quiet nights or more, then measure the system's own
-  # noise floors, then propose its references
+  # the bring-up nights pass unjudged (no reference file yet): 5 quiet
+  # nights or more, then the system's own noise floors, then its
+  # references
+  export {unreferenced.VARIABLE}={name}
   ci/acceptance.sh --system {name}
   .venv/bin/hpc-acceptance propose-references --calibrate-noise \\
       --system {name} --write
   .venv/bin/hpc-acceptance propose-references --system {name} --write
-  # the fleet run: every node of the partitions
-  ci/acceptance.sh --system {name} --fleet
+  unset {unreferenced.VARIABLE}
+  # every night from now on, judged; the fleet run: every node
+  ci/acceptance.sh --system {name}
+  ci/acceptance.sh --fleet --system {name}
 
 (or plain ReFrame: reframe -C config/settings.py -C {site_dir}/config.py
  --system {name} -c checks/ -r --mode nightly)
