@@ -108,3 +108,27 @@ def test_a_second_run_is_told_what_waits(checkout):
     assert done.returncode == 4
     assert 'run again with HPC_ACCEPTANCE_WAIT=1' in done.stderr
     assert '--wait' not in done.stderr
+
+
+def test_each_nights_log_is_kept(checkout):
+    '''A cron line's ``--log var/nightly.log``: the night before's log is
+    renamed with its time, not overwritten by the next night's.'''
+    log = checkout / 'var' / 'logs' / 'nightly.log'
+    nights = []
+    for night in range(2):
+        done = subprocess.run(
+            [str(checkout / 'ci' / 'nightly.sh'), '--log', str(log)],
+            env={**os.environ, 'HPC_ACCEPTANCE_SYSTEM': 'example-cluster',
+                 'HPC_ACCEPTANCE_SITE_DIR': '',
+                 'HPC_ACCEPTANCE_NIGHT_AS_ROOT': '1',
+                 'HPC_ACCEPTANCE_LOCK_FILE': str(checkout / 'night.lock')},
+            text=True, capture_output=True, timeout=120)
+        assert done.returncode == 0, log.read_text()
+        nights.append(log.read_text())
+        os.utime(log, (0, 0))    # the first night, at the epoch
+
+    assert sorted(p.name for p in log.parent.iterdir()) == [
+        'nightly-19700101T000000Z.log', 'nightly.log']
+    assert (log.parent / 'nightly-19700101T000000Z.log').read_text() == \
+        nights[0]
+    assert '--system\nexample-cluster' in nights[1]
