@@ -5,9 +5,9 @@
 # everything has validated nothing and fails. Its results must reach the
 # results database: a database that cannot take them stops the run before
 # any check runs, and a run whose results were not stored is not a success
-# (exit 5 for both; `hpc-acceptance db`). Before each run the database is
-# backed up (the newest HPC_ACCEPTANCE_DB_BACKUPS copies, default 7, are
-# kept in backups/ beside it).
+# (`hpc-acceptance db`). Before each run the database is backed up (the
+# newest HPC_ACCEPTANCE_DB_BACKUPS copies, default 7, are kept in backups/
+# beside it). Exit status: ci/README.md, "Exit status" (the one table).
 #
 #   ci/acceptance.sh [--full-output] [--fleet[=STATE]]
 #                    [--fleet-mode node-jobs|distribute] [--node-time-limit MIN]

@@ -31,6 +31,8 @@
 # The other arguments go to ci/acceptance.sh (its own options first:
 # --fleet for a fleet run), after the words of ACCEPTANCE_ARGS, where a
 # recipe sets them (split at blanks: e.g. "--fleet -n Stream").
+#
+# Exit status: ci/README.md, "Exit status" (the one table).
 set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

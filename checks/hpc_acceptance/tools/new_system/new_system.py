@@ -41,7 +41,6 @@ from hpc_acceptance.tools.new_system.request import Request
 from hpc_acceptance.tools.new_system.staged_files import (StagedFiles,
                                                           StagedFilesError)
 from hpc_acceptance.tools.new_system.system_writer import Value
-from hpc_acceptance.tools.references import unreferenced
 
 #: One line for ``hpc-acceptance --help``.
 description = ('bring a cluster in: ask it, write and check its system, '
@@ -210,12 +209,12 @@ Review the files: each value says where it was read. Then:
   # the bring-up nights pass unjudged (no reference file yet): 5 quiet
   # nights or more, then the system's own noise floors, then its
   # references
-  export {unreferenced.VARIABLE}={name}
+  export HPC_ACCEPTANCE_UNREFERENCED_OK={name}
   ci/acceptance.sh --system {name}
   .venv/bin/hpc-acceptance propose-references --calibrate-noise \\
       --system {name} --write
   .venv/bin/hpc-acceptance propose-references --system {name} --write
-  unset {unreferenced.VARIABLE}
+  unset HPC_ACCEPTANCE_UNREFERENCED_OK
   # every night from now on, judged; the fleet run: every node
   ci/acceptance.sh --system {name}
   ci/acceptance.sh --fleet --system {name}
