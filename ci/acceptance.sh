@@ -5,9 +5,9 @@
 # everything has validated nothing and fails. Its results must reach the
 # results database: a database that cannot take them stops the run before
 # any check runs, and a run whose results were not stored is not a success
-# (exit 5 for both; `hpc-acceptance db`). Before each run the database is
-# backed up (the newest HPC_ACCEPTANCE_DB_BACKUPS copies, default 7, are
-# kept in backups/ beside it).
+# (`hpc-acceptance db`). Before each run the database is backed up (the
+# newest HPC_ACCEPTANCE_DB_BACKUPS copies, default 7, are kept in backups/
+# beside it). Exit status: ci/README.md, "Exit status" (the one table).
 #
 #   ci/acceptance.sh [--full-output] [--fleet[=STATE]]
 #                    [--fleet-mode node-jobs|distribute] [--node-time-limit MIN]
@@ -52,6 +52,34 @@ set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$project_dir"
+
+# The system is named, not guessed, where a site names it: --system NAME
+# among the reframe arguments, else HPC_ACCEPTANCE_SYSTEM, which is then
+# passed on; an unknown one stops here before anything runs (exit 2), as
+# in ci/nightly.sh. Neither: ReFrame picks the system by host name (the
+# embedded default `local` on a machine no system file names).
+system=
+shown=
+for (( i = 1; i <= $#; i++ )); do
+    case ${!i} in
+        --system=*) system=${!i#--system=} shown="--system $system" ;;
+        --system) j=$(( i + 1 )); system=${!j:-} shown="--system $system" ;;
+        --) break ;;
+    esac
+done
+if [[ -z $shown && -n ${HPC_ACCEPTANCE_SYSTEM:-} ]]; then
+    system=$HPC_ACCEPTANCE_SYSTEM shown="HPC_ACCEPTANCE_SYSTEM=$system"
+    set -- "$@" --system "$system"
+fi
+# shellcheck source=ci/named-system.sh
+. ci/named-system.sh
+if [[ -n $shown ]]; then
+    require_system acceptance "${system%%:*}" "$shown" \
+        "--system names no system" 'README.md, "Add your system"'
+fi
+if [[ -n ${HPC_ACCEPTANCE_SITE_DIR:-} && ! -d $HPC_ACCEPTANCE_SITE_DIR ]]; then
+    require_site_dir acceptance     # says why, exits 2
+fi
 
 # One run per checkout: a second one refuses, naming the running one
 # (HPC_ACCEPTANCE_WAIT=1: waits for it instead).

@@ -14,7 +14,9 @@
 # --log FILE: everything the run says goes to FILE (its folder made first,
 # as var/ on a fresh checkout): a cron line's redirect into var/ fails on
 # a checkout that never ran, before the run starts. Only a FILE that
-# cannot be written is said where the caller sees it (cron's mail).
+# cannot be written is said where the caller sees it (cron's mail). A FILE
+# an earlier night wrote is kept beside it, renamed with its time
+# (var/nightly.log -> var/nightly-20261124T023012Z.log).
 #
 # The night runs without root (ci/README.md, "The night's account"): as
 # root it refuses (exit 2) unless HPC_ACCEPTANCE_NIGHT_AS_ROOT=1, where a
@@ -29,6 +31,8 @@
 # The other arguments go to ci/acceptance.sh (its own options first:
 # --fleet for a fleet run), after the words of ACCEPTANCE_ARGS, where a
 # recipe sets them (split at blanks: e.g. "--fleet -n Stream").
+#
+# Exit status: ci/README.md, "Exit status" (the one table).
 set -euo pipefail
 
 project_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,6 +45,12 @@ if [[ ${1:-} == --log ]]; then
     log=${2:?nightly: --log needs a file}
     shift 2
     mkdir -p "$(dirname "$log")"
+    # the night before's log is kept, named by its time: a failed night's
+    # log survives the nights after it
+    if [[ -s $log ]]; then
+        base=${log%.log}
+        mv -f "$log" "$base-$(date -u -r "$log" +%Y%m%dT%H%M%SZ)${log#"$base"}"
+    fi
     exec >"$log" 2>&1
 fi
 

@@ -32,14 +32,9 @@
 # whose figure fell outside its band. POST_UPGRADE_BASELINE and
 # NOISE_FLOORS set --baseline and --floor too (the option wins).
 #
-# Exit status: 1 a figure regressed or is missing after the upgrade, or a
-# check failed; 2 not validated: a figure had no baseline (only partly
-# validated) or none had one, or no system named; 0 every figure compared
-# and none regressed (3: ReFrame or the results could not be read, 4:
-# another run holds this checkout, 5: the results database is unusable
-# before the run, which backs it up as an acceptance run does, or does
-# not hold the run after it); --before: 0 stored whole, 1 not, 5 not in
-# the results database.
+# Exit status: ci/README.md, "Exit status" (the one table). The results
+# database is checked and backed up before the run, as an acceptance
+# run's is.
 set -euo pipefail
 
 usage() {

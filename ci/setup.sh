@@ -12,9 +12,9 @@
 # (ci/README.md, "The night's account"); the night itself installs
 # nothing (--verify).
 #
-# Exit status: 0 ready; 2 a wrong option; 6 a step of its own failed, the
-# step and its tool's own status said (apt-get's 100, pip's 1, ...), or
-# (--verify) the setup is incomplete, so
+# Exit status (ci/README.md, "Exit status"): 6 when a step of its own
+# failed, the step and its tool's own status said (apt-get's 100, pip's
+# 1, ...), or (--verify) the setup is incomplete, so
 # that the scripts that start with it (ci/acceptance.sh, ci/nightly.sh,
 # ci/post-upgrade.sh, ci/test.sh) never end with a status that reads as a
 # check's. No Spack is no failure: the checks fall back (ci/setup-spack.sh).

@@ -21,12 +21,13 @@ import yaml
 from reframe.utility import import_module_from_file
 from reframe.utility.cpuinfo import cpuinfo
 
-from conftest import (CLUSTER_NODES, HPC_ACCEPTANCE, ONE_TIMED_RUN,
-                      PROJECT_DIR, run_new_system)
-from helpers import machine_lock, slurm_cluster
+from conftest import (CLUSTER_NODES, ONE_TIMED_RUN, PROJECT_DIR,
+                      run_new_system)
+from helpers import doc_blocks, machine_lock, slurm_cluster
+from helpers.acceptance_run import environment
 from helpers.report_cases import case_of, results
-from hpc_acceptance.core import site
 from hpc_acceptance.stream import sizing
+from hpc_acceptance.tools.references import unreferenced
 
 NAME = 'testfleet'
 
@@ -46,6 +47,14 @@ NIGHTLY = ['--system', NAME, '--mode', 'nightly', '--exec-policy=serial',
 FLOOR = '1.0'
 
 
+def adding_a_system(root):
+    '''The commands of README.md's "Add your system", in order, for the
+    system NAME and the site directory ``root``.'''
+    return doc_blocks.commands(
+        doc_blocks.block('README.md', 'Add your system').text,
+        {'<name>': NAME, '<site>': str(root)})
+
+
 def with_spack(record, env):
     return {**os.environ, **env, **record['env_vars'],
             'PATH': f"{record['spack_bin']}:{os.environ['PATH']}"}
@@ -56,9 +65,12 @@ def brought_up(cluster, spack_ci, tmp_path_factory):
     '''The site directory new-system wrote for the cluster.'''
     base = tmp_path_factory.mktemp('new-system')
     root = base / 'site'
+    # README.md's "Add your system", its first command as written
+    [program, subcommand, *words] = adding_a_system(root)[0]
+    assert (os.path.basename(program), subcommand) == ('hpc-acceptance',
+                                                       'new-system')
     started = time.monotonic()
-    done = run_new_system(NAME, '--scheduler', 'slurm', '--site-dir',
-                          str(root), tmp_path=base,
+    done = run_new_system(*words, tmp_path=base,
                           env=with_spack(spack_ci['record'], cluster))
     print(f'new-system on the test cluster: '
           f'{time.monotonic() - started:.0f} s')
@@ -118,34 +130,60 @@ def test_the_files_say_what_the_cluster_is(brought_up, cluster):
         PROJECT_DIR / 'src')
 
 
-def test_the_nightly_passes_and_brings_up_its_references(
-        brought_up, cluster, run_reframe, tmp_path):
-    env = dict(cluster, **{site.VARIABLE: str(brought_up['root'])})
-    for _ in range(3):
-        done = run_reframe(*NIGHTLY, '-r', env=env)
-        assert done.returncode == 0, done.stdout[-4000:]
+def test_the_docs_bring_the_system_up_and_it_passes_against_them(
+        brought_up, cluster, spack_ci, tmp_path):
+    '''README.md's "Add your system" after new-system, command by command
+    as written: the Spack install, the bring-up nights (three, the one
+    check of each family narrowed as NIGHTLY says), the noise floors from
+    them, the references, and a night judged by them. The test only adds
+    words after the doc's: the selection, its Spack's install options,
+    the widest floor.'''
+    record = spack_ci['record']
+    env = dict(environment(tmp_path), **cluster)
+    narrowed = [word for word in NIGHTLY if word not in (
+        '--system', NAME, '--mode', 'nightly')]
 
-    found = results(tmp_path / 'report.json')
-    assert {case['result'] for case in found.values()} == {'pass'}
-    # each rank's own report of where it ran: two nodes
-    pair = case_of(found, 'NetworkSinglePairCheck')
-    assert len(set(re.findall(r'r\d+=([^:\s]+):', pair['rank_cpus']))) == 2, \
-        pair['rank_cpus']
-    assert {case['system'] for case in found.values()} == {NAME}
+    def install(words):
+        return [f"{record['spack_bin']}/spack", *words[1:],
+                *record['install_opts'], 'hpc-acceptance-kernels', 'stream']
 
-    proposed = subprocess.run(
-        [str(HPC_ACCEPTANCE), 'propose-references', '--system', NAME,
-         '--floor', FLOOR, '--write'], cwd=PROJECT_DIR, text=True,
-        capture_output=True,
-        env={**os.environ, **env,
-             'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db')})
-    assert proposed.returncode == 0, proposed.stderr
+    session = doc_blocks.Session(env, adapt={
+        'spack': install,
+        'acceptance.sh': lambda words: [*words, *narrowed],
+        'hpc-acceptance propose-references': lambda words: [
+            *words, '--min-runs', '3', '--floor', FLOOR]})
+    for words in adding_a_system(brought_up['root'])[1:]:
+        if '--calibrate-noise' in words:
+            # the four nodes share this machine's two cores with each other
+            # and other guests, and one timed run per figure: no quiet
+            # repeats to measure a floor from (FLOOR stands in for it)
+            continue
+        if os.path.basename(words[0]) == 'spack':
+            session.env = with_spack(record, session.env)
+            with machine_lock.held('spack-ci'):
+                session.run(words)
+            continue
+        bring_up = unreferenced.VARIABLE in session.env
+        for _ in range(3 if words[0] == 'ci/acceptance.sh' and bring_up
+                       else 1):
+            done = session.run(words)
+        if words[0] == 'ci/acceptance.sh' and bring_up:
+            assert unreferenced.NOT_JUDGED in done.stdout, done.stdout[-3000:]
+            found = results(tmp_path / 'report.json')
+            assert {case['result'] for case in found.values()} == {'pass'}
+            # each rank's own report of where it ran: two nodes
+            pair = case_of(found, 'NetworkSinglePairCheck')
+            assert len(set(re.findall(r'r\d+=([^:\s]+):',
+                                      pair['rank_cpus']))) == 2, \
+                pair['rank_cpus']
+            assert {case['system'] for case in found.values()} == {NAME}
+
     references = brought_up['root'] / 'reference' / f'{NAME}.yaml'
     assert {'MemoryDaxpyCheck', 'StreamCheck', 'NetworkSinglePairCheck'} <= \
         set(yaml.safe_load(references.read_text()))
-
-    done = run_reframe(*NIGHTLY, '-r', env=env)
-    assert done.returncode == 0, done.stdout[-4000:]
+    # the last command, the night judged by them
+    assert session.done[-1][0][0] == 'ci/acceptance.sh'
+    assert unreferenced.NOT_JUDGED not in session.done[-1][1].stdout
     found = results(tmp_path / 'report.json')
     assert {case['reference_file'] for case in found.values()} == {
         str(references)}

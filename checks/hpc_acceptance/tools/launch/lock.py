@@ -148,7 +148,8 @@ def main(argv=None):
     if lock is None:
         print(f'run_lock: refused: {describe(holder(args.lock_file))} is '
               f'running in this checkout ({args.lock_file}); wait for it, '
-              f'or pass --wait', file=sys.stderr)
+              f'or run again with HPC_ACCEPTANCE_WAIT=1 to wait for it',
+              file=sys.stderr)
         return BUSY
 
     with lock:

@@ -206,14 +206,18 @@ Review the files: each value says where it was read. Then:
   export {site.VARIABLE}={site_dir}
   # install the environment, on a node of the cluster
   spack -e {site_dir}/spack-envs/{name} install
-  # the nightly: 5 quiet nights or more, then measure the system's own
-  # noise floors, then propose its references
+  # the bring-up nights pass unjudged (no reference file yet): 5 quiet
+  # nights or more, then the system's own noise floors, then its
+  # references
+  export HPC_ACCEPTANCE_UNREFERENCED_OK={name}
   ci/acceptance.sh --system {name}
   .venv/bin/hpc-acceptance propose-references --calibrate-noise \\
       --system {name} --write
   .venv/bin/hpc-acceptance propose-references --system {name} --write
-  # the fleet run: every node of the partitions
-  ci/acceptance.sh --system {name} --fleet
+  unset HPC_ACCEPTANCE_UNREFERENCED_OK
+  # every night from now on, judged; the fleet run: every node
+  ci/acceptance.sh --system {name}
+  ci/acceptance.sh --fleet --system {name}
 
 (or plain ReFrame: reframe -C config/settings.py -C {site_dir}/config.py
  --system {name} -c checks/ -r --mode nightly)
