@@ -13,7 +13,10 @@ better than its baseline's median, is :data:`NO_MEASUREMENT`. A figure is
 compared with its baseline in the run's unit, the baseline's converted
 where the units are multiples of one another (:mod:`..results.units`),
 else it is :data:`NOT_COMPARED`, as is one the run reported twice on a
-node. :func:`judge_run` gives the rows, the failed checks and the exit
+node. A figure of how steady the repetitions were (the median repetition,
+best/median: :func:`hpc_acceptance.core.references.unbounded`) is
+:data:`NOT_JUDGED`: it moves with whatever else ran on the node that night,
+before or after the upgrade, and the best repetition beside it is judged. :func:`judge_run` gives the rows, the failed checks and the exit
 status as one value (:class:`Judgement`); :func:`conclusion` says it in
 one line.
 '''
@@ -29,6 +32,7 @@ from hpc_acceptance.tools.fleet.comparison import is_fleet_run
 from hpc_acceptance.tools.fleet.model import (IMPLAUSIBLE_GAIN, node_of,
                                               variant_key)
 from hpc_acceptance.tools.fleet.wording import number
+from hpc_acceptance.core.references import unbounded
 from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.results import skips, units
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figures_of,
@@ -51,9 +55,17 @@ RECOVERED = 'within noise on rerun'
 #: Like a figure with no baseline, it leaves the run not validated.
 NOT_COMPARED = 'not compared'
 
+#: Verdict of a figure of how steady the repetitions were, shown with its
+#: change and never counted: a baseline taken before the kernels printed
+#: it is no fault of the upgrade, nor a quiet night before a busy one.
+NOT_JUDGED = 'not judged'
+
+#: Note of a :data:`NOT_JUDGED` figure.
+STEADINESS = 'how steady the repetitions were; the best one is judged'
+
 #: Order of the verdicts in the table: what needs attention first.
 ORDER = (MISSING, NO_MEASUREMENT, 'regressed', NOT_COMPARED, 'no baseline',
-         RECOVERED, 'improved', 'within noise')
+         RECOVERED, 'improved', 'within noise', NOT_JUDGED)
 
 #: Note of a verdict from fewer than ``--min-runs`` baseline runs.
 FEW_RUNS = 'few baseline runs'
@@ -134,6 +146,8 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
                 if stored:
                     break
             else:
+                if unbounded(variable):
+                    row.update(verdict=NOT_JUDGED, note=STEADINESS)
                 continue
 
             given = source.units.get((key, variable), unit)
@@ -159,7 +173,9 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
                        band=width, change=noise.change(row['value'], median),
                        verdict=noise.verdict(row['value'], median, width,
                                              unit))
-            if median <= 0:
+            if unbounded(variable):
+                row.update(verdict=NOT_JUDGED, note=STEADINESS)
+            elif median <= 0:
                 row.update(verdict='no baseline', note='the baseline\'s '
                            'median is 0: no measurement to compare with')
             elif row['value'] <= 0:
@@ -279,6 +295,9 @@ def missing(new_cases, baselines, per_node=False, console=None):
     found = {}
     before, others = baselines[0], baselines[1:]
     for (key, variable, node), stored in before.values.items():
+        if unbounded(variable):
+            continue
+
         per_node_figure = per_node and '%.nid=' in before.names[key]
         if node is None and per_node:
             # of a fleet run, a node with no figures of its own in the
@@ -311,7 +330,8 @@ def missing(new_cases, baselines, per_node=False, console=None):
 
     for source in others:
         for (key, variable, node), stored in source.values.items():
-            if node is not None or before.values.get((key, variable, None)):
+            if node is not None or unbounded(variable) or \
+                    before.values.get((key, variable, None)):
                 continue
 
             for (variant, where), tried_cases in tried.items():
@@ -353,13 +373,14 @@ def suspects(rows, new_cases):
 def exit_status(rows, failed):
     '''1: a figure regressed, is missing or has no measurement, or a check
     failed; 2: a figure had no baseline or was not compared (only partly
-    validated) or there is none; else 0.'''
+    validated) or none was judged; else 0.'''
     verdicts = Counter(r['verdict'] for r in rows)
     if failed or verdicts['regressed'] or verdicts[MISSING] or \
             verdicts[NO_MEASUREMENT]:
         return 1
 
-    if verdicts['no baseline'] or verdicts[NOT_COMPARED] or not rows:
+    if verdicts['no baseline'] or verdicts[NOT_COMPARED] or \
+            len(rows) == verdicts[NOT_JUDGED]:
         return 2
 
     return 0
@@ -378,7 +399,8 @@ def conclusion(rows, failed):
         return 'post-upgrade FAILED: ' + ', '.join(
             f'{count} {what}' for count, what in found if count)
 
-    compared = len(rows) - verdicts['no baseline'] - verdicts[NOT_COMPARED]
+    compared = (len(rows) - verdicts['no baseline'] -
+                verdicts[NOT_COMPARED] - verdicts[NOT_JUDGED])
     refused = (f'{verdicts[NOT_COMPARED]} of {len(rows)} figure(s) '
                f'{NOT_COMPARED} (see their notes)'
                if verdicts[NOT_COMPARED] else '')

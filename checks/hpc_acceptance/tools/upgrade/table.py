@@ -6,7 +6,8 @@ import json
 from collections import Counter
 
 from hpc_acceptance.tools.results.runs import short_name
-from hpc_acceptance.tools.upgrade.judgement import MISSING, ORDER
+from hpc_acceptance.tools.upgrade.judgement import (MISSING, NOT_JUDGED,
+                                                    ORDER)
 
 
 def _name(row):
@@ -29,7 +30,7 @@ def format_table(rows, failed, per_node=False):
     within noise, counted, and the nodes that regressed. A figure that was
     rerun shows both values.'''
     shown = [r for r in rows if not per_node or
-             r['verdict'] != 'within noise']
+             r['verdict'] not in ('within noise', NOT_JUDGED)]
     width = max([len('verdict')] + [len(r['verdict']) for r in shown])
     lines = [f'{"verdict":<{width}} {"check / figure":<50} {"baseline":>14} '
              f'{"median":>9} {"band":>6} {"new":>9} {"rerun":>9} '

@@ -16,7 +16,8 @@ from helpers import upgrade_runs as runs
 from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.upgrade import baseline
 from hpc_acceptance.tools.upgrade.judgement import (FEW_RUNS, MISSING,
-                                                    NO_MEASUREMENT, RECOVERED,
+                                                    NO_MEASUREMENT,
+                                                    NOT_JUDGED, RECOVERED,
                                                     conclusion, exit_status,
                                                     judge, _other_work,
                                                     suspects)
@@ -273,3 +274,49 @@ def test_a_failed_check_fails_the_verdict_line_too():
     rows = judge([stream(19000.0)], [_before(stream(38000.0))])
     assert conclusion(rows, ['HpccCheck']) == \
         'post-upgrade FAILED: 1 figure(s) regressed, 1 check(s) failed'
+
+
+# -- how steady the repetitions were ----------------------------------------
+
+def test_a_median_repetition_is_shown_never_judged():
+    # a quiet night before and a busy one after: the best repetition is
+    # within noise, the median one twice as slow, which is no regression
+    before = _before(stream(38000.0), daxpy({
+        'flops_l1': (20000.0, 'MFLOP/s'),
+        'flops_l1_median': (19000.0, 'MFLOP/s'),
+        'best_to_median_l1': (0.95, 'ratio')}))
+    rows = judge([stream(38100.0), daxpy({
+        'flops_l1': (19800.0, 'MFLOP/s'),
+        'flops_l1_median': (9000.0, 'MFLOP/s'),
+        'best_to_median_l1': (0.45, 'ratio')})], [before])
+    for figure in ('flops_l1_median', 'best_to_median_l1'):
+        row = _row(rows, figure)
+        assert row['verdict'] == NOT_JUDGED
+        assert row['change'] < -0.5
+    assert _row(rows, 'flops_l1')['verdict'] == 'within noise'
+    assert exit_status(rows, []) == 0
+    assert conclusion(rows, []) == \
+        'post-upgrade passed: 2 figure(s) compared'
+
+
+def test_a_baseline_from_before_the_kernels_printed_medians_is_whole():
+    # the baseline has no median figures, the run after does: nothing is
+    # missing, nothing lacks a baseline; and the other way round
+    old = _before(daxpy({'flops_l1': (20000.0, 'MFLOP/s')}))
+    new = daxpy({'flops_l1': (20100.0, 'MFLOP/s'),
+                 'flops_l1_median': (19000.0, 'MFLOP/s')})
+    rows = judge([new], [old])
+    assert _row(rows, 'flops_l1_median')['verdict'] == NOT_JUDGED
+    assert exit_status(rows, []) == 0
+
+    rows = judge([daxpy({'flops_l1': (20100.0, 'MFLOP/s')})],
+                 [_before(new)])
+    assert [r['figure'] for r in rows] == ['flops_l1']
+    assert exit_status(rows, []) == 0
+
+
+def test_a_run_of_steadiness_figures_only_is_not_validated():
+    rows = judge([daxpy({'best_to_median_l1': (0.9, 'ratio')})],
+                 [_before(daxpy({'best_to_median_l1': (0.9, 'ratio')}))])
+    assert exit_status(rows, []) == 2
+    assert conclusion(rows, []).startswith('post-upgrade NOT VALIDATED')
