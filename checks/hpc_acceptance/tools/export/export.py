@@ -50,7 +50,7 @@ from hpc_acceptance.tools.export import verify
 from hpc_acceptance.tools.export.samples import (
     report_samples, suspect_samples, with_reruns)
 from hpc_acceptance.tools.export.sending import Sent, send, show
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import ResultsError
 from hpc_acceptance.tools.shifts.samples import shift_samples
 
@@ -61,7 +61,7 @@ description = ("send figures to the site's time-series store (--replay, "
 
 def _report_values(reports):
     '''The samples of the run reports at ``reports`` (paths) that exist.'''
-    parsed = [db.run_report(path) for path in reports]
+    parsed = [database.run_report(path) for path in reports]
     return [s for report in parsed if report for s in report_samples(report)]
 
 
@@ -72,7 +72,7 @@ def status_lines(reports=(), db_path=None):
     try:
         export = settings.of_site()
         waiting = spool.Spool(
-            spool.path_beside(db.database_path(db_path)),
+            spool.path_beside(database.database_path(db_path)),
             export.url if export else None)
         left = waiting.waiting()
         ours = _report_values(reports)
@@ -136,12 +136,12 @@ def after_run(reports, compared=None, found=None, unreadable=None):
     if unreadable:
         return Sent(1, '', f'export: {unreadable}')
 
-    waiting = spool.Spool(spool.path_beside(db.database_path()),
+    waiting = spool.Spool(spool.path_beside(database.database_path()),
                           export.url)
     try:
         return send(export, waiting, 'of this run',
                     run_samples(reports, compared, found))
-    except (ResultsError, db.DatabaseError, store.StoreError,
+    except (ResultsError, database.DatabaseError, store.StoreError,
             sqlite3.Error, OSError) as err:
         return Sent(1, '', f'export: {err}')
 
@@ -169,7 +169,7 @@ def setup_parser(parser):
                              'sessions stored since DATE (default: the '
                              f'last {verify.VERIFY_DAYS} days) and send what '
                              'it lacks')
-    arguments.add_db(parser, db.DEFAULT_DB)
+    arguments.add_db(parser, database.DEFAULT_DB)
     parser.add_argument('--site-dir', help='the site directory of the '
                                            'export setting (default: '
                                            '$HPC_ACCEPTANCE_SITE_DIR)')
@@ -192,7 +192,7 @@ def _what(args):
 def _database(args, what):
     '''The results database's path; an error naming it when it is missing
     where it is read (``--since``, ``--verify``) or named by ``--db``.'''
-    path = db.database_path(args.db)
+    path = database.database_path(args.db)
     if os.path.exists(path) or (what in ('--replay', '--run-report') and
                                 not args.db):
         return path
@@ -209,14 +209,14 @@ def _samples(args, waiting, path):
         return 'waiting in the spool', waiting.waiting_samples()
 
     if args.run_report:
-        reports = [db.run_report(name) for name in args.run_report]
+        reports = [database.run_report(name) for name in args.run_report]
         for name, report in zip(args.run_report, reports):
             if report is None:
                 raise ResultsError(f'{name}: not a ReFrame run report')
 
         return 'of this run', run_samples(reports)
 
-    sessions = db.stored_sessions(path, args.since, time.time())
+    sessions = database.stored_sessions(path, args.since, time.time())
     return (f'of {len(sessions)} session(s) stored since '
             f'{time.strftime("%Y-%m-%d %H:%M", time.localtime(args.since))}',
             [s for report in sessions for s in report_samples(report)] +
@@ -256,7 +256,7 @@ def command(args):
             return verify.verify(export, waiting, args.since, path)
 
         sent = send(export, waiting, *_samples(args, waiting, path))
-    except (ResultsError, db.DatabaseError, store.StoreError,
+    except (ResultsError, database.DatabaseError, store.StoreError,
             sqlite3.Error, OSError) as err:
         print(f'export: {err}', file=sys.stderr)
         return 1

@@ -26,7 +26,7 @@ from typing import NamedTuple, Optional
 
 from hpc_acceptance.core import spack_setup
 from hpc_acceptance.core.identity import dependency_kind
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import (ResultsError, report_testcases,
                                                variant_of)
 
@@ -238,12 +238,12 @@ def before(system):
 
 
 #: What keeps this run from being compared with the runs before.
-_UNCOMPARED = (ResultsError, db.DatabaseError, ValueError)
+_UNCOMPARED = (ResultsError, database.DatabaseError, ValueError)
 
 
 def _stored(now):
-    return db.stored_cases(db.database_path(), now - HISTORY_DAYS * 86400,
-                           now)
+    return database.stored_cases(database.database_path(),
+                                 now - HISTORY_DAYS * 86400, now)
 
 
 def _drift(how):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet.nodes import read_node_map
+from hpc_acceptance.tools.fleet.node_map import read_node_map
 from hpc_acceptance.tools.results import runs
 from hpc_acceptance.tools.shifts import nightly
 

@@ -33,8 +33,8 @@ from typing import NamedTuple
 from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.export import export
 from hpc_acceptance.tools.fleet import contention, fingerprint, wording
-from hpc_acceptance.tools.fleet.nodes import left_out_line
-from hpc_acceptance.tools.node_jobs.collect import lines as night_lines
+from hpc_acceptance.tools.fleet.node_map import left_out_line
+from hpc_acceptance.tools.node_jobs.gather import lines as night_lines
 from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
@@ -235,7 +235,7 @@ def render(testcases, skipped, width=100, fleets=None, nodes=None,
            footer=(), shifts=(), night=()):
     '''The summary's lines; ``fleets`` is the fleet comparison of a fleet
     run (:func:`..fleet.comparison.compare`), ``nodes`` its node list
-    (:mod:`..fleet.nodes`), ``footer`` the lines it ends with, ``shifts``
+    (:mod:`..fleet.node_map`), ``footer`` the lines it ends with, ``shifts``
     the persistent shifts its figures' nightly series ended on
     (:func:`..shifts.nightly.of_run`), ``night`` how a fleet night of node
     jobs ran (:func:`..node_jobs.collect.lines`: its jobs, the limits that

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet.history import stored_run
-from hpc_acceptance.tools.fleet.nodes import read_node_map
+from hpc_acceptance.tools.fleet.node_map import read_node_map
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.outcome import finished_run, summary, verdict
 from hpc_acceptance.tools.page import heat_map
@@ -68,7 +68,7 @@ class ReportPage:
     #: the fleet comparison (:func:`..fleet.comparison.compare`) of a fleet
     #: run, else ``None``
     fleets: list = None
-    #: the node list of a fleet run (:mod:`..fleet.nodes`)
+    #: the node list of a fleet run (:mod:`..fleet.node_map`)
     nodes: dict = None
     #: why the previous fleet run could not be read, or ``None``
     fleet_note: str = None

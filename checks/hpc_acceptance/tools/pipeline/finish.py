@@ -36,7 +36,7 @@ from hpc_acceptance.tools.outcome import (dependency_drift, finished_run,
                                           summary, verdict)
 from hpc_acceptance.tools.outcome.finished_run import written
 from hpc_acceptance.tools.page import page
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import ResultsError, final_testcases
 from hpc_acceptance.tools.shifts import nightly
 
@@ -95,8 +95,8 @@ def not_stored(reports):
     missing = []
     for path in reports:
         if os.path.exists(reframe_call.log_of(path)):
-            is_stored, lines = db.run_check(db.database_path(), path,
-                                            reframe_call.log_of(path))
+            is_stored, lines = database.run_check(
+                database.database_path(), path, reframe_call.log_of(path))
             for line in lines:
                 print(line, file=sys.stderr)
             if not is_stored:

@@ -36,10 +36,12 @@ from typing import NamedTuple, Optional
 from hpc_acceptance.tools.common import arguments
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet import confirm as confirmation
-from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.fleet import fleet_run
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet.nodes import (listing_of_run, node_map_path,
-                                              read_node_map, write_node_map)
+from hpc_acceptance.tools.fleet.node_map import (listing_of_run,
+                                                 node_map_path,
+                                                 read_node_map,
+                                                 write_node_map)
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.node_jobs.coordinator import (NightError,
                                                        NoSlurmPartition,
@@ -47,7 +49,7 @@ from hpc_acceptance.tools.node_jobs.coordinator import (NightError,
 from hpc_acceptance.tools.outcome import dependency_drift
 from hpc_acceptance.tools.outcome.finished_run import written
 from hpc_acceptance.tools.pipeline import finish
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import CONFIG, ResultsError
 
 #: One line for ``hpc-acceptance --help``.
@@ -88,13 +90,13 @@ def database_ready(reports_dir, prefix):
               f'backups to keep, 1 or more', file=sys.stderr)
         return False
 
-    path = db.database_path()
-    trouble = db.unusable(path, reports_dir)
+    path = database.database_path()
+    trouble = database.unusable(path, reports_dir)
     if not trouble:
         try:
-            db.backup(path, int(keep))
-        except db.DatabaseError as err:
-            trouble = db.cannot_be_used(path, err)
+            database.backup(path, int(keep))
+        except database.DatabaseError as err:
+            trouble = database.cannot_be_used(path, err)
 
     for line in trouble:
         print(line, file=sys.stderr)
@@ -192,7 +194,7 @@ def fleet_runs(report, state, launcher, reframe_args, nodes_run,
     rerun = None
     if confirm and written(report):
         try:
-            rerun = suspects.rerun_of(report, nodes)
+            rerun = fleet_run.rerun_of(report, nodes)
         except (ResultsError, FleetError) as err:
             print(f'{launcher.prefix}: no rerun of the suspects: {err}',
                   file=sys.stderr)

@@ -13,8 +13,9 @@ from collections import OrderedDict
 
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.tools.common import console, identifiers
-from hpc_acceptance.tools.results import (bounded_json, db, measurement,
-                                          plausible, report_shape)
+from hpc_acceptance.tools.results import (bounded_json, database,
+                                          measurement, plausible,
+                                          report_shape)
 
 #: The reframe next to this Python: the one of the project's environment.
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
@@ -62,12 +63,12 @@ def _fetch(selector, query, sessions):
     at the door (:func:`_checked`).'''
     from reframe.core.exceptions import ReframeError
 
-    path = db.database_path()
+    path = database.database_path()
     if not os.path.exists(path):
         return []
 
     try:
-        storage = db.reframe_storage(path)
+        storage = database.reframe_storage(path)
         found = (storage.fetch_sessions(selector()) if sessions
                  else storage.fetch_testcases(selector()))
     except (ReframeError, ValueError, sqlite3.DatabaseError) as err:

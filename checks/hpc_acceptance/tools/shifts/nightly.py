@@ -23,7 +23,7 @@ from typing import List, Optional, Tuple
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
 from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.references import calibration
-from hpc_acceptance.tools.results import db, measurement
+from hpc_acceptance.tools.results import database, measurement
 from hpc_acceptance.tools.results.runs import (ResultsError, describe_key,
                                                figure_key, stored_testcases)
 from hpc_acceptance.tools.shifts import (acknowledged, detect, limit,
@@ -352,7 +352,7 @@ def _stored(path, mtime_ns, query):
 def history(query=HISTORY):
     '''The stored test cases of ``query``, read once per process and
     version of the results database.'''
-    path = db.database_path()
+    path = database.database_path()
     if not os.path.exists(path):
         return []
 

@@ -24,7 +24,7 @@ import os
 import sys
 
 from hpc_acceptance.tools.common import arguments
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import ResultsError, stored_testcases
 from hpc_acceptance.tools.shifts import acknowledged, nightly
 
@@ -66,7 +66,7 @@ def _ack(args, path, acks):
 
 
 def setup_parser(parser):
-    arguments.add_db(parser, db.DEFAULT_DB)
+    arguments.add_db(parser, database.DEFAULT_DB)
     arguments.add_sessions(parser, nightly.HISTORY)
     parser.add_argument('--ack', metavar='FIGURE',
                         help='accept the level FIGURE (as listed) stands '

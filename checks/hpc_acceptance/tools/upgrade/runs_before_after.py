@@ -13,7 +13,7 @@ import os
 import sys
 from typing import NamedTuple
 
-from hpc_acceptance.tools.fleet.nodes import node_map_path
+from hpc_acceptance.tools.fleet.node_map import node_map_path
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.pipeline import finish
 from hpc_acceptance.tools.pipeline.run import (MAX_JOBS, NoNodes,

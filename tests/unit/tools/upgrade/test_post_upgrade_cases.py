@@ -14,7 +14,7 @@ import pytest
 from helpers import upgrade_runs as runs
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.launch import reframe_call
-from hpc_acceptance.tools.results import db as database
+from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.upgrade import baseline
 from hpc_acceptance.tools.upgrade import runs_before_after
 
