@@ -47,7 +47,7 @@ def verify(export, waiting, since, path):
     '''``--verify``: the store's holdings of the sessions since DATE
     against what the spool says it took; what it lacks sent.'''
     since = since if since is not None else time.time() - VERIFY_DAYS * 86400
-    sessions = database.stored_sessions(path, since, time.time())
+    sessions = database.session_reports(path, since, time.time())
     given = [s for report in sessions
              for s in samples.report_samples(report)] + \
         [s for run in samples.with_reruns(sessions)

@@ -3,9 +3,9 @@ stored, its reports and node map, the comparison made of it, and the
 rerun of its suspect nodes.
 '''
 
-from typing import NamedTuple, Optional
 import datetime
 import os
+from typing import NamedTuple, Optional
 
 from hpc_acceptance.tools.fleet import comparison, confirm, history
 from hpc_acceptance.tools.fleet.model import MIN_NODES
@@ -14,7 +14,7 @@ from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.results.runs import (ResultsError, Unreadable,
                                                report_session,
                                                report_testcases,
-                                               stored_sessions)
+                                               session_rows)
 
 
 class NotAFleetRun(ResultsError):
@@ -59,7 +59,7 @@ class FleetRun(NamedTuple):
 
 def latest_fleet_session():
     '''UUID of the latest stored fleet run.'''
-    sessions = stored_sessions(f'{history.LOOKBACK}?{history.FLEET_RUNS}')
+    sessions = session_rows(f'{history.LOOKBACK}?{history.FLEET_RUNS}')
     if not sessions:
         raise ResultsError(f'no fleet run stored in '
                            f'{history.LOOKBACK} (ci/acceptance.sh '

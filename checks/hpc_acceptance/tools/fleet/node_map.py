@@ -7,7 +7,6 @@ and job options; kept beside the run's report as JSON
 
 import argparse
 import json
-import os
 import re
 import shlex
 from typing import NamedTuple, Optional
@@ -208,25 +207,27 @@ def listing(state, config_files, system=None, job_options=()):
     return Listing(nodes)
 
 
-def add_reframe_options(parser):
+def add_reframe_options(parser, system=None):
     '''The options of reframe's that choose the nodes: ``-C``,
-    ``--system``, ``-J``.'''
+    ``--system`` (default: ``system``, the settings' ``RFM_SYSTEM``),
+    ``-J``.'''
     parser.add_argument('-C', '--config-file', action='append',
                         help='ReFrame configuration files, as for reframe '
                              f'(default: {CONFIG})')
-    parser.add_argument('--system', default=os.environ.get('RFM_SYSTEM'),
+    parser.add_argument('--system', default=system,
                         help='system[:partition] (default: RFM_SYSTEM, or '
                              'the one matching this host)')
     parser.add_argument('-J', '--job-option', action='append', default=[],
                         help="a scheduler option, as reframe's -J takes it")
 
 
-def listing_of_run(state, reframe_args):
+def listing_of_run(state, reframe_args, system=None):
     ''':func:`listing` for a run of ``reframe_args``: their ``-C``
-    (:data:`..results.runs.CONFIG` without one), ``--system`` and ``-J``;
-    the others are no matter.'''
+    (:data:`..results.runs.CONFIG` without one), ``--system`` (else
+    ``system``: the settings' ``RFM_SYSTEM``) and ``-J``; the others are
+    no matter.'''
     parser = argparse.ArgumentParser(add_help=False)
-    add_reframe_options(parser)
+    add_reframe_options(parser, system)
     args, _ = parser.parse_known_args(reframe_args)
     return listing(state, args.config_file or [str(CONFIG)], args.system,
                    args.job_option)

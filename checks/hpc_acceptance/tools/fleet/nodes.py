@@ -12,7 +12,7 @@ nodes it will cover, and which it will leave out with the state and the
 reason the scheduler gives (``drained: memory errors``), so that the run's
 summary and report can list them. Other reframe arguments are accepted and
 ignored, so that the run's own can be passed as they are (a run asks
-:func:`listing_of_run` with them).
+:func:`.node_map.listing_of_run` with them).
 ``ci/acceptance.sh --fleet`` runs it and keeps the answer beside the
 run's report as JSON::
 
@@ -25,9 +25,10 @@ Exit status: 0, or 1 when no node of any partition is covered (nothing
 would run) or the scheduler cannot be asked.
 '''
 
+import os
 import sys
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.fleet import node_map
 from hpc_acceptance.tools.results.runs import CONFIG
 
@@ -43,7 +44,8 @@ def setup_parser(parser):
                         help="node state, as ReFrame's --distribute takes "
                              "it (default: %(default)s)")
     parser.add_argument('--json', help='also write the node map here')
-    node_map.add_reframe_options(parser)
+    node_map.add_reframe_options(
+        parser, os.environ.get(command_settings.REFRAME_SYSTEM))
     # the run's other reframe arguments: accepted, and ignored
     arguments.pass_on(parser)
 

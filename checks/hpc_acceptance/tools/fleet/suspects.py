@@ -9,7 +9,7 @@ Compares every node of each partition with the run's fleet
 (:mod:`.comparison`): by default the latest stored fleet run (a session of
 ``--mode fleet``, as ``ci/acceptance.sh --fleet`` runs it) with its
 confirmation rerun (:mod:`.confirm`), read as its verdict read it
-(:func:`.history.of_run`). ``text`` lists each suspect with what
+(:func:`.history.compare_nodes`). ``text`` lists each suspect with what
 makes it one (another fingerprint, failures, its worst figures with value,
 fleet median and change), whether it was a suspect in the previous fleet
 run too, what fails a whole partition (a fleet that lost as a whole, a

@@ -142,7 +142,7 @@ def run_night(report, node_map, launcher, reframe_args, head,
               minutes=None, max_jobs=None, reservation=None):
     '''The night of ``node_map``'s nodes (one job each), collected into
     ``report`` and stored: ``(report, status)`` as a ReFrame run's pair
-    (:func:`.collect.collect`'s status).
+    (:func:`.gather.collect`'s status).
 
     :raises NightError: if it cannot run (said why).
     :raises reframe_call.Interrupted: on Ctrl-C or SIGTERM, after saying

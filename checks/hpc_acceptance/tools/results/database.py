@@ -293,7 +293,7 @@ def stored_cases(path, start, end):
         raise DatabaseError('damaged', str(err)) from None
 
 
-def stored_sessions(path, start, end):
+def session_reports(path, start, end):
     '''The sessions (ReFrame's reports) in the database at ``path`` that
     started between ``start`` and ``end`` (Unix times), oldest first; none
     without a database.'''

@@ -10,7 +10,8 @@ from helpers import fleet_cases
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import fleet_run
 from hpc_acceptance.tools.fleet.confirm import without_names
-from hpc_acceptance.tools.outcome import finished_run, verdict
+from hpc_acceptance.tools.outcome import acceptance_verdict as verdict
+from hpc_acceptance.tools.outcome import finished_run
 
 SESSION = '00000000-0000-4000-8000-000000000001'
 
@@ -80,7 +81,7 @@ def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,
     assert 'passed only when retried: n5: MemoryDaxpyCheck' in text
     assert ('within the fleet on its rerun: n3: StreamCheck %threads=single'
             ' copy ' in text)
-    status, message = verdict.of_run(finished_run.read([(first, 0),
+    status, message = verdict.verdict_of(finished_run.read([(first, 0),
                                                         (confirm, 0)]))
     assert status == 0 and 'passed only when retried: MemoryDaxpyCheck' \
         in message

@@ -13,9 +13,9 @@ import pytest
 
 from conftest import DATA_DIR
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.node_jobs import collect, gather
+from hpc_acceptance.tools.node_jobs import gather
 from hpc_acceptance.tools.node_jobs.night import Night
-from hpc_acceptance.tools.outcome import finished_run, summary
+from hpc_acceptance.tools.outcome import finished_run, summary_text
 from hpc_acceptance.tools.results import database, runs
 
 NODES = ['n1', 'n2', 'n3', 'n4']
@@ -221,7 +221,7 @@ def test_the_summary_says_how_the_night_ran_and_what_bound_it(night):
         'of QOS normal (root has 0 job(s) now)']))
     _did_not_start(here)
     gather.collect(path)
-    lines = summary.of_run(finished_run.of_reports([path]), 200).lines
+    lines = summary_text.summary_of(finished_run.of_reports([path]), 200).lines
     start = lines.index('node jobs: 4 job(s) for 4 node(s), one a node')
     assert lines[start + 1:start + 3] == [
         '  bound by: at most 2 node job(s) queued at once of 4: '

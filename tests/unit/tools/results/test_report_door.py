@@ -112,7 +112,7 @@ def test_the_database_door_leaves_out_what_is_not_of_its_form(
 
     monkeypatch.setattr(database, 'reframe_storage', lambda path: Storage())
     assert len(runs.stored_testcases('now-1d:now')) == len(good)
-    assert [row['UUID'] for row in runs.stored_sessions('now-1d:now')] == \
+    assert [row['UUID'] for row in runs.session_rows('now-1d:now')] == \
         [SESSION]
     err = capsys.readouterr().err
     assert err.count('left out: ') == 2
