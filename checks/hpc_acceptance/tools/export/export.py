@@ -24,7 +24,7 @@ waits in the spool beside the results database:
 - ``--run-report`` (``ci/acceptance.sh`` after each run) sends what no
   log record carries: the outcome of test cases that failed before their
   job ran, a fleet run's suspects (:mod:`..fleet.comparison`), and its
-  figures' shifts across nights (:mod:`..shifts.samples`).
+  figures' shifts across nights (:mod:`..shifts.shift_samples`).
 
 A sample the store took already (same series, same time, the same store's
 URL) is not sent to it again, whichever way it went first; one sender at a

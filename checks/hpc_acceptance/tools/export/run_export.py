@@ -11,7 +11,7 @@ from hpc_acceptance.tools.export.samples import report_samples, suspect_samples
 from hpc_acceptance.tools.export.sending import SendResult, send
 from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import ResultsError
-from hpc_acceptance.tools.shifts.samples import shift_samples
+from hpc_acceptance.tools.shifts.shift_samples import shift_samples
 
 
 def _report_values(reports):

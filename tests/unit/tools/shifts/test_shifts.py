@@ -11,7 +11,8 @@ import pytest
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.outcome import acceptance_verdict, summary_text
 from hpc_acceptance.tools.shifts import (acknowledged, detect, limit,
-                                         night_facts, nightly, samples)
+                                         night_facts, nightly)
+from hpc_acceptance.tools.shifts import shift_samples as samples
 
 DAY = 86400.0
 
