@@ -23,9 +23,11 @@ is counted and left to the report page and the log. ReFrame's full
 output, its performance table included, stays in the log file.
 '''
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
+from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.outcome import summary_text
+from hpc_acceptance.tools.shifts import limit
 
 
 #: One line for ``hpc-acceptance --help``.
@@ -44,8 +46,15 @@ def setup_parser(parser):
 
 
 def command(args):
+    try:
+        given = command_settings.read()
+        limits = limit.site_limits(given.shift_limit)
+    except (command_settings.BadSetting, limit.LimitError) as err:
+        raise UsageError(str(err)) from None
+
     summary = summary_text.summary_of(
-        finished_run.of_reports(args.reports, args.log, args.nodes),
-        args.width)
+        finished_run.of_reports(args.reports, args.log, args.nodes, limits,
+                                given.db),
+        args.width, given.db)
     summary_text.show(summary)
     return 1 if summary.error else 0

@@ -281,9 +281,10 @@ class Summary(NamedTuple):
     note: str = None
 
 
-def summary_of(run, width=100):
+def summary_of(run, width=100, db_path=None):
     '''The :class:`Summary` of the :class:`.finished_run.FinishedRun`
-    ``run``: no lines where it cannot be read or compared.'''
+    ``run``: no lines where it cannot be read or compared; what waits for
+    the site's store is read beside the results database ``db_path``.'''
     error = run.unreadable or run.fleet_error or run.nodes_error
     if error:
         return Summary([], error=error)
@@ -294,7 +295,8 @@ def summary_of(run, width=100):
     floors = calibration.floors_line(run.testcases)
     return Summary(render(run.testcases, skips.reasons(run.testcases, console),
                           width, run.fleets, run.node_map,
-                          [floors] + run_export.status_lines(run.reports),
+                          [floors] + run_export.status_lines(run.reports,
+                                                             db_path),
                           run.shifts,
                           [line for report in run.parsed
                            for line in night_lines(report)]),

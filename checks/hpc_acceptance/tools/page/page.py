@@ -20,13 +20,14 @@ them again.
 
 import sys
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet.history import stored_run
 from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.page import report_page
 from hpc_acceptance.tools.page import trends
 from hpc_acceptance.tools.results.runs import ResultsError, stored_testcases
+from hpc_acceptance.tools.shifts import limit
 
 
 #: One line for ``hpc-acceptance --help``.
@@ -58,26 +59,35 @@ def command(args):
         raise UsageError(f'--runs {args.runs}: must be 1 or more')
 
     try:
+        given = command_settings.read()
+        limits = limit.site_limits(given.shift_limit)
+    except (command_settings.BadSetting, limit.LimitError) as err:
+        raise UsageError(str(err)) from None
+
+    try:
         history = None
         if args.session:
-            testcases = stored_run(args.session)
+            testcases = stored_run(args.session, db_path=given.db)
             if not testcases:
                 raise ResultsError(f'no stored session {args.session!r}')
 
-            history = stored_testcases(args.history)
+            history = stored_testcases(args.history, db_path=given.db)
             run = finished_run.read(
                 [], args.log, args.nodes, testcases=testcases,
-                session_info={'uuid': args.session}, shift_history=history)
+                session_info={'uuid': args.session}, shift_history=history,
+                limits=limits, db_path=given.db)
         else:
-            history = stored_testcases(args.history)
+            history = stored_testcases(args.history, db_path=given.db)
             run = finished_run.read([(path, None) for path in args.run_report],
                                     args.log, args.nodes,
-                                    shift_history=history)
+                                    shift_history=history, limits=limits,
+                                    db_path=given.db)
             if run.unreadable:
                 raise ResultsError(run.unreadable)
 
         print(report_page.write_page(run, history, runs=args.runs,
-                                     output=args.output))
+                                     output=args.output,
+                                     unreferenced_ok=given.unreferenced_ok))
     except ResultsError as err:
         print(f'report: {err}', file=sys.stderr)
         return 1

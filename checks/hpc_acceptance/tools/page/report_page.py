@@ -7,6 +7,7 @@ import os
 import shutil
 from dataclasses import dataclass
 
+from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.fleet.node_map import read_node_map
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.outcome import acceptance_verdict, summary_text
@@ -18,7 +19,7 @@ from hpc_acceptance.tools.page.trends import MAX_TREND_PLOTS, by_check
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import ResultsError, Unreadable
-from hpc_acceptance.tools.shifts import nightly
+from hpc_acceptance.tools.shifts import limit, nightly
 
 
 LOG_NAME = 'reframe-output.log'
@@ -63,11 +64,21 @@ def _when(testcases):
         max(times), datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
 
 
+def _settings():
+    '''The settings of a page made without its run's verdict or shifts
+    (:func:`page_for` alone): this process's.'''
+    return command_settings.read()
+
+
 def _shifts(testcases, history):
-    '''``(shifts, why none could be judged)``.'''
+    '''``(shifts, why none could be judged)`` of a page made without its
+    run's: with the site's shift limit of this process's settings.'''
     try:
-        return nightly.find(testcases, history), None
-    except nightly.UNREADABLE as err:
+        given = _settings()
+        return nightly.find(testcases, history,
+                            limit.site_limits(given.shift_limit),
+                            db_path=given.db), None
+    except (command_settings.BadSetting, *nightly.UNREADABLE) as err:
         return [], str(err)
 
 
@@ -81,7 +92,7 @@ def page_for(session, testcases, history, skipped, *, runs, fleets=None,
         calibration.system_of(testcases) or '')
     status, message = judged or acceptance_verdict.judge(
         {'runs': [{'testcases': testcases}]}, fleets or [], fleet_note,
-        shifts)
+        shifts, unreferenced_ok=_settings().unreferenced_ok)
     systems = sorted({c.get('system', '?') for c in testcases})
     return ReportPage(
         session=session, system=', '.join(systems) or '?',
@@ -140,11 +151,12 @@ def _keep(source, kept):
 
 
 def write_page(run, history, *, runs=trends.DEFAULT_RUNS, output=None,
-               judged=None):
+               judged=None, unreferenced_ok=frozenset()):
     '''Write the page of the :class:`..outcome.finished_run.FinishedRun`
     ``run`` (not unreadable), its trends drawn from the stored test cases
     ``history``; its path. ``judged`` is the run's verdict, judged here
-    where not given. Its console output and node list are kept beside it.
+    where not given (with the site's ``unreferenced_ok``). Its console
+    output and node list are kept beside it.
 
     :raises ResultsError: if no test case names its session.
     '''
@@ -172,7 +184,8 @@ def write_page(run, history, *, runs=trends.DEFAULT_RUNS, output=None,
     page = page_for(session, run.testcases, history, skipped, runs=runs,
                     fleets=run.fleets, fleet_note=run.fleet_error or
                     run.fleet_note, found=(run.shifts, run.shift_error),
-                    judged=judged or acceptance_verdict.verdict_of(run))
+                    judged=judged or acceptance_verdict.verdict_of(
+                        run, unreferenced_ok))
     try:
         page.nodes = read_node_map(kept_nodes)
     except ResultsError as err:

@@ -48,7 +48,7 @@ def show(run, given, prefix='acceptance', judged=None):
     if sent and sent.trouble:
         print(sent.trouble, file=sys.stderr)
 
-    summary_text.show(summary_text.summary_of(run))
+    summary_text.show(summary_text.summary_of(run, db_path=given.db))
     for drift in binary_sources.of_reports(
             [final_testcases(report) for report in run.parsed], given.db):
         binary_sources.show(drift)
