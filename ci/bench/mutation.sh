@@ -42,7 +42,7 @@ checks/hpc_acceptance/tools/fleet/comparison.py
 checks/hpc_acceptance/tools/fleet/wording.py
 checks/hpc_acceptance/tools/fleet/fingerprint.py
 checks/hpc_acceptance/tools/fleet/drain.py
-checks/hpc_acceptance/tools/outcome/verdict.py
+checks/hpc_acceptance/tools/outcome/acceptance_verdict.py
 checks/hpc_acceptance/tools/upgrade/judgement.py
 checks/hpc_acceptance/tools/upgrade/baseline.py
 checks/hpc_acceptance/tools/results/measurement.py

@@ -19,7 +19,7 @@ import pytest
 from conftest import DATA_DIR
 from helpers import fleet_cases
 from hpc_acceptance.tools.fleet import comparison
-from hpc_acceptance.tools.page import page as report
+from hpc_acceptance.tools.page import report_page as report
 from hpc_acceptance.tools.results import skips
 
 RUN = DATA_DIR / 'reframe_runs'

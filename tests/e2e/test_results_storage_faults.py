@@ -14,7 +14,7 @@ from helpers.acceptance_run import (acceptance, environment, start_acceptance,
                                     wait_for)
 import pytest
 
-from hpc_acceptance.tools.results import db as database
+from hpc_acceptance.tools.results import database
 
 CHECK = ('-n', 'MemoryReadBandwidthCheck', *ONE_TIMED_RUN)
 #: A real run's report: a run stored before the ones of the test.

@@ -10,7 +10,7 @@ from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet.suspect_drains import drain_commands
 from hpc_acceptance.tools.fleet.suspect_report import text_lines
-from hpc_acceptance.tools.outcome import verdict
+from hpc_acceptance.tools.outcome import acceptance_verdict
 from hpc_acceptance.tools.results.runs import final_testcases
 
 #: The day the drain reasons carry.
@@ -48,12 +48,12 @@ def outcome(report):
     verdict reads it.'''
     cases = final_testcases(report)
     try:
-        fleets, note = history.of_run(cases,
+        fleets, note = history.compare_nodes(cases,
                                       report.get('session_info') or {})
     except FleetError:
         fleets, note = None, None
 
-    status, message = verdict.judge(report, fleets, note)
+    status, message = acceptance_verdict.judge(report, fleets, note)
     fleets = fleets or []
     return Outcome(
         status, message, fleets, text_lines(fleets),

@@ -9,7 +9,7 @@ test case's ``uuid`` ``<session>:<run index>:<test index>``. The same
 report is judged with ``--report``, stored in a real results database
 with ``hpc-acceptance db import`` (ReFrame's storage code), or served by
 :class:`Store`, which stands in for the database where the baseline module
-asks ReFrame (``stored_sessions``, ``stored_testcases``).
+asks ReFrame (``session_rows``, ``stored_testcases``).
 '''
 
 import copy

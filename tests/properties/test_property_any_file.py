@@ -120,7 +120,7 @@ def _judged(name, status, err, path):
 def quiet_post_upgrade(monkeypatch):
     # the console summary and the page of a readable run are an
     # acceptance run's, tested with it: only the verdict here
-    monkeypatch.setattr(runs_before_after, 'show_run', lambda _: None)
+    monkeypatch.setattr(runs_before_after, 'show_run', lambda *_: None)
 
 
 #: Found on the code before, each a traceback or another exit status than

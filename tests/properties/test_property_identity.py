@@ -299,7 +299,7 @@ def test_identity_another_systems_before_run_changes_no_row(
     def rows(stored):
         store = runs.Store(stored)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(baseline, 'stored_sessions', store.sessions)
+            patch.setattr(baseline, 'session_rows', store.sessions)
             patch.setattr(baseline, 'stored_testcases', store.testcases)
             patch.setattr(baseline, 'session_testcases', store.testcases)
             cases, baselines = runs_before_after.read_after([(path, 0)],

@@ -1,12 +1,14 @@
 '''The library's structure, drawn from its imports: families side by side
 above core, tools above the families, the tools' rooms in layers, no
-arrows back up, no circles, no command called from another room.'''
+arrows back up, no circles, no command called from another room, no
+command module imported by another module.'''
 
 import ast
 
 import pytest
 
 from conftest import PROJECT_DIR
+from hpc_acceptance.tools import cli
 
 LIBRARY = PROJECT_DIR / 'checks' / 'hpc_acceptance'
 FAMILIES = ('memory', 'stream', 'hpcc', 'npb', 'network')
@@ -168,6 +170,27 @@ def test_no_command_is_called_from_another_room(module):
         node.func.value.id in bound and
         package_of(bound[node.func.value.id]) != package_of(module))
     assert not called, f'{module} calls {called}'
+
+
+#: The subcommands' modules (``cli.SUBCOMMANDS``), front-ends only.
+COMMAND_MODULES = {f'hpc_acceptance.tools.{module}'
+                   for module in cli.SUBCOMMANDS.values()}
+
+
+def test_every_subcommand_module_is_in_the_graph():
+    assert COMMAND_MODULES <= set(GRAPH)
+
+
+@pytest.mark.parametrize('module', sorted(GRAPH))
+def test_no_module_imports_a_command_module(module):
+    '''A command is a front-end: its options, the settings it reads, the
+    exit status. The work it fronts lives in a library module named for
+    what it does, which other modules import instead; ``cli`` finds the
+    commands by name.'''
+    imported = sorted(GRAPH[module] & COMMAND_MODULES)
+    assert not imported, f'{module} imports the command module(s) ' \
+                         f'{imported}: move the work it needs into a ' \
+                         f'library module'
 
 
 @pytest.mark.parametrize('module', sorted(GRAPH))

@@ -3,8 +3,9 @@ each subcommand in the module of its name, with one contract
 (``description``, ``setup_parser``, ``command``: :mod:`.cli`):
 
 - :mod:`.common`: the options several commands share, and their usage
-  error (:mod:`.common.arguments`); who may read the files the tool
-  writes (:mod:`.common.file_modes`);
+  error (:mod:`.common.arguments`); the settings a command reads once
+  from its options and the environment (:mod:`.common.command_settings`);
+  who may read the files the tool writes (:mod:`.common.file_modes`);
 - :mod:`.results`: what runs stored, read one way (``db``);
 - :mod:`.launch`: starting ReFrame (the run lock, the report file, the
   call and the :class:`.launch.reframe_call.Launcher` of a run's calls);
@@ -27,7 +28,10 @@ each subcommand in the module of its name, with one contract
 - :mod:`.topology`: what the suite would do on a node (``topology``).
 
 Rooms import only the rooms listed before them (``new_system`` and
-``topology`` none of the others but ``common`` and ``results``), and reuse
-another room's work through its functions, never its command:
-``tests/unit/test_import_graph.py`` holds both.
+``topology`` none of the others but ``common`` and ``results``). A
+command's module is its front-end alone: the work lives in library
+modules named for what they do (``db``'s in ``results/database.py``,
+``run``'s in ``pipeline/acceptance_run.py`` and ``pipeline/run_end.py``),
+which other modules import; no module imports a command's.
+``tests/unit/test_import_graph.py`` holds both rules.
 '''

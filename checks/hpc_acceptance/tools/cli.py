@@ -5,7 +5,10 @@ the module of its name (``post-upgrade``: ``upgrade/post_upgrade.py``), in
 the room of its job, with one contract (Spack's ``cmd/`` modules'):
 ``description`` (its line in ``hpc-acceptance --help``),
 ``setup_parser(parser)`` (its options) and ``command(args)`` (the exit
-status), a thin adapter over functions of its room that return values.
+status). A command is a front-end: it reads its settings once
+(:mod:`.common.command_settings`) and passes them down as values to the
+library modules of its room, named for what they do, which return
+values; no module imports a command's.
 '''
 
 import argparse
@@ -97,9 +100,6 @@ def _main(argv):
         return 2
 
     module = module_of(name)
-    if not hasattr(module, 'command'):
-        return module.main(rest)
-
     parser = parser_of(name, module)
     args, others = parser.parse_known_args(rest)
     if others and not hasattr(args, 'passed_on'):

@@ -106,9 +106,5 @@ def arch(value, what='microarchitecture'):
                                      '(lower-case letters, digits and "_")')
 
 
-def is_session(value):
-    return isinstance(value, str) and SESSION.fullmatch(value) is not None
-
-
 def is_node(value):
     return isinstance(value, str) and NODE.fullmatch(value) is not None

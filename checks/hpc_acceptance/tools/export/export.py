@@ -24,7 +24,7 @@ waits in the spool beside the results database:
 - ``--run-report`` (``ci/acceptance.sh`` after each run) sends what no
   log record carries: the outcome of test cases that failed before their
   job ran, a fleet run's suspects (:mod:`..fleet.comparison`), and its
-  figures' shifts across nights (:mod:`..shifts.samples`).
+  figures' shifts across nights (:mod:`..shifts.shift_samples`).
 
 A sample the store took already (same series, same time, the same store's
 URL) is not sent to it again, whichever way it went first; one sender at a
@@ -44,106 +44,21 @@ import sys
 import time
 
 from hpc_acceptance.core.export import settings, spool, store
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.common.arguments import UsageError
+from hpc_acceptance.tools.export import run_export
 from hpc_acceptance.tools.export import verify
-from hpc_acceptance.tools.export.samples import (
-    report_samples, suspect_samples, with_reruns)
-from hpc_acceptance.tools.export.sending import Sent, send, show
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.export.samples import (report_samples,
+                                                 suspect_samples, with_reruns)
+from hpc_acceptance.tools.export.sending import send, show
+from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import ResultsError
-from hpc_acceptance.tools.shifts.samples import shift_samples
+from hpc_acceptance.tools.shifts import limit
+
 
 #: One line for ``hpc-acceptance --help``.
 description = ("send figures to the site's time-series store (--replay, "
                '--since), read it back (--verify)')
-
-
-def _report_values(reports):
-    '''The samples of the run reports at ``reports`` (paths) that exist.'''
-    parsed = [db.run_report(path) for path in reports]
-    return [s for report in parsed if report for s in report_samples(report)]
-
-
-def status_lines(reports=(), db_path=None):
-    '''The lines a run's summary ends with: what the store took of this
-    run's values (``reports``: its JSON reports), and what waits for it
-    since when and why; none when the export is off and nothing waits.'''
-    try:
-        export = settings.of_site()
-        waiting = spool.Spool(
-            spool.path_beside(db.database_path(db_path)),
-            export.url if export else None)
-        left = waiting.waiting()
-        ours = _report_values(reports)
-        taken = waiting.taken(ours) if export else 0
-        ours_waiting = waiting.waiting_count(ours)
-    except (settings.ExportSettingsError, sqlite3.Error, OSError) as err:
-        return [f'export: {err}']
-
-    lines = []
-    warning = export.credentials_warning() if export else None
-    if warning:
-        lines.append(f'export: {warning}')
-
-    if export and ours:
-        line = (f'export: this run\'s {len(ours)} value(s): {taken} taken '
-                f'by the store {export.url}')
-        if ours_waiting:
-            line += f', {ours_waiting} waiting'
-        missing = len(ours) - taken - ours_waiting
-        if missing:
-            line += (f', {missing} not sent (the export was not on for '
-                     f'them: "hpc-acceptance export --since" sends them)')
-        lines.append(line)
-
-    if left.samples:
-        since = time.strftime('%Y-%m-%d %H:%M', time.localtime(left.since))
-        again = ('' if export else
-                 f' once {settings.FILE_NAME} names the store again')
-        lines.append(f'export: {left.figures} figure(s) ({left.samples} '
-                     f'values) wait for the store since {since} '
-                     f'({left.reason}); "hpc-acceptance export --replay" '
-                     f'sends them{again}')
-
-    return lines
-
-
-def run_samples(reports, compared=None, found=None):
-    '''What no log record of a run carried: its test-case outcomes, a
-    fleet run's suspects and its figures' shifts; ``reports`` its parsed
-    reports in order, ``compared`` and ``found`` its fleet comparison and
-    shifts where the run's end made them (:mod:`.samples`).'''
-    return ([s for report in reports for s in report_samples(report)] +
-            suspect_samples(reports, compared) +
-            shift_samples(reports, found))
-
-
-def after_run(reports, compared=None, found=None, unreadable=None):
-    '''Send a run's :func:`run_samples` where the export is on; what
-    was sent (:class:`.sending.Sent`), ``None`` where the export is off.
-    ``unreadable``: why the run's reports cannot be read (nothing sent).
-    A store in trouble never fails a run: what it did not take waits in
-    the spool.'''
-    try:
-        export = settings.of_site()
-    except settings.ExportSettingsError as err:
-        return Sent(2, '', f'export: {err}')
-
-    if export is None:
-        return None
-
-    if unreadable:
-        return Sent(1, '', f'export: {unreadable}')
-
-    waiting = spool.Spool(spool.path_beside(db.database_path()),
-                          export.url)
-    try:
-        return send(export, waiting, 'of this run',
-                    run_samples(reports, compared, found))
-    except (ResultsError, db.DatabaseError, store.StoreError,
-            sqlite3.Error, OSError) as err:
-        return Sent(1, '', f'export: {err}')
 
 
 def _since(text):
@@ -169,7 +84,7 @@ def setup_parser(parser):
                              'sessions stored since DATE (default: the '
                              f'last {verify.VERIFY_DAYS} days) and send what '
                              'it lacks')
-    arguments.add_db(parser, db.DEFAULT_DB)
+    arguments.add_db(parser, database.DEFAULT_DB)
     parser.add_argument('--site-dir', help='the site directory of the '
                                            'export setting (default: '
                                            '$HPC_ACCEPTANCE_SITE_DIR)')
@@ -189,39 +104,41 @@ def _what(args):
     return asked[0]
 
 
-def _database(args, what):
-    '''The results database's path; an error naming it when it is missing
-    where it is read (``--since``, ``--verify``) or named by ``--db``.'''
-    path = db.database_path(args.db)
+def _database(given, what):
+    '''The results database's path (the settings ``given``); an error
+    naming it when it is missing where it is read (``--since``,
+    ``--verify``) or named by ``--db``.'''
+    path = given.db
     if os.path.exists(path) or (what in ('--replay', '--run-report') and
-                                not args.db):
+                                given.db_from != '--db'):
         return path
 
-    source = ('--db' if args.db else 'RFM_SQLITE_DB_FILE'
-              if os.environ.get('RFM_SQLITE_DB_FILE') else 'the default')
-    raise ResultsError(f'the results database {path} ({source}) does not '
-                       f'exist: no run was stored there')
+    raise ResultsError(f'the results database {path} ({given.db_from}) does '
+                       f'not exist: no run was stored there')
 
 
-def _samples(args, waiting, path):
-    '''``(what, samples)`` the arguments ask to send.'''
+def _samples(args, waiting, path, limits):
+    '''``(what, samples)`` the arguments ask to send: a fleet run's
+    suspects and a run's shifts judged against the results database at
+    ``path``, with the site's shift ``limits``.'''
     if args.replay:
         return 'waiting in the spool', waiting.waiting_samples()
 
     if args.run_report:
-        reports = [db.run_report(name) for name in args.run_report]
+        reports = [database.run_report(name) for name in args.run_report]
         for name, report in zip(args.run_report, reports):
             if report is None:
                 raise ResultsError(f'{name}: not a ReFrame run report')
 
-        return 'of this run', run_samples(reports)
+        return 'of this run', run_export.run_samples(reports, db_path=path,
+                                                     limits=limits)
 
-    sessions = db.stored_sessions(path, args.since, time.time())
+    sessions = database.session_reports(path, args.since, time.time())
     return (f'of {len(sessions)} session(s) stored since '
             f'{time.strftime("%Y-%m-%d %H:%M", time.localtime(args.since))}',
             [s for report in sessions for s in report_samples(report)] +
             [s for run in with_reruns(sessions)
-             for s in suspect_samples(run)])
+             for s in suspect_samples(run, db_path=path)])
 
 
 def command(args):
@@ -245,8 +162,11 @@ def command(args):
         print(f'export: {warning}', file=sys.stderr)
 
     try:
-        path = _database(args, what)
-    except ResultsError as err:
+        given = command_settings.read(db=args.db)
+        limits = limit.site_limits(given.shift_limit)
+        path = _database(given, what)
+    except (command_settings.BadSetting, limit.LimitError,
+            ResultsError) as err:
         print(f'export: {err}', file=sys.stderr)
         return 2
 
@@ -255,8 +175,8 @@ def command(args):
         if what == '--verify':
             return verify.verify(export, waiting, args.since, path)
 
-        sent = send(export, waiting, *_samples(args, waiting, path))
-    except (ResultsError, db.DatabaseError, store.StoreError,
+        sent = send(export, waiting, *_samples(args, waiting, path, limits))
+    except (ResultsError, database.DatabaseError, store.StoreError,
             sqlite3.Error, OSError) as err:
         print(f'export: {err}', file=sys.stderr)
         return 1

@@ -10,14 +10,15 @@ from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.results.runs import final_testcases
 
 
-def suspect_samples(reports, compared=None):
+def suspect_samples(reports, compared=None, db_path=None):
     ''':data:`~hpc_acceptance.core.export.series.SUSPECT` of every node
     of a fleet run that was compared with its siblings (none for another
     run, or a partition of too few nodes): the run read as its verdict
-    reads it (:func:`..fleet.history.of_run`), ``reports`` its reports or
-    stored sessions in order (the nodes' run, its confirmation rerun, the
-    multi-node run); ``compared`` the run's ``(fleets, why there are
-    none)`` where the run's end made them already.'''
+    reads it (:func:`..fleet.history.compare_nodes`), ``reports`` its
+    reports or stored sessions in order (the nodes' run, its confirmation
+    rerun, the multi-node run); ``compared`` the run's ``(fleets, why there are
+    none)`` where the run's end made them already, else made against the
+    results database ``db_path``.'''
     info = reports[0]['session_info']
     if info.get('fleet') not in (None, 'yes'):
         # a confirmation rerun or a resume: part of another run
@@ -28,7 +29,7 @@ def suspect_samples(reports, compared=None):
                                           for run in report.get('runs') or
                                           []]})
         try:
-            compared = history.of_run(cases, info)[0], None
+            compared = history.compare_nodes(cases, info, db_path)[0], None
         except FleetError as err:
             compared = None, str(err)
 

@@ -12,7 +12,7 @@ def _wait_note(pid):
           file=sys.stderr)
 
 
-class Sent(NamedTuple):
+class SendResult(NamedTuple):
     '''What a send did: the exit status (1 while something waits), the
     line that says it, and why the store did not take some (``None``
     where it took all).'''
@@ -31,7 +31,7 @@ def send(export, waiting, what, samples):
                else ''))
     trouble = (f'export: the store did not take them: {done.reason}'
                if done.held else None)
-    return Sent(1 if waiting.waiting().samples else 0, line, trouble)
+    return SendResult(1 if waiting.waiting().samples else 0, line, trouble)
 
 
 def show(sent):

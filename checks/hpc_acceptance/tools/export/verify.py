@@ -16,7 +16,7 @@ import time
 from hpc_acceptance.core.export import series, store
 from hpc_acceptance.tools.export import samples
 from hpc_acceptance.tools.export.sending import send, show
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.results import database
 
 #: Days ``--verify`` reads back without ``--since``: VictoriaMetrics'
 #: default ``-retentionPeriod`` is one month.
@@ -47,7 +47,7 @@ def verify(export, waiting, since, path):
     '''``--verify``: the store's holdings of the sessions since DATE
     against what the spool says it took; what it lacks sent.'''
     since = since if since is not None else time.time() - VERIFY_DAYS * 86400
-    sessions = db.stored_sessions(path, since, time.time())
+    sessions = database.session_reports(path, since, time.time())
     given = [s for report in sessions
              for s in samples.report_samples(report)] + \
         [s for run in samples.with_reruns(sessions)

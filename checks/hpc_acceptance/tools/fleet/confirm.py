@@ -12,7 +12,7 @@ the partitions excluded, ``-J exclude=...``; ReFrame selects tests by name
 before it distributes them, so a distributed test's hash cannot select
 it). The rerun's test cases have the fleet run's names, so they are later
 attempts of the same test cases (:func:`..results.runs.final_attempts`): a node
-is named only if it is still out (:meth:`.compare.Spread.is_worse`). A
+is named only if it is still out (:meth:`.model.Spread.is_worse`). A
 variant that put one suspect out reruns on every suspect, which costs a
 few runs and changes nothing: a node is out only when it is out twice. A node
 named only for its fingerprint (:mod:`.fingerprint`) is not rerun:

@@ -6,10 +6,10 @@ rerun, ``fleet=confirm``, is not one):
 
 - did the fleet as a whole lose? Without a reference file, the medians of
   the earlier runs are what a partition's median is compared with
-  (:func:`earlier_medians`; :mod:`.compare`, "what the fleet should
+  (:func:`earlier_medians`; :mod:`.comparison`, "what the fleet should
   deliver");
 - is a suspect a suspect again? A node named two runs in a row is more
-  than a bad night (:func:`.compare.mark_repeats`).
+  than a bad night (:func:`.comparison.mark_repeats`).
 
 :func:`compare` answers both for a run, as the verdict of the run and
 ``hpc-acceptance suspects`` ask it: the same comparison for both.
@@ -22,7 +22,7 @@ from hpc_acceptance.tools.fleet import comparison, confirm, fingerprint
 from hpc_acceptance.tools.fleet.model import MIN_NODES
 from hpc_acceptance.tools.results.runs import (ResultsError, final_attempts,
                                                session_testcases,
-                                               stored_sessions)
+                                               session_rows)
 
 #: Stored sessions searched for earlier fleet runs.
 LOOKBACK = 'now-30d:now'
@@ -42,15 +42,16 @@ def _start(text):
     return datetime.datetime.strptime(text, '%Y%m%dT%H%M%S%z')
 
 
-def earlier_runs(session, started, lookback=LOOKBACK):
+def earlier_runs(session, started, lookback=LOOKBACK, db_path=None):
     '''The test cases of each fleet run stored before the one of UUID
     ``session`` that started at ``started`` (``YYYYmmddTHHMMSS+zone``;
     ``None``: as the database stamped the stored session), at most
-    :data:`HISTORY_RUNS`, oldest first.
+    :data:`HISTORY_RUNS`, oldest first, in the results database
+    ``db_path``.
 
     :raises ResultsError: if the results database cannot be read.
     '''
-    rows = stored_sessions(f'{lookback}?{FLEET_RUNS}')
+    rows = session_rows(f'{lookback}?{FLEET_RUNS}', db_path)
     if started is None:
         # a stored session's own start, as the database stamped it
         started = next((row['Start time'] for row in rows
@@ -58,10 +59,11 @@ def earlier_runs(session, started, lookback=LOOKBACK):
 
     rows = [row for row in rows if row['UUID'] != session and
             (started is None or _start(row['Start time']) < _start(started))]
-    return [stored_run(row['UUID']) for row in rows[-HISTORY_RUNS:]]
+    return [stored_run(row['UUID'], db_path=db_path)
+            for row in rows[-HISTORY_RUNS:]]
 
 
-def stored_run(session, lookback=LOOKBACK):
+def stored_run(session, lookback=LOOKBACK, db_path=None):
     '''The test cases of the stored fleet run of UUID ``session`` with
     its confirmation reruns (:mod:`.confirm`), each by its final
     attempt: the run as its own verdict read it. The session is asked of
@@ -71,11 +73,12 @@ def stored_run(session, lookback=LOOKBACK):
     :raises ResultsError: if the results database cannot be read.
     :raises identifiers.BadIdentifier: if ``session`` is no session UUID.
     '''
-    cases = session_testcases(session)
-    reruns = [row for row in stored_sessions(f'{lookback}?{CONFIRM_RUNS}')
+    cases = session_testcases(session, db_path)
+    reruns = [row for row in session_rows(f'{lookback}?{CONFIRM_RUNS}',
+                                          db_path)
               if row.get(confirm.CONFIRMS) == session]
     for row in reruns:
-        cases += session_testcases(row['UUID'])
+        cases += session_testcases(row['UUID'], db_path)
 
     return final_attempts(cases) if reruns else cases
 
@@ -99,13 +102,14 @@ def earlier_medians(runs):
 
 
 def compare(testcases, session, started, min_nodes=MIN_NODES,
-            floors=None):
+            floors=None, db_path=None):
     '''``(fleets, note)``: :func:`.comparison.compare` of a fleet run's test
-    cases with its partition's earlier fleet runs as its history, the
-    suspects of the previous one marked; ``note`` says why the earlier runs
-    could not be read, else ``None``.'''
+    cases with its partition's earlier fleet runs (in the results database
+    ``db_path``) as its history, the suspects of the previous one marked;
+    ``note`` says why the earlier runs could not be read, else ``None``.'''
     try:
-        runs = earlier_runs(session, started) if session else []
+        runs = (earlier_runs(session, started, db_path=db_path) if session
+                else [])
     except ResultsError as err:
         return (comparison.compare(testcases, min_nodes, floors),
                 f'the earlier fleet runs could not be read: {err}')
@@ -122,14 +126,15 @@ def compare(testcases, session, started, min_nodes=MIN_NODES,
     return fleets, None
 
 
-def of_run(testcases, session_info):
+def compare_nodes(testcases, session_info, db_path=None):
     '''``(fleets, note)`` of :func:`compare` for a run's test cases and
     its report's ``session_info``; ``(None, None)`` for a run that is not
-    a fleet run. The verdict, the summary, the report page and
+    a fleet run, its earlier runs read from the results database
+    ``db_path``. The verdict, the summary, the report page and
     ``hpc-acceptance suspects`` all read a fleet run so.'''
     if session_info.get('fleet') != 'yes' and \
             not comparison.is_fleet_run(testcases):
         return None, None
 
     return compare(testcases, session_info.get('uuid'),
-                   session_info.get('time_start'))
+                   session_info.get('time_start'), db_path=db_path)

@@ -39,7 +39,7 @@ from hpc_acceptance.tools.results import units
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, ResultsError,
                                                figure_key, figures_of,
                                                report_testcases,
-                                               stored_sessions, unmeasured)
+                                               session_rows, unmeasured)
 
 #: The reservation the nodes are tested in.
 RESERVATION = 'hpc-acceptance-resume'
@@ -80,8 +80,8 @@ def latest_fleet():
 
     :raises ResultsError: if there is none or it cannot be read.
     '''
-    sessions = stored_sessions(f'{history.LOOKBACK}?'
-                               f'{history.FLEET_RUNS}')
+    sessions = session_rows(f'{history.LOOKBACK}?'
+                            f'{history.FLEET_RUNS}')
     if not sessions:
         raise ResultsError('no fleet run stored to compare the nodes with '
                            '(ci/acceptance.sh --fleet)')

@@ -3,7 +3,7 @@ lines for people (``--format text``) and the same for scripts
 (``--format json``).'''
 
 from hpc_acceptance.tools.fleet import contention, fingerprint
-from hpc_acceptance.tools.fleet.nodes import left_out_line
+from hpc_acceptance.tools.fleet.node_map import left_out_line
 from hpc_acceptance.tools.fleet.wording import node_list, number
 
 

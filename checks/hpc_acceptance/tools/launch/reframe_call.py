@@ -102,16 +102,19 @@ def run(args, report, prefix, env=None, echo=False):
 class Launcher:
     '''How the ReFrame runs of one run are made: the word their lines start
     with, the reservation, options every run gets, the environment they
-    add, and whether their output shows on the console too.'''
+    add, whether their output shows on the console too, and the system
+    ReFrame runs for without ``--system`` (the settings' ``RFM_SYSTEM``).'''
 
     def __init__(self, prefix, reservation=None, extra=(), env=None,
-                 echo=False):
+                 echo=False, system=None):
         self.prefix = prefix
         self.job = ['-J', f'reservation={reservation}'] if reservation \
             else []
         self.extra = list(extra)
-        self.env = env
+        #: what the runs' environment adds to this process's
+        self.env = dict(env or {})
         self.echo = echo
+        self.system = system
 
     def arguments(self, head, reframe_args):
         '''ReFrame's arguments of a run: ``head`` (its mode and what

@@ -19,9 +19,9 @@ import time
 
 from hpc_acceptance.core.export.handler import session_extras
 from hpc_acceptance.tools.fleet.model import natural_order
-from hpc_acceptance.tools.fleet.nodes import sbatch_options
+from hpc_acceptance.tools.fleet.node_map import sbatch_options
 from hpc_acceptance.tools.launch import reframe_call
-from hpc_acceptance.tools.node_jobs import collect, node_system, \
+from hpc_acceptance.tools.node_jobs import gather, node_system, \
     site_limits, slurm_jobs
 from hpc_acceptance.tools.node_jobs.night import Night, write_json
 from hpc_acceptance.tools.results.atomic_file import write_atomically
@@ -142,7 +142,7 @@ def run_night(report, node_map, launcher, reframe_args, head,
               minutes=None, max_jobs=None, reservation=None):
     '''The night of ``node_map``'s nodes (one job each), collected into
     ``report`` and stored: ``(report, status)`` as a ReFrame run's pair
-    (:func:`.collect.collect`'s status).
+    (:func:`.gather.collect`'s status).
 
     :raises NightError: if it cannot run (said why).
     :raises reframe_call.Interrupted: on Ctrl-C or SIGTERM, after saying
@@ -190,13 +190,13 @@ def run_night(report, node_map, launcher, reframe_args, head,
             raise
 
         watched = _cpu()
-        merged, status = collect.collect(report, limits.minutes)
-        for line in collect.lines(merged)[1:]:
+        merged, status = gather.collect(report, limits.minutes)
+        for line in gather.lines(merged)[1:]:
             say(line.strip())
         for node in plan['nodes']:
             _skip_lines(night.log(node), log)
         collected = _cpu()
-        collect.store(report, log)
+        gather.store(report, log)
         # what the night cost its coordinator (ci/bench/fleet_cost.py)
         write_json(os.path.join(night.folder, 'cost.json'), {
             'cpu_before': started, 'cpu_watched': watched,

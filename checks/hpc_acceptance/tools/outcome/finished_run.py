@@ -1,7 +1,7 @@
 '''A run once ReFrame is done with it, read once into one value.
 
 Its reports, each test case's final attempt, a fleet run's comparison
-across its nodes (:func:`..fleet.history.of_run`), its figures' shifts
+across its nodes (:func:`..fleet.history.compare_nodes`), its figures' shifts
 across nights (:mod:`..shifts.nightly`) and its node list: read and
 computed here once, and handed to the export, the summary, the page and
 the verdict of the run's end (:mod:`..pipeline.finish`). Each of those
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.fleet.model import FleetError
-from hpc_acceptance.tools.fleet.nodes import read_node_map
+from hpc_acceptance.tools.fleet.node_map import read_node_map
 from hpc_acceptance.tools.results import runs
 from hpc_acceptance.tools.shifts import nightly
 
@@ -107,11 +107,13 @@ def _read_each(run):
 
 
 def read(pairs, logs=(), nodes_path=None, testcases=None,
-         session_info=None, shift_history=None):
+         session_info=None, shift_history=None, limits=None, db_path=None):
     '''The :class:`FinishedRun` of the reports ``pairs``; ``testcases``
     and ``session_info`` instead where the run is a stored session. Its
-    shifts are found against ``shift_history`` (stored test cases) where
-    given, else against the results database's last year.'''
+    shifts are found with the site's ``limits``
+    (:func:`..shifts.limit.site_limits`; none: no site limit) against
+    ``shift_history`` (stored test cases) where given, else against the
+    last year of the results database ``db_path``.'''
     run = FinishedRun(pairs=list(pairs), logs=list(logs),
                       nodes_path=nodes_path)
     if testcases is None:
@@ -139,21 +141,25 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
             run.nodes_error = str(err)
 
     try:
-        run.fleets, run.fleet_note = history.of_run(run.testcases,
-                                                    run.session_info)
+        run.fleets, run.fleet_note = history.compare_nodes(
+            run.testcases, run.session_info, db_path)
     except FleetError as err:
         run.fleet_error = str(err)
 
     try:
-        run.shifts = (nightly.of_run(run.testcases) if shift_history is None
-                      else nightly.find(run.testcases, shift_history))
+        run.shifts = (
+            nightly.shifts_of(run.testcases, limits, db_path)
+            if shift_history is None else
+            nightly.find(run.testcases, shift_history, limits,
+                         db_path=db_path))
     except nightly.UNREADABLE as err:
         run.shift_error = str(err)
 
     return run
 
 
-def of_reports(paths, logs=(), nodes_path=None):
+def of_reports(paths, logs=(), nodes_path=None, limits=None, db_path=None):
     ''':func:`read` of reports named alone (no ReFrame exit status): each
     must be there.'''
-    return read([(path, None) for path in paths], logs, nodes_path)
+    return read([(path, None) for path in paths], logs, nodes_path,
+                limits=limits, db_path=db_path)

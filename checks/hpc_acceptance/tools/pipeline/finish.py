@@ -20,111 +20,26 @@ confirmation rerun, the multi-node run), each with ReFrame's exit status:
 
 Exit status: the verdict's (0, 1, 2, 3), or 5 when the checks passed but
 the database does not hold the run. ``ci/acceptance.sh`` ends with it;
-``hpc-acceptance post-upgrade`` shows its runs with :func:`show`, then its
-own verdict, and checks storage with :func:`not_stored`.
+``hpc-acceptance post-upgrade`` shows its runs with :func:`.run_end.show`,
+then its own verdict, and checks storage with
+:func:`.run_end.not_stored`. The settings (the results database, the
+shift limit, the systems that may pass without references) are read once
+here, and a bad one is refused (2) before the run is judged.
 '''
 
-import contextlib
-import os
 import sys
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.common.arguments import UsageError
-from hpc_acceptance.tools.export import export
-from hpc_acceptance.tools.launch import reframe_call
-from hpc_acceptance.tools.outcome import (dependency_drift, finished_run,
-                                          summary, verdict)
-from hpc_acceptance.tools.outcome.finished_run import written
-from hpc_acceptance.tools.page import page
-from hpc_acceptance.tools.results import db
-from hpc_acceptance.tools.results.runs import ResultsError, final_testcases
-from hpc_acceptance.tools.shifts import nightly
+from hpc_acceptance.tools.pipeline import run_end
+from hpc_acceptance.tools.shifts import limit
+
 
 #: One line for ``hpc-acceptance --help``.
 description = 'the end of a run: store, summary, page, storage check, verdict'
 
-#: Exit status of a run whose results the results database does not hold.
-NOT_STORED = 5
-
-
-def read(pairs, nodes=None):
-    '''The :class:`..outcome.finished_run.FinishedRun` of the runs ``pairs``
-    (``[(report, ReFrame's exit status)]``), with the logs beside them and
-    the node list ``nodes`` of a fleet run.'''
-    logs = [reframe_call.log_of(path) for path, _ in pairs
-            if written(path) and os.path.exists(reframe_call.log_of(path))]
-    return finished_run.read(pairs, logs,
-                             nodes if nodes and os.path.exists(nodes)
-                             else None)
-
-
-def show(run, prefix='acceptance', judged=None):
-    '''Steps 1 to 4 for the finished run ``run`` where ReFrame wrote a
-    report: the store, the summary, the binaries' sources, the page (with
-    the run's verdict ``judged``, judged here where not given).'''
-    if not run.reports:
-        return
-
-    sent = export.after_run(run.parsed, (run.fleets, run.fleet_error),
-                            (run.shifts, run.shift_error), run.unreadable)
-    if sent and sent.trouble:
-        print(sent.trouble, file=sys.stderr)
-
-    summary.show(summary.of_run(run))
-    for drift in dependency_drift.of_reports(
-            [final_testcases(report) for report in run.parsed]):
-        dependency_drift.show(drift)
-
-    try:
-        if run.unreadable:
-            raise ResultsError(run.unreadable)
-        # the year of stored runs the run's shifts were found against
-        path = page.of_run(run, nightly.history(),
-                           judged=judged or verdict.of_run(run))
-    except Exception as err:
-        print(f'{prefix}: the report page could not be written '
-              f'({type(err).__name__}: {err})', file=sys.stderr)
-    else:
-        print(f'{prefix}: report page {path}')
-
-
-def not_stored(reports):
-    '''The reports whose session the results database does not hold, each
-    said (``hpc-acceptance db check --run``); a run that wrote no report
-    may still have stored its session, which its log names.'''
-    missing = []
-    for path in reports:
-        if os.path.exists(reframe_call.log_of(path)):
-            is_stored, lines = db.run_check(db.database_path(), path,
-                                            reframe_call.log_of(path))
-            for line in lines:
-                print(line, file=sys.stderr)
-            if not is_stored:
-                missing.append(path)
-
-    return missing
-
-
-def end(run, prefix='acceptance'):
-    '''Steps 1 to 6 for the finished run ``run``: its exit status.'''
-    judged = verdict.of_run(run)
-    show(run, prefix, judged)
-    reports = [path for path, _ in run.pairs]
-    if not run.reports:
-        with contextlib.suppress(OSError):
-            with open(reframe_call.log_of(reports[0])) as fp:
-                sys.stderr.write(''.join(fp.readlines()[-20:]))
-
-    missing = not_stored(reports)
-    status, message = judged
-    print(message, file=sys.stderr if status else sys.stdout)
-    if status == 0 and missing:
-        print(f'{prefix} NOT STORED: the checks passed, but the '
-              f'results are not in the results database (see above)',
-              file=sys.stderr)
-        return NOT_STORED
-
-    return status
+#: Exit status where a setting cannot be read: the run cannot be judged.
+NOT_VALIDATED = 2
 
 
 def setup_parser(parser):
@@ -141,5 +56,13 @@ def command(args):
         raise UsageError('REPORT STATUS pairs: a report, then ReFrame\'s '
                          'exit status')
 
+    try:
+        given = command_settings.read()
+        limits = limit.site_limits(given.shift_limit)
+    except (command_settings.BadSetting, limit.LimitError) as err:
+        print(f'{args.prefix} NOT VALIDATED: {err}', file=sys.stderr)
+        return NOT_VALIDATED
+
     pairs = list(zip(args.runs[::2], map(int, args.runs[1::2])))
-    return end(read(pairs, args.nodes), args.prefix)
+    return run_end.end(run_end.read(pairs, args.nodes, limits, given.db),
+                       given, args.prefix)

@@ -12,11 +12,10 @@ run compared across the nodes of their partition are judged by them
 (:func:`..fleet.comparison.judged_by_siblings`) and are not counted here.
 '''
 
-import os
-import re
+from hpc_acceptance.tools.common import command_settings
 
 #: The site's list of systems that may pass without a reference file.
-VARIABLE = 'HPC_ACCEPTANCE_UNREFERENCED_OK'
+VARIABLE = command_settings.UNREFERENCED_OK
 
 #: What a passed run judged by no reference file adds to its verdict.
 NOT_JUDGED = 'not judged against references'
@@ -33,15 +32,10 @@ def unjudged_systems(testcases):
                    and case.get('reference_file') == 'none'})
 
 
-def accepted():
-    '''The systems the site lets pass without references.'''
-    return set(re.split(r'[\s,]+', os.environ.get(VARIABLE, '').strip())) \
-        - {''}
-
-
-def refused(systems):
-    '''Which of ``systems`` (unjudged) make the run not validated.'''
-    ok = accepted()
+def refused(systems, ok):
+    '''Which of ``systems`` (unjudged) make the run not validated, where
+    the site lets the systems ``ok`` pass without references (its
+    settings' :data:`VARIABLE`).'''
     if 'all' in ok:
         return []
 

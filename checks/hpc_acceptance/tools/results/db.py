@@ -29,443 +29,22 @@ only warns when it cannot store a run there, so:
 '''
 
 import argparse
-import contextlib
-import datetime
-import glob
-import os
-import re
-import sqlite3
 import sys
-from pathlib import Path
 
-from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools.common import (arguments, console, file_modes,
-                                         shell_line)
-from hpc_acceptance.tools.results import (bounded_json, disk_space,
-                                          report_shape)
+from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.results import database
+
 
 #: One line for ``hpc-acceptance --help``.
 description = 'check, back up or import into the results database'
-
-#: Where config/settings.py keeps the database unless RFM_SQLITE_DB_FILE.
-DEFAULT_DB = PROJECT_DIR / 'var' / 'results.db'
-
-#: Where the acceptance runs' JSON reports are unless told otherwise.
-DEFAULT_REPORTS = PROJECT_DIR / 'var' / 'reports'
-
-#: Backups kept by default: a week of nightly runs.
-DEFAULT_KEEP = 7
-
-#: Exit status of ``import`` when a report cannot be read, as the
-#: verdict's for an unreadable report.
-UNREADABLE = 3
-
-#: The project's command, as a recovery step names it.
-COMMAND = os.path.join(os.path.dirname(sys.executable), 'hpc-acceptance')
-
-_STORE_FAILED = re.compile(r'failed to store results in the database: (.*)')
-_STORED_AS = re.compile(r'Current session stored with UUID: (\S+)')
-
-
-class DatabaseError(RuntimeError):
-    '''The database cannot be used; ``kind`` is ``damaged`` (restore it)
-    or ``unwritable`` (fix permissions, space or mount).'''
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
-
-
-def database_path(given=None):
-    return str(given or os.environ.get('RFM_SQLITE_DB_FILE') or DEFAULT_DB)
-
-
-@contextlib.contextmanager
-def _read_only(path):
-    conn = sqlite3.connect(f'{Path(path).resolve().as_uri()}?mode=ro',
-                           uri=True)
-    try:
-        yield conn
-    finally:
-        conn.close()
-
-
-def _reframe_schema_version():
-    from reframe.frontend.reporting.storage import _SqliteStorage
-    return _SqliteStorage.SCHEMA_VERSION
-
-
-def _check_contents(path):
-    try:
-        with _read_only(path) as conn:
-            found = [row[0] for row in
-                     conn.execute('PRAGMA integrity_check').fetchall()]
-            if found != ['ok']:
-                raise DatabaseError('damaged', '; '.join(found[:3]))
-
-            tables = {row[0] for row in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            version = (conn.execute('SELECT schema_version FROM metadata')
-                       .fetchone() if 'metadata' in tables else None)
-    except sqlite3.DatabaseError as err:
-        raise DatabaseError('damaged', str(err)) from None
-
-    missing = {'sessions', 'testcases'} - tables
-    if missing:
-        raise DatabaseError('damaged', f'not a ReFrame results database '
-                                       f'(no table {", ".join(missing)})')
-
-    required = _reframe_schema_version()
-    if version and version[0] != required:
-        raise DatabaseError('damaged', f'schema version {version[0]}, '
-                                       f'ReFrame needs {required}')
-
-
-def _check_writable(path):
-    directory = os.path.dirname(os.path.abspath(path))
-    # ReFrame locks the database with a file beside it (.db.lock).
-    if not os.access(disk_space.existing_parent(directory), os.W_OK):
-        raise DatabaseError('unwritable', f'{directory} is not writable')
-
-    if not os.path.exists(path):
-        return
-
-    try:
-        conn = sqlite3.connect(path, timeout=10, isolation_level=None)
-        try:
-            conn.execute('BEGIN IMMEDIATE')
-            conn.execute('ROLLBACK')
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as err:
-        raise DatabaseError('unwritable', str(err)) from None
-
-
-def check(path):
-    '''Raise :class:`DatabaseError` if ReFrame cannot store runs in the
-    database at ``path``; a missing one is fine (ReFrame creates it).'''
-    if os.path.exists(path):
-        if os.path.getsize(path) == 0:
-            raise DatabaseError('damaged', 'the file is empty (a run that '
-                                           'could not write it)')
-
-        _check_contents(path)
-
-    _check_writable(path)
-
-
-def backup_dir(path):
-    return os.path.join(os.path.dirname(os.path.abspath(path)), 'backups')
-
-
-def backups(path):
-    '''The backups of ``path`` this command made, oldest first.'''
-    stem = re.escape(Path(path).stem)
-    pattern = re.compile(rf'^{stem}-\d{{8}}T\d{{6}}\.\d{{6}}Z\.db$')
-    found = [p for p in glob.glob(os.path.join(backup_dir(path), '*.db'))
-             if pattern.match(os.path.basename(p))]
-    return sorted(found)
-
-
-def backup(path, keep=DEFAULT_KEEP):
-    '''Copy the database with SQLite's backup API (consistent even while
-    another process reads it) into :func:`backup_dir`; remove this
-    command's backups beyond the newest ``keep``. The new backup's path,
-    or ``None`` when there is no database yet.
-
-    :raises DatabaseError: the copy could not be written (it is removed).
-    '''
-    if not os.path.exists(path):
-        return None
-
-    os.makedirs(backup_dir(path), exist_ok=True)
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime(
-        '%Y%m%dT%H%M%S.%fZ')
-    target = os.path.join(backup_dir(path), f'{Path(path).stem}-{stamp}.db')
-    partial = target + '.partial'
-    try:
-        with _read_only(path) as source:
-            copy = sqlite3.connect(partial)
-            try:
-                source.backup(copy)
-            finally:
-                copy.close()
-
-        os.replace(partial, target)
-    except (sqlite3.DatabaseError, OSError) as err:
-        if os.path.exists(partial):
-            os.remove(partial)
-
-        raise DatabaseError('unwritable', f'cannot back it up into '
-                                          f'{backup_dir(path)}: {err}') \
-            from None
-
-    for old in backups(path)[:-keep]:
-        os.remove(old)
-
-    return target
-
-
-def run_report(path):
-    '''The parsed report if ``path`` is a ReFrame JSON run report, else
-    ``None``.'''
-    try:
-        report = bounded_json.load(path)
-    except (OSError, ValueError):
-        return None
-
-    info = report.get('session_info') if isinstance(report, dict) else None
-    if not isinstance(info, dict) or not info.get('uuid') or \
-            not isinstance(report.get('runs'), list):
-        return None
-
-    return report
-
-
-def reports_since(reports_dir, when):
-    '''The ReFrame run reports in ``reports_dir`` written after ``when``
-    (a modification time; 0: all), oldest first.'''
-    found = []
-    for path in glob.glob(os.path.join(reports_dir, '*.json')):
-        if (not os.path.islink(path) and os.path.getmtime(path) > when and
-                run_report(path) is not None):
-            found.append(path)
-
-    return sorted(found, key=os.path.getmtime)
-
-
-def recovery(path, error, reports_dir):
-    '''The commands that make the database usable again, as lines.'''
-    if error.kind == 'unwritable':
-        return [f'  make {path} and its directory writable for this user, '
-                f'free space there, or set RFM_SQLITE_DB_FILE to another '
-                f'file; then run again']
-
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime(
-        '%Y%m%dT%H%M%SZ')
-    lines = [_for_a_shell(['mv', path, f'{path}.damaged-{stamp}'],
-                          'kept, not deleted')]
-    newest = (backups(path) or [None])[-1]
-    since = 0
-    if newest:
-        since = os.path.getmtime(newest)
-        lines.append(_for_a_shell(['cp', newest, path], 'the newest backup'))
-
-    runs = [r for r in reports_since(reports_dir, since)
-            if not console.has_control(r)]
-    if runs:
-        which = ('the runs since that backup' if newest else
-                 'every run report kept')
-        lines.append(_for_a_shell([COMMAND, 'db', 'import', '--db', path,
-                                   *runs], which))
-
-    return lines + ['then run again.']
-
-
-def _for_a_shell(argv, why=None):
-    '''A recovery step: ``argv`` as a line for a shell (every word quoted),
-    and why; a comment where a word cannot be on one line.'''
-    try:
-        line = shell_line.quoted(argv)
-    except shell_line.NotALine as err:
-        return f'  {shell_line.comment(err)}'
-
-    return f'  {line}' + (f'    # {why}' if why else '')
-
-
-def stored(path, session):
-    '''Whether the session ``session`` (a UUID) is in the database.'''
-    if not os.path.exists(path):
-        return False
-
-    try:
-        with _read_only(path) as conn:
-            return conn.execute('SELECT 1 FROM sessions WHERE uuid = ?',
-                                (session,)).fetchone() is not None
-    except sqlite3.DatabaseError:
-        return False
-
-
-def reframe_storage(path):
-    '''ReFrame's own SQLite storage of finished runs, on ``path``.'''
-    from reframe.core import config, runtime
-    from reframe.frontend.reporting.storage import StorageBackend
-
-    site = config.load_config()
-    site.select_subconfig('generic')
-    # Only where no runtime exists yet; one that does keeps its own.
-    runtime.init_runtime(site)
-    # The key of the option RFM_SQLITE_DB_FILE sets.
-    runtime.runtime().site_config.add_sticky_option(
-        'storage/sqlite_db_file', os.path.abspath(path))
-    # the mode ReFrame gives a database it creates, as config/settings.py
-    runtime.runtime().site_config.add_sticky_option(
-        'storage/sqlite_db_file_mode', f'{file_modes.DATABASE_MODE:o}')
-    return StorageBackend.create('sqlite')
-
-
-def stored_cases(path, start, end):
-    '''Test cases of the runs in the database at ``path`` completed
-    between ``start`` and ``end`` (Unix times); none without a database.'''
-    if not os.path.exists(path):
-        return []
-
-    from reframe.frontend.reporting.utility import QuerySelectorTestcase
-    try:
-        return reframe_storage(path).fetch_testcases(
-            QuerySelectorTestcase(time_period=(start, end)))
-    except sqlite3.DatabaseError as err:
-        raise DatabaseError('damaged', str(err)) from None
-
-
-def stored_sessions(path, start, end):
-    '''The sessions (ReFrame's reports) in the database at ``path`` that
-    started between ``start`` and ``end`` (Unix times), oldest first; none
-    without a database.'''
-    if not os.path.exists(path):
-        return []
-
-    from reframe.frontend.reporting.utility import QuerySelectorTestcase
-    try:
-        sessions = reframe_storage(path).fetch_sessions(
-            QuerySelectorTestcase(time_period=(start, end)))
-    except sqlite3.DatabaseError as err:
-        raise DatabaseError('damaged', str(err)) from None
-
-    return sorted(sessions,
-                  key=lambda s: s['session_info'].get('time_start_unix', 0))
-
-
-def _one_line(text):
-    return ' '.join(str(text).split())
-
-
-def validated(path):
-    '''The run report at ``path``, read and checked as the tools read it
-    (:mod:`.report_shape`) and as ReFrame does before it restores a
-    session.
-
-    :raises ValueError: naming the file and what is wrong, in one line.
-    '''
-    from reframe.core.exceptions import ReframeError
-    from reframe.frontend import reporting
-
-    try:
-        data = bounded_json.read(path)
-        report_shape.check_size(data)
-        report = bounded_json.parse(data)
-        report_shape.check(report)
-        reporting.restore_session(path)
-    except RecursionError:
-        raise ValueError(f'cannot read the run report {path}: ReFrame: '
-                         f'{bounded_json.NESTED_TOO_DEEPLY}') from None
-    except (OSError, ValueError) as err:
-        raise ValueError(f'cannot read the run report {path}: '
-                         f'{_one_line(err)}') from None
-    except ReframeError as err:
-        raise ValueError(f'cannot read the run report {path}: ReFrame: '
-                         f'{_one_line(err)}') from None
-
-    return report
-
-
-def import_reports(path, reports):
-    '''Store each report's session; ``(stored, already there, errors)``.
-    Where a report cannot be read (``errors``), none is stored.'''
-    read, errors = [], []
-    for report_path in reports:
-        try:
-            read.append((report_path, validated(report_path)))
-        except ValueError as err:
-            errors.append(str(err))
-
-    if errors:
-        return [], [], errors + [f'{report_path} (readable, but nothing is '
-                                 f'stored until every report is)'
-                                 for report_path, _ in read]
-
-    storage = reframe_storage(path)
-    done, present = [], []
-    for report_path, report in read:
-        try:
-            storage.store(report, os.path.abspath(report_path))
-        except sqlite3.IntegrityError:
-            present.append(report_path)
-        except sqlite3.DatabaseError as err:
-            errors.append(f'{report_path}: {_one_line(err)}')
-        else:
-            done.append(report_path)
-
-    return done, present, errors
-
-
-def run_check(path, report_path, log_path):
-    '''After a run: ``(stored, lines)``, whether its session is stored
-    (and no file system it wrote to is full), and what to say on standard
-    error: where its results are, the full file systems.'''
-    log = ''
-    if log_path and os.path.exists(log_path):
-        with open(log_path, errors='replace') as fp:
-            log = fp.read()
-
-    report = run_report(report_path)
-    session = (report['session_info']['uuid'] if report else
-               next(iter(_STORED_AS.findall(log)), None))
-    full = disk_space.full([os.path.dirname(os.path.abspath(p))
-                            for p in (report_path, path)])
-    lines = [f'db: {line}' for line in disk_space.describe(full)]
-    if session and stored(path, session):
-        if report is None:
-            lines.append(f'db: the run report {report_path} could not be '
-                         f'written; the results are in {path} (session '
-                         f'{session})')
-        return not full, lines
-
-    if report is None:
-        if full or os.path.exists(report_path):
-            return False, lines + [
-                f'db: this run\'s results are lost: its report '
-                f'{report_path} could not be written and nothing was '
-                f'stored in {path}']
-
-        return True, lines
-
-    why = next(iter(_STORE_FAILED.findall(log)), 'not stored')
-    return False, lines + [
-        f'db: this run (session {session}) is not in the results '
-        f'database {path} ({why}); its results are only in '
-        f'{report_path}. Once "{COMMAND} db check --db {path}" passes, '
-        f'store them with:\n' +
-        _for_a_shell([COMMAND, 'db', 'import', '--db', path, report_path])]
-
-
-def cannot_be_used(path, error):
-    '''What a command that stopped on ``error`` says of the database at
-    ``path``, and where to look further.'''
-    return [f'db: the results database {path} cannot be used: {error}',
-            f'db: see "{COMMAND} db check --db {path}"']
-
-
-def unusable(path, reports_dir=None):
-    '''Why the database at ``path`` cannot take a run's results, with
-    the commands that recover it (the reports in ``reports_dir`` its
-    recovery would import), as lines; none when it can.'''
-    try:
-        check(path)
-    except DatabaseError as err:
-        return [f'db: the results database {path} cannot be used: {err}',
-                'db: to recover:\n' + '\n'.join(
-                    recovery(path, err, reports_dir or DEFAULT_REPORTS))]
-
-    return []
 
 
 def setup_parser(parser):
     commands = parser.add_subparsers(dest='command', required=True)
     check_cmd = commands.add_parser(
         'check', help='integrity, ReFrame\'s schema, writable')
-    arguments.add_db(check_cmd, DEFAULT_DB)
-    check_cmd.add_argument('--reports', default=str(DEFAULT_REPORTS),
+    arguments.add_db(check_cmd, database.DEFAULT_DB)
+    check_cmd.add_argument('--reports', default=str(database.DEFAULT_REPORTS),
                            help='where the JSON run reports are, for the '
                                 'recovery steps (default: %(default)s)')
     check_cmd.add_argument('--run', metavar='REPORT.json',
@@ -475,12 +54,13 @@ def setup_parser(parser):
                                          "(its storage warnings)")
     backup_cmd = commands.add_parser('backup', help='a backup copy, the '
                                                     'oldest ones removed')
-    arguments.add_db(backup_cmd, DEFAULT_DB)
-    backup_cmd.add_argument('--keep', type=_keep, default=DEFAULT_KEEP,
+    arguments.add_db(backup_cmd, database.DEFAULT_DB)
+    backup_cmd.add_argument('--keep', type=_keep,
+                            default=database.DEFAULT_KEEP,
                             help='backups to keep (default: %(default)s)')
     import_cmd = commands.add_parser('import', help='store runs from their '
                                                     'JSON reports')
-    arguments.add_db(import_cmd, DEFAULT_DB)
+    arguments.add_db(import_cmd, database.DEFAULT_DB)
     import_cmd.add_argument('reports', nargs='+', metavar='REPORT.json')
 
 
@@ -498,38 +78,38 @@ def _say(lines):
 
 
 def command(args):
-    path = database_path(args.db)
+    path = database.database_path(args.db)
     if args.command == 'check' and args.run:
-        is_stored, lines = run_check(path, args.run, args.log)
+        is_stored, lines = database.run_check(path, args.run, args.log)
         _say(lines)
         return 0 if is_stored else 1
 
     if args.command == 'check':
-        trouble = unusable(path, args.reports)
+        trouble = database.unusable(path, args.reports)
         _say(trouble)
         if not trouble:
             print(f'db: {path}: ok')
         return 1 if trouble else 0
 
     try:
-        check(path)
+        database.check(path)
         if args.command == 'backup':
-            made = backup(path, args.keep)
+            made = database.backup(path, args.keep)
             print(f'db: backed up {path} to {made}' if made else
                   f'db: no database at {path} yet: nothing to back up')
-    except DatabaseError as err:
-        _say(cannot_be_used(path, err))
+    except database.DatabaseError as err:
+        _say(database.cannot_be_used(path, err))
         return 1
 
     if args.command == 'import':
-        done, present, errors = import_reports(path, args.reports)
+        done, present, errors = database.import_reports(path, args.reports)
         for report_path in done:
             print(f'db: stored {report_path}')
         for report_path in present:
             print(f'db: already stored: {report_path}')
         _say(f'db: not stored: {error}' for error in errors)
         if errors and not (done or present):
-            return UNREADABLE
+            return database.UNREADABLE
 
         return 1 if errors else 0
 

@@ -13,8 +13,9 @@ from collections import OrderedDict
 
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.tools.common import console, identifiers
-from hpc_acceptance.tools.results import (bounded_json, db, measurement,
-                                          plausible, report_shape)
+from hpc_acceptance.tools.results import (bounded_json, database,
+                                          measurement, plausible,
+                                          report_shape)
 
 #: The reframe next to this Python: the one of the project's environment.
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
@@ -45,7 +46,7 @@ def one_line(text):
     return ' '.join(str(text).split())
 
 
-def _stored(query, sessions):
+def _stored(query, sessions, db_path=None):
     '''What ReFrame's own storage holds for ``query`` (a period, session
     UUID or filter, as ``reframe --describe-stored-testcases`` takes it):
     the sessions, else their test cases; read in this process, as the
@@ -53,21 +54,22 @@ def _stored(query, sessions):
     fleet run's tools ask many times).'''
     from reframe.frontend.reporting.utility import parse_query_spec
 
-    return _fetch(lambda: parse_query_spec(query), query, sessions)
+    return _fetch(lambda: parse_query_spec(query), query, sessions, db_path)
 
 
-def _fetch(selector, query, sessions):
+def _fetch(selector, query, sessions, db_path=None):
     ''':func:`_stored` of the selector ``selector()`` makes, ``query``
-    the words that name it in an error; what the database holds checked
+    the words that name it in an error, from the results database
+    ``db_path`` (:func:`.database.database_path`); what it holds checked
     at the door (:func:`_checked`).'''
     from reframe.core.exceptions import ReframeError
 
-    path = db.database_path()
+    path = database.database_path(db_path)
     if not os.path.exists(path):
         return []
 
     try:
-        storage = db.reframe_storage(path)
+        storage = database.reframe_storage(path)
         found = (storage.fetch_sessions(selector()) if sessions
                  else storage.fetch_testcases(selector()))
     except (ReframeError, ValueError, sqlite3.DatabaseError) as err:
@@ -114,7 +116,7 @@ def _checked(found, path, sessions):
     return kept
 
 
-def session_testcases(session):
+def session_testcases(session, db_path=None):
     ''':func:`stored_testcases` of the one stored session of UUID
     ``session``, asked of ReFrame's storage by its UUID alone, never as a
     query text.
@@ -125,10 +127,10 @@ def session_testcases(session):
 
     identifiers.session(session)
     return final_stored(_fetch(lambda: QuerySelectorTestcase(uuid=session),
-                               session, sessions=False))
+                               session, False, db_path))
 
 
-def stored_testcases(query):
+def stored_testcases(query, db_path=None):
     '''Test cases of the stored sessions selected by ``query`` (a period,
     session UUID or filter, as ``--describe-stored-testcases`` takes), each
     session's test cases by their final attempt (:func:`final_attempts`).
@@ -136,8 +138,9 @@ def stored_testcases(query):
     The database keeps every attempt of a retried test case, where a JSON
     report's reader (:func:`report_testcases`) sees the last: both give
     the same test cases, so that every tool judges a run alike.
+    ``db_path``: the results database (:func:`.database.database_path`).
     '''
-    return final_stored(_stored(query, sessions=False))
+    return final_stored(_stored(query, False, db_path))
 
 
 def final_stored(cases):
@@ -163,16 +166,16 @@ def run_index(case):
     return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
 
 
-def stored_sessions(query):
+def session_rows(query, db_path=None):
     '''``[{column: value}]`` of the stored sessions selected by ``query``
     (``UUID``, ``Start time``, and the session extras such as
-    ``suite_mode``), as ``--list-stored-sessions`` lists them, oldest
-    first.'''
+    ``suite_mode``) in the results database ``db_path``, as
+    ``--list-stored-sessions`` lists them, oldest first.'''
     rows = [dict({key: str(value) for key, value in info.items()
                   if isinstance(value, (str, int, float))},
                  **{'UUID': info['uuid'], 'Start time': info['time_start']})
             for info in (session['session_info']
-                         for session in _stored(query, sessions=True))]
+                         for session in _stored(query, True, db_path))]
     return sorted(rows, key=lambda row: row['Start time'])
 
 

@@ -17,12 +17,12 @@ beyond it is no noise.
 '''
 
 import math
-import os
 
+from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.references import noise
 
 #: The environment variable of the site's shift limit.
-VARIABLE = 'HPC_ACCEPTANCE_SHIFT_LIMIT'
+VARIABLE = command_settings.SHIFT_LIMIT
 
 
 class LimitError(ValueError):
@@ -30,14 +30,14 @@ class LimitError(ValueError):
     variable and the entry.'''
 
 
-def site_limits(text=None):
+def site_limits(text):
     '''``(limit for every family or None, {family: limit})`` from
-    ``text`` (default: :data:`VARIABLE`).
+    ``text``, the site's :data:`VARIABLE` (its command's settings).
+    ``(None, {})``: no site limit.
 
     :raises LimitError: naming the entry that is neither a fraction nor
         ``FAMILY=FRACTION``.
     '''
-    text = os.environ.get(VARIABLE, '') if text is None else text
     every, families = None, {}
     for entry in text.replace(',', ' ').split():
         try:

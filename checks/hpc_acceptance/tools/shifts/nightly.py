@@ -10,7 +10,7 @@ figure. A *night* is a calendar day (UTC) of job completions: the
 sessions of one day (a rerun, a manual run after the nightly) are one
 night, their median, and the night says how many runs it holds. The
 summary, the report page, the verdict and the export all read the shifts
-from :func:`of_run` (or :func:`find` with the history read once).
+from :func:`shifts_of` (or :func:`find` with the history read once).
 '''
 
 import datetime
@@ -23,7 +23,7 @@ from typing import List, Optional, Tuple
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
 from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.references import calibration
-from hpc_acceptance.tools.results import db, measurement
+from hpc_acceptance.tools.results import database, measurement
 from hpc_acceptance.tools.results.runs import (ResultsError, describe_key,
                                                figure_key, stored_testcases)
 from hpc_acceptance.tools.shifts import (acknowledged, detect, limit,
@@ -31,6 +31,10 @@ from hpc_acceptance.tools.shifts import (acknowledged, detect, limit,
 
 #: The stored sessions a series is read from.
 HISTORY = 'now-365d:now'
+
+#: The limits where the site set none (:func:`.limit.site_limits`): each
+#: figure's reference tolerance and noise floor alone.
+NO_SITE_LIMIT = (None, {})
 
 #: What cannot be read for the shifts to be judged: the site's limit, the
 #: acknowledgements.
@@ -280,16 +284,17 @@ def ranked(shifts):
                                          -abs(s.point.size), s.figure))
 
 
-def find(current, history, limits=None, acks=None):
+def find(current, history, limits=None, acks=None, db_path=None):
     '''The :class:`Shift` of every figure of the ``current`` test cases
     (one run) whose series, with the stored runs in ``history``, ends away
     from its accepted level or back at it after a shift. ``limits``:
-    :func:`.limit.site_limits`; ``acks``: :func:`.acknowledged.latest`
-    (default: the file beside the results database).'''
-    limits = limits or limit.site_limits()
+    :func:`.limit.site_limits` (default: no site limit); ``acks``:
+    :func:`.acknowledged.latest` (default: the file beside the results
+    database ``db_path``).'''
+    limits = limits or NO_SITE_LIMIT
     if acks is None:
         acks = acknowledged.latest(acknowledged.read(
-            acknowledged.path_of()))
+            acknowledged.path_of(db_path)))
 
     cases = [c for c in current if not c.get('fixture') and _figures(c)]
     until = max([_when(c) for c in cases] + [0.0]) or float('inf')
@@ -316,7 +321,7 @@ def standing(history, limits=None, acks=None):
     '''The :class:`Shift` every series of ``history`` ends on (each
     series' last session as tonight): what ``hpc-acceptance shifts``
     lists and acknowledges.'''
-    limits = limits or limit.site_limits()
+    limits = limits or NO_SITE_LIMIT
     acks = {} if acks is None else acks
     sessions = {}
     for case in history:
@@ -346,28 +351,29 @@ def standing(history, limits=None, acks=None):
 
 @functools.lru_cache(maxsize=4)
 def _stored(path, mtime_ns, query):
-    return stored_testcases(query)
+    return stored_testcases(query, db_path=path)
 
 
-def history(query=HISTORY):
-    '''The stored test cases of ``query``, read once per process and
-    version of the results database.'''
-    path = db.database_path()
+def history(query=HISTORY, db_path=None):
+    '''The stored test cases of ``query`` in the results database
+    ``db_path``, read once per process and version of the database.'''
+    path = database.database_path(db_path)
     if not os.path.exists(path):
         return []
 
     return _stored(path, os.stat(path).st_mtime_ns, query)
 
 
-def of_run(current):
-    ''':func:`find` of a run's test cases against the results database;
-    none where the database cannot be read (the run's other tools say
-    so).
+def shifts_of(current, limits=None, db_path=None):
+    ''':func:`find` of a run's test cases against the results database
+    ``db_path``, with the site's ``limits``; none where the database
+    cannot be read (the run's other tools say so).
 
     :raises UNREADABLE: if the site's shift limit or the
         acknowledgements cannot be read.
     '''
     try:
-        return find(current, history())
+        return find(current, history(db_path=db_path), limits,
+                    db_path=db_path)
     except ResultsError:
         return []

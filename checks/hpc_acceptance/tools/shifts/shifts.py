@@ -23,10 +23,10 @@ import getpass
 import os
 import sys
 
-from hpc_acceptance.tools.common import arguments
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.common import arguments, command_settings
+from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import ResultsError, stored_testcases
-from hpc_acceptance.tools.shifts import acknowledged, nightly
+from hpc_acceptance.tools.shifts import acknowledged, limit, nightly
 
 #: One line for ``hpc-acceptance --help``.
 description = ('the shifts across nights the stored runs stand on; '
@@ -37,15 +37,14 @@ def _who():
     return os.environ.get('SUDO_USER') or getpass.getuser()
 
 
-def _standing(args, acks):
-    if args.db:
-        os.environ['RFM_SQLITE_DB_FILE'] = args.db
+def _standing(args, given, limits, acks):
+    '''The shifts the runs stored in the settings' database stand on.'''
+    return nightly.standing(stored_testcases(args.sessions, db_path=given.db),
+                            limits, acks)
 
-    return nightly.standing(stored_testcases(args.sessions), acks=acks)
 
-
-def _ack(args, path, acks):
-    shifts = {s.figure: s for s in _standing(args, acks)
+def _ack(args, given, limits, path, acks):
+    shifts = {s.figure: s for s in _standing(args, given, limits, acks)
               if not s.recovered}
     shift = shifts.get(args.ack)
     if shift is None:
@@ -66,7 +65,7 @@ def _ack(args, path, acks):
 
 
 def setup_parser(parser):
-    arguments.add_db(parser, db.DEFAULT_DB)
+    arguments.add_db(parser, database.DEFAULT_DB)
     arguments.add_sessions(parser, nightly.HISTORY)
     parser.add_argument('--ack', metavar='FIGURE',
                         help='accept the level FIGURE (as listed) stands '
@@ -81,7 +80,14 @@ def setup_parser(parser):
 
 
 def command(args):
-    path = acknowledged.path_of(args.db)
+    try:
+        given = command_settings.read(db=args.db)
+        limits = limit.site_limits(given.shift_limit)
+    except (command_settings.BadSetting, limit.LimitError) as err:
+        print(f'shifts: {err}', file=sys.stderr)
+        return 2
+
+    path = acknowledged.path_of(given.db)
     try:
         entries = acknowledged.read(path)
         if args.acknowledged:
@@ -96,9 +102,9 @@ def command(args):
             if not (args.why or '').strip():
                 raise arguments.UsageError('--ack needs --why: say why the '
                                            'level is accepted')
-            return _ack(args, path, acks)
+            return _ack(args, given, limits, path, acks)
 
-        standing = _standing(args, acks)
+        standing = _standing(args, given, limits, acks)
         for shift in standing:
             print(shift.describe())
         if not standing:

@@ -275,7 +275,8 @@ def _named(text, root, source):
 
 def node_of(snapshot):
     '''The snapshot's node, for :mod:`.node_plan`: ReFrame's description
-    with what the run it was taken in could use (:mod:`.core.node_view`).'''
+    with what the run it was taken in could use
+    (:mod:`hpc_acceptance.core.node_view`).'''
     sys_dir = snapshot.root / 'sys'
     try:
         allowed = allowed_view.read(snapshot.root)

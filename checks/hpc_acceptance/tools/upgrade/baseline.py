@@ -51,7 +51,7 @@ from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.results import units
 from hpc_acceptance.tools.results.runs import (figure_key, figures_of,
-                                               stored_sessions,
+                                               session_rows,
                                                session_testcases,
                                                stored_testcases, unmeasured)
 
@@ -205,7 +205,7 @@ def _day(when):
 def before_series(sessions, until):
     '''``(UUIDs, notes)``: the ``--before`` series that a verdict run
     starting at ``until`` compares with, among ``sessions`` (rows of
-    :func:`..results.runs.stored_sessions` with :data:`EXTRA` ``before`` or
+    :func:`..results.runs.session_rows` with :data:`EXTRA` ``before`` or
     ``after``, oldest first), and why runs were left out.
 
     The verdict runs just before ``until``, each within :data:`WINDOW` of
@@ -257,8 +257,8 @@ def before_runs(lookback=LOOKBACK, exclude=(), until=None, systems=()):
     :raises ResultsError: if the results database cannot be read.
     '''
     sessions = [row for row in
-                stored_sessions(f'{lookback}?{EXTRA}=="before" or '
-                                f'{EXTRA}=="after"')
+                session_rows(f'{lookback}?{EXTRA}=="before" or '
+                             f'{EXTRA}=="after"')
                 if row['UUID'] not in exclude]
     ran, notes = of_systems({row['UUID']: session_testcases(row['UUID'])
                              for row in sessions}, systems)
@@ -289,7 +289,7 @@ def nightly_runs(query=NIGHTLY, systems=()):
 
     :raises ResultsError: if the results database cannot be read.
     '''
-    fleets = {row['UUID'] for row in stored_sessions(query)
+    fleets = {row['UUID'] for row in session_rows(query)
               if row.get(FLEET_EXTRA) == 'yes'}
     cases = [case for case in stored_testcases(query)
              if case.get('session_uuid') not in fleets and

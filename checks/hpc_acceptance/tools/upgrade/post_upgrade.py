@@ -55,13 +55,14 @@ import os
 import sys
 import time
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
 from hpc_acceptance.tools.launch import lock, reframe_call, report_file
 from hpc_acceptance.tools.references import calibration, noise
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import ResultsError
+from hpc_acceptance.tools.shifts import limit
 from hpc_acceptance.tools.upgrade import baseline, judgement, table
 from hpc_acceptance.tools.upgrade import runs_before_after, what_changed
 
@@ -118,6 +119,13 @@ def command(args):
     except ValueError as err:
         raise UsageError(f'--floor: {err}') from None
 
+    # every setting read and checked before anything runs
+    try:
+        args.settings = command_settings.read(max_jobs=args.max_jobs)
+        args.limits = limit.site_limits(args.settings.shift_limit)
+    except (command_settings.BadSetting, limit.LimitError) as err:
+        raise UsageError(str(err)) from None
+
     if args.report:
         return _post_upgrade(args)
 
@@ -155,7 +163,7 @@ def _post_upgrade(args):
     ''':func:`command` once the run lock is held.'''
     if args.output_dir is None:
         # beside the report ReFrame would write, as ci/acceptance.sh does
-        chosen = os.environ.get('RFM_REPORT_FILE')
+        chosen = args.settings.report_file
         try:
             args.output_dir = (report_file.folder(chosen) if chosen else
                                str(report_file.REPORTS_DIR))
@@ -171,13 +179,11 @@ def _post_upgrade(args):
         os.path.join(args.output_dir, f'post-upgrade-{stamp}.json'))
 
     if not args.report:
-        if not runs_before_after.ready_to_store(args.output_dir):
+        if not runs_before_after.ready_to_store(args.output_dir,
+                                                args.settings):
             print('post-upgrade NOT RUN: the results database cannot be '
                   'used (see above); no check was run', file=sys.stderr)
             return runs_before_after.STORAGE_FAILED
-
-        if args.max_jobs:
-            runs_before_after.limit_jobs(args.max_jobs)
 
     if args.before:
         recorded = runs_before_after.record_before(args, report)
@@ -225,10 +231,10 @@ def _judge_after(args, report):
         judged = judgement.judge_run(new_cases, baselines, confirm_cases,
                                      args.min_runs, floors, console)
 
-    runs_before_after.show_run(runs)
+    runs_before_after.show_run(runs, args)
     _say_verdict(args, judged, runs, baselines, new_cases)
     if judged.status == 0 and not args.report and \
-            runs_before_after.not_stored(runs):
+            runs_before_after.not_stored(runs, args.settings.db):
         print('post-upgrade NOT STORED: the figures passed, but the run is '
               'not in the results database (see above)', file=sys.stderr)
         return runs_before_after.STORAGE_FAILED

@@ -2,10 +2,11 @@
 (stored as the baseline: :func:`record_before`), after it, and the
 confirmation rerun of the suspects (:func:`confirm`), in ReFrame's
 ``post-upgrade`` mode; with ``--fleet`` on every node. Each run ends as an
-acceptance run does (:mod:`..pipeline.finish`: the site's store, the
+acceptance run does (:mod:`..pipeline.run_end`: the site's store, the
 summary, the report page) and must be in the results database, which the
-baseline and the trends read: :func:`database_ready`, :func:`show_run` and
-:func:`not_stored` are where post-upgrade meets the pipeline's run.
+baseline and the trends read: :func:`..pipeline.acceptance_run.
+database_ready`, :func:`show_run` and :func:`not_stored` are where
+post-upgrade meets the pipeline's run.
 '''
 
 import datetime
@@ -13,12 +14,13 @@ import os
 import sys
 from typing import NamedTuple
 
-from hpc_acceptance.tools.fleet.nodes import node_map_path
+from hpc_acceptance.tools.fleet.node_map import node_map_path
 from hpc_acceptance.tools.launch import reframe_call, report_file
-from hpc_acceptance.tools.pipeline import finish
-from hpc_acceptance.tools.pipeline.run import (MAX_JOBS, NoNodes,
-                                               database_ready, fleet_runs,
-                                               fleet_state)
+from hpc_acceptance.tools.pipeline import run_end
+from hpc_acceptance.tools.pipeline.acceptance_run import (NoNodes,
+                                                          database_ready,
+                                                          fleet_runs,
+                                                          fleet_state)
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import (ResultsError, figures_of,
                                                report_session,
@@ -27,7 +29,7 @@ from hpc_acceptance.tools.upgrade import baseline
 
 #: Exit status of a run whose results the results database does not hold,
 #: as every run's (:mod:`..pipeline.finish`).
-STORAGE_FAILED = finish.NOT_STORED
+STORAGE_FAILED = run_end.NOT_STORED
 
 #: Ctrl-C or SIGTERM arrived while ReFrame ran.
 Interrupted = reframe_call.Interrupted
@@ -44,20 +46,17 @@ def launch(args, kind):
     return reframe_call.Launcher(
         'post-upgrade', args.reservation,
         extra=[f'--session-extras={baseline.EXTRA}={kind}'],
-        env={'HPC_ACCEPTANCE_REFERENCE_ENTRIES': 'optional'})
+        env={'HPC_ACCEPTANCE_REFERENCE_ENTRIES': 'optional',
+             **args.settings.run_env()},
+        system=args.settings.reframe_system)
 
 
-def ready_to_store(output_dir):
-    '''Whether the results database can take the run's results (the
-    reports in ``output_dir`` included) and was backed up
-    (:func:`..pipeline.run.database_ready`); what is wrong is said.'''
-    return database_ready(output_dir, 'post-upgrade')
-
-
-def limit_jobs(max_jobs):
-    '''At most ``max_jobs`` jobs at once per scheduler partition in the
-    ReFrame runs that follow (``--max-jobs``).'''
-    os.environ[MAX_JOBS] = max_jobs
+def ready_to_store(output_dir, given):
+    '''Whether the results database of the settings ``given`` can take the
+    run's results (the reports in ``output_dir`` included) and was backed
+    up (:func:`..pipeline.acceptance_run.database_ready`); what is wrong
+    is said.'''
+    return database_ready(output_dir, given.db, given.db_backups)
 
 
 def log_of(report):
@@ -91,13 +90,15 @@ def read_cases(runs):
             for case in report_testcases(path)]
 
 
-def show_run(runs):
-    '''The end an acceptance run has (:func:`..pipeline.finish.show`):
-    the site's store, the summary, the binaries' sources, the report page;
+def show_run(runs, args):
+    '''The end an acceptance run has (:func:`..pipeline.run_end.show`),
+    with the command's settings (``args.settings``, ``args.limits``): the
+    site's store, the summary, the binaries' sources, the report page;
     none of it may hide the verdict that follows.'''
     if runs:
-        finish.show(finish.read(runs, node_map_path(runs[0][0])),
-                    'post-upgrade')
+        run_end.show(run_end.read(runs, node_map_path(runs[0][0]),
+                                  args.limits, args.settings.db),
+                     args.settings, 'post-upgrade')
 
 
 def sessions_of(cases):
@@ -126,12 +127,13 @@ _NOT_A_BASELINE = ('post-upgrade --before INTERRUPTED: this run is not a '
                    'baseline (run --before again)')
 
 
-def not_stored(runs):
-    '''The reports of ``runs`` whose session the results database does not
-    hold, each said as after an acceptance run
-    (:func:`..pipeline.finish.not_stored`): the baseline and the trends
+def not_stored(runs, db_path=None):
+    '''The reports of ``runs`` whose session the results database at
+    ``db_path`` (:func:`..results.database.database_path`) does not hold,
+    each said as after an acceptance run
+    (:func:`..pipeline.run_end.not_stored`): the baseline and the trends
     read the database.'''
-    return finish.not_stored([path for path, _ in runs])
+    return run_end.not_stored([path for path, _ in runs], db_path)
 
 
 def read_after(runs, nightly):
@@ -198,11 +200,11 @@ def record_before(args, report):
         return Recorded(1, 'post-upgrade --before NOT RECORDED: no test '
                            'case ran')
 
-    show_run(runs)
+    show_run(runs, args)
     if baseline.interrupted(cases):
         return Recorded(1, _NOT_A_BASELINE)
 
-    if not_stored(runs):
+    if not_stored(runs, args.settings.db):
         return Recorded(STORAGE_FAILED, 'post-upgrade --before NOT '
                                         'RECORDED: the run is not in the '
                                         'results database (see above)')

@@ -11,8 +11,9 @@ from conftest import DATA_DIR
 from helpers import fleet_cases
 from hpc_acceptance.core.export import series, spool
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.export import export
-from hpc_acceptance.tools.outcome import summary
+from hpc_acceptance.tools.export import export, run_export
+from hpc_acceptance.tools.results import database
+from hpc_acceptance.tools.outcome import summary_text
 
 NIGHTLY = DATA_DIR / 'reframe_runs' / 'nightly-report.json'
 
@@ -120,8 +121,8 @@ def test_the_summary_ends_with_what_waits_for_the_store_within_40_lines():
               '2026-11-25 02:00 (HTTP 429 Too Many Requests); '
               '"hpc-acceptance export --replay" sends them')
     skipped = [(f'Check{n} %x=1', f'reason number {n}') for n in range(40)]
-    lines = summary.render(cases + failed, skipped, footer=[footer])
-    assert len(lines) <= summary.MAX_LINES
+    lines = summary_text.render(cases + failed, skipped, footer=[footer])
+    assert len(lines) <= summary_text.MAX_LINES
     assert ' '.join(' '.join(lines[-2:]).split()) == footer
 
 
@@ -181,14 +182,14 @@ def test_this_run_s_values_are_counted_as_the_store_took_them(
     ours = export.report_samples(json.loads(NIGHTLY.read_text()))
     waiting = spool.Spool(tmp_path / 'results-export.db',
                           'http://127.0.0.1:9')
-    assert export.status_lines([str(NIGHTLY)]) == [
+    assert run_export.status_lines([str(NIGHTLY)]) == [
         f"export: this run's {len(ours)} value(s): 0 taken by the store "
         f"http://127.0.0.1:9, {len(ours)} not sent (the export was not on "
         f'for them: "hpc-acceptance export --since" sends them)']
 
     waiting.delivered(ours[2:])
     waiting.hold(ours[:2], 'HTTP 429 Too Many Requests')
-    first, second = export.status_lines([str(NIGHTLY)])
+    first, second = run_export.status_lines([str(NIGHTLY)])
     assert first == (f"export: this run's {len(ours)} value(s): "
                      f'{len(ours) - 2} taken by the store '
                      f'http://127.0.0.1:9, 2 waiting')
@@ -196,3 +197,37 @@ def test_this_run_s_values_are_counted_as_the_store_took_them(
     assert '(2 values) wait for the store since ' in second
     assert '(HTTP 429 Too Many Requests); "hpc-acceptance export --replay" ' \
         'sends them' in second
+
+
+def test_the_database_named_is_the_one_the_suspects_and_shifts_read(
+        site, tmp_path, monkeypatch):
+    '''``export --db``: a fleet run's suspects (its earlier fleet runs)
+    and its shifts (the year of stored runs) are read from the database
+    named, never from the environment's.'''
+    named, other = tmp_path / 'named.db', tmp_path / 'other.db'
+    named.touch()
+    other.touch()
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(other))
+    asked = []
+
+    class Storage:
+        def fetch_sessions(self, selector):
+            return []
+
+        def fetch_testcases(self, selector):
+            return []
+
+    def storage(path):
+        asked.append(str(path))
+        return Storage()
+
+    monkeypatch.setattr(database, 'reframe_storage', storage)
+    report = fleet_cases.as_report(fleet_cases.fleet(6),
+                                   session=fleet_cases.session_id(1),
+                                   start=1000, extras={'fleet': 'yes'})
+    path = tmp_path / 'run.json'
+    path.write_text(json.dumps(report))
+    cli.main(['export', '--run-report', str(path), '--db', str(named)])
+    # the earlier fleet runs (suspects) and the history (shifts) were read
+    assert len(asked) >= 2
+    assert set(asked) == {str(named)}

@@ -18,7 +18,7 @@ from helpers.fleet_cases import SESSION
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.fleet.suspect_report import text_lines
-from hpc_acceptance.tools.outcome import verdict
+from hpc_acceptance.tools.outcome import acceptance_verdict as verdict
 from hpc_acceptance.tools.page import heat_map
 
 DAY = 86400.0

@@ -8,9 +8,10 @@ import pytest
 
 from helpers import fleet_cases
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.fleet import fleet_run
 from hpc_acceptance.tools.fleet.confirm import without_names
-from hpc_acceptance.tools.outcome import finished_run, verdict
+from hpc_acceptance.tools.outcome import acceptance_verdict as verdict
+from hpc_acceptance.tools.outcome import finished_run
 
 SESSION = '00000000-0000-4000-8000-000000000001'
 
@@ -42,7 +43,7 @@ def test_the_suspects_checks_are_rerun_on_their_nodes_alone(tmp_path):
     nodes.write_text(json.dumps({'cluster:compute': {
         'state': 'idle', 'covered': [f'n{i}' for i in range(1, 7)],
         'left_out': [{'node': 'n7', 'state': 'DRAIN', 'reason': 'x'}]}}))
-    args = suspects.rerun_args(report, str(nodes), 'idle', [
+    args = fleet_run.rerun_args(report, str(nodes), 'idle', [
         '-n', 'Stream', '--system', 'cluster', '-J', 'reservation=maint'])
     assert args[:6] == ['--mode', 'fleet', '--distribute=idle',
                         f'--session-extras=fleet=confirm,fleet_confirms='
@@ -60,8 +61,8 @@ def test_the_suspects_checks_are_rerun_on_their_nodes_alone(tmp_path):
 
 def test_a_quiet_fleet_needs_no_rerun(tmp_path):
     report = _write(tmp_path, 'fleet', fleet_cases.fleet(6))
-    assert suspects.rerun_args(report, str(tmp_path / 'none.json'), 'idle',
-                               []) == []
+    assert fleet_run.rerun_args(report, str(tmp_path / 'none.json'), 'idle',
+                                []) == []
 
 
 def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,
@@ -80,8 +81,8 @@ def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,
     assert 'passed only when retried: n5: MemoryDaxpyCheck' in text
     assert ('within the fleet on its rerun: n3: StreamCheck %threads=single'
             ' copy ' in text)
-    status, message = verdict.of_run(finished_run.read([(first, 0),
-                                                        (confirm, 0)]))
+    status, message = verdict.verdict_of(
+        finished_run.read([(first, 0), (confirm, 0)]))
     assert status == 0 and 'passed only when retried: MemoryDaxpyCheck' \
         in message
 

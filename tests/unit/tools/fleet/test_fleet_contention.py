@@ -6,7 +6,7 @@ summary.'''
 from helpers import fleet_cases
 from hpc_acceptance.tools.fleet import comparison, contention
 from hpc_acceptance.tools.fleet.suspect_report import text_lines
-from hpc_acceptance.tools.outcome import summary
+from hpc_acceptance.tools.outcome import summary_text
 
 
 def _cases(ratios):
@@ -37,7 +37,7 @@ def test_a_node_whose_repetitions_run_at_a_fraction_of_its_best_is_named():
     assert 'best_to_median_l1' in text
     # in the fleet comparison's lines and the summary
     assert any('n3: contended' in line for line in text_lines([fleet]))
-    lines = summary.render(cases, [], width=200, fleets=[fleet])
+    lines = summary_text.render(cases, [], width=200, fleets=[fleet])
     assert any('n3: contended' in line for line in lines)
 
 

@@ -6,7 +6,7 @@ import json
 import socket
 
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.fleet import nodes
+from hpc_acceptance.tools.fleet import node_map
 from hpc_acceptance.tools.results.runs import CONFIG
 
 #: ReFrame's embedded system of any host: one partition, one node.
@@ -17,11 +17,11 @@ def test_the_node_map_is_shown_and_kept(tmp_path, capsys):
     kept = tmp_path / 'nodes.json'
     assert cli.main(['nodes', '--state', 'all', '--system', 'local',
                      '--json', str(kept)]) == 0
-    node_map = json.loads(kept.read_text())
-    assert node_map == {LOCAL: {'state': 'all',
-                                'covered': [socket.gethostname()],
-                                'left_out': []}}
-    assert nodes.read_node_map(str(kept)) == node_map
+    written = json.loads(kept.read_text())
+    assert written == {LOCAL: {'state': 'all',
+                               'covered': [socket.gethostname()],
+                               'left_out': []}}
+    assert node_map.read_node_map(str(kept)) == written
     out = capsys.readouterr().out
     assert out == f'{LOCAL}: 1 of 1 node(s) in state all\n'
 
@@ -42,7 +42,7 @@ def test_no_node_in_the_state_fails_saying_so(tmp_path, capsys):
 
 
 def test_a_run_is_listed_from_its_own_reframe_arguments():
-    listed = nodes.listing_of_run('all', [
+    listed = node_map.listing_of_run('all', [
         '-C', str(CONFIG), '--system', 'local', '-c', 'checks/', '-r',
         '--exec-policy=serial', '-J', 'reservation=maint'])
     assert listed.problem is None and listed.covered == 1

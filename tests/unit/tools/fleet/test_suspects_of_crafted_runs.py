@@ -13,7 +13,7 @@ import pytest
 
 from helpers import fleet_cases
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.fleet import suspects
+from hpc_acceptance.tools.fleet import fleet_run
 from hpc_acceptance.tools.results import runs
 
 #: A session filter ReFrame would evaluate: it writes a file.
@@ -108,4 +108,4 @@ def test_a_node_name_with_a_newline_never_reaches_the_rerun(tmp_path):
                          time.time(), n5={'node': crafted,
                                           'job_nodelist': [crafted]})
     with pytest.raises(runs.Unreadable, match=r"node 'n5\\n#SBATCH"):
-        suspects.rerun_args(path, str(tmp_path / 'none.json'), 'idle', [])
+        fleet_run.rerun_args(path, str(tmp_path / 'none.json'), 'idle', [])

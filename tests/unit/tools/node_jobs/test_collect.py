@@ -13,10 +13,10 @@ import pytest
 
 from conftest import DATA_DIR
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.node_jobs import collect
+from hpc_acceptance.tools.node_jobs import gather
 from hpc_acceptance.tools.node_jobs.night import Night
-from hpc_acceptance.tools.outcome import finished_run, summary
-from hpc_acceptance.tools.results import db, runs
+from hpc_acceptance.tools.outcome import finished_run, summary_text
+from hpc_acceptance.tools.results import database, runs
 
 NODES = ['n1', 'n2', 'n3', 'n4']
 DAXPY = ('MemoryDaxpyCheck %isa=native %turbo=as-configured '
@@ -57,7 +57,7 @@ def _cases(report, node=None):
 
 def test_a_night_is_one_session_the_tools_and_reframe_read(night):
     path, _ = night
-    report, status = collect.collect(path, now=1795895800.0)
+    report, status = gather.collect(path, now=1795895800.0)
     assert status == 0
     written = runs.read_report(path)
     assert written == json.loads(json.dumps(report))
@@ -78,15 +78,16 @@ def test_a_night_is_one_session_the_tools_and_reframe_read(night):
     builds = [c['display_name'] for c in cases if c['fixture']]
     assert len(builds) == len(set(builds)) == 3 * len(NODES)
     # ReFrame's own storage takes it as one session
-    assert db.import_reports(db.database_path(), [path])[0] == [path]
+    assert database.import_reports(database.database_path(),
+                                   [path])[0] == [path]
     run = finished_run.of_reports([path])
     assert [f.nodes for f in run.fleets] == [NODES]
 
 
 def test_the_nodes_perflogs_join_the_run_s_once(night, tmp_path):
     path, _ = night
-    collect.collect(path)
-    collect.collect(path)
+    gather.collect(path)
+    gather.collect(path)
     lines = (tmp_path / 'perflogs' / 'slurm-nodes' / 'compute' /
              'MemoryDaxpyCheck.log').read_text().splitlines()
     assert lines[0].startswith('job_completion_time|')
@@ -139,12 +140,12 @@ def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
         night, fault, named):
     path, here = night
     fault(here)
-    report, status = collect.collect(path)
+    report, status = gather.collect(path)
     assert status == 1
-    assert report[collect.KEY]['faults']['n4'].startswith(named)
+    assert report[gather.KEY]['faults']['n4'].startswith(named)
     (case,) = _cases(report, 'n4')
     assert case['result'] in ('fail', 'abort')
-    assert case['fail_reason'] == report[collect.KEY]['faults']['n4']
+    assert case['fail_reason'] == report[gather.KEY]['faults']['n4']
     assert [c['result'] for n in NODES[:3] for c in _cases(report, n)] == \
         ['pass'] * 3
     # the usual rule: it alone failed a check the others passed
@@ -158,17 +159,17 @@ def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
 def test_a_node_whose_reframe_ran_nothing_is_no_fault(night):
     path, here = night
     os.remove(here.report('n4'))
-    report, _ = collect.collect(path)
-    assert report[collect.KEY]['faults'] == {}
+    report, _ = gather.collect(path)
+    assert report[gather.KEY]['faults'] == {}
     assert _cases(report, 'n4') == []
 
 
 def test_a_node_never_submitted_is_left_out_not_named(night, tmp_path):
     path, here = night
     _edit(here.jobs, lambda jobs: jobs.pop('n4'))
-    report, _ = collect.collect(path)
-    assert report[collect.KEY]['faults'] == {}
-    assert 'n4' in report[collect.KEY]['left_out']
+    report, _ = gather.collect(path)
+    assert report[gather.KEY]['faults'] == {}
+    assert 'n4' in report[gather.KEY]['left_out']
     assert _cases(report, 'n4') == []
     nodes = json.loads((tmp_path / 'reports' / 'fleet-nodes.json')
                        .read_text())['slurm-nodes:compute']
@@ -180,19 +181,19 @@ def test_where_a_run_stopped_is_read_from_its_output():
     log = ('[ RUN      ] A %x=1 /0000000a @s:p+e\n'
            '[       OK ] (1/2) A %x=1 /0000000a @s:p+e\n'
            '[ RUN      ] B %isa=native %.nid=n1 /0000000b @s:p+e\n')
-    assert collect.running_at_end(log) == ['B']
+    assert gather.running_at_end(log) == ['B']
 
 
 def test_collect_finishes_an_interrupted_night_once(night, capsys,
                                                    monkeypatch):
     path, _ = night
-    monkeypatch.setattr(collect.slurm_jobs, 'queue', lambda *a: {})
+    monkeypatch.setattr(gather.slurm_jobs, 'queue', lambda *a: {})
     assert cli.main(['collect', path]) == 0
     out = capsys.readouterr().out
     assert f'hpc-acceptance finish {path} 0 --nodes ' in out
     assert 'stored in the results database' in out
     session = runs.report_session(path)['uuid']
-    assert db.stored(db.database_path(), session)
+    assert database.stored(database.database_path(), session)
     assert cli.main(['collect', path]) == 0
     assert 'was collected already' in capsys.readouterr().out
     assert runs.report_session(path)['uuid'] == session
@@ -200,17 +201,17 @@ def test_collect_finishes_an_interrupted_night_once(night, capsys,
 
 def test_collect_waits_for_jobs_still_queued(night, capsys, monkeypatch):
     path, here = night
-    monkeypatch.setattr(collect.slurm_jobs, 'queue',
+    monkeypatch.setattr(gather.slurm_jobs, 'queue',
                         lambda *a: {'2': ('RUNNING', 'None')})
     cancelled = []
-    monkeypatch.setattr(collect.slurm_jobs, 'cancel', cancelled.append)
+    monkeypatch.setattr(gather.slurm_jobs, 'cancel', cancelled.append)
     assert cli.main(['collect', path]) == 1
     assert 'still queued or running (n2)' in capsys.readouterr().err
     assert cli.main(['collect', '--cancel', path]) == 0
     assert cancelled == ['2']
     report = runs.read_report(path)
-    assert 'n2' in report[collect.KEY]['left_out']
-    assert report[collect.KEY]['faults'] == {}
+    assert 'n2' in report[gather.KEY]['left_out']
+    assert report[gather.KEY]['faults'] == {}
 
 
 def test_the_summary_says_how_the_night_ran_and_what_bound_it(night):
@@ -219,8 +220,8 @@ def test_the_summary_says_how_the_night_ran_and_what_bound_it(night):
         'at most 2 node job(s) queued at once of 4: MaxSubmitJobsPerUser 2 '
         'of QOS normal (root has 0 job(s) now)']))
     _did_not_start(here)
-    collect.collect(path)
-    lines = summary.of_run(finished_run.of_reports([path]), 200).lines
+    gather.collect(path)
+    lines = summary_text.summary_of(finished_run.of_reports([path]), 200).lines
     start = lines.index('node jobs: 4 job(s) for 4 node(s), one a node')
     assert lines[start + 1:start + 3] == [
         '  bound by: at most 2 node job(s) queued at once of 4: '

@@ -3,7 +3,7 @@ before (hpc_acceptance.tools.outcome.dependency_drift).'''
 
 import pytest
 
-from hpc_acceptance.tools.outcome import dependency_drift as drift
+from hpc_acceptance.tools.outcome import binary_sources as drift
 
 ENV = '/opt/acceptance/spack-envs/local'
 DAY = 86400.0

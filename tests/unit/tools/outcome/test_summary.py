@@ -8,7 +8,7 @@ from helpers import fleet_cases
 
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import comparison
-from hpc_acceptance.tools.outcome import summary
+from hpc_acceptance.tools.outcome import summary_text
 from hpc_acceptance.tools.results import skips
 
 RUN = DATA_DIR / 'reframe_runs'
@@ -21,7 +21,7 @@ def _cases():
 
 def test_families_are_counted_from_the_real_report():
     cases = _cases()
-    families = summary.tally(cases)
+    families = summary_text.tally(cases)
     checks = [c for c in cases if not c['fixture']]
     assert sum(sum(c.values()) for c in families.values()) == len(checks)
     assert set(families) == {c['filename'].split('/')[-2] for c in checks}
@@ -37,9 +37,9 @@ def test_a_hundred_failures_still_fit_in_40_lines():
                     display_name=f'Broken{number}')
         failed.append(case)
 
-    lines = summary.render(cases + failed, skips.reasons(
+    lines = summary_text.render(cases + failed, skips.reasons(
         cases, skips.read(RUN / 'nightly-console.log')))
-    assert len(lines) <= summary.MAX_LINES
+    assert len(lines) <= summary_text.MAX_LINES
     assert all(len(line) <= 100 for line in lines)
     assert any('more: see the report page' in line for line in lines)
     assert any('Broken0' in line and 'sanity' in line for line in lines)
@@ -50,7 +50,7 @@ def test_left_out_variants_are_stated_once():
     for case in cases:
         case['variants_left_out'] = 'NPB: process counts above 2'
 
-    lines = summary.render(cases, [])
+    lines = summary_text.render(cases, [])
     assert sum('NPB: process counts' in line for line in lines) == 1
 
 
@@ -63,7 +63,7 @@ def test_what_the_node_s_shape_decided_is_stated_once_a_partition():
     for case in cases:
         case.update(core_kinds=kinds, levels_not_measured=why)
 
-    lines = summary.render(cases, [], width=400)
+    lines = summary_text.render(cases, [], width=400)
     assert "decided from the node's shape:" in lines
     [hybrid] = [line for line in lines if 'hybrid CPU' in line]
     assert hybrid.endswith('all-cores and multi-rank cases ran on every '
@@ -84,7 +84,7 @@ def test_a_run_planned_on_part_of_its_node_says_so_once():
                                 'another kind of memory than DRAM, not '
                                 'measured')
 
-    lines = summary.render(cases, [], width=400)
+    lines = summary_text.render(cases, [], width=400)
     assert sum('6 of 32 CPUs, NUMA nodes 0-5 of 8, 96 of 126.2 GiB' in line
                for line in lines) == 1
     assert sum('NUMA nodes 2, 4: HBM' in line for line in lines) == 1
@@ -104,7 +104,7 @@ def test_a_long_reason_wraps_and_keeps_its_end():
     skipped = [('MemoryNumaCheck %threads=single @local:default+gnu',
                 'local:default has 1 NUMA node: ' + 'words ' * 40 +
                 'set extras.numa_nodes to run it')]
-    lines = summary.render(cases, skipped, width=80)
+    lines = summary_text.render(cases, skipped, width=80)
     assert all(len(line) <= 80 for line in lines)
     text = ' '.join(line.strip() for line in lines)
     assert 'set extras.numa_nodes to run it (MemoryNumaCheck)' in text
@@ -113,25 +113,25 @@ def test_a_long_reason_wraps_and_keeps_its_end():
 
 def test_a_fleet_run_lists_its_suspect_nodes():
     cases = fleet_cases.fleet(6, slow={'n5': (0.6, ('StreamCheck',))})
-    lines = summary.render(cases, [], fleets=comparison.compare(cases))
+    lines = summary_text.render(cases, [], fleets=comparison.compare(cases))
     at = lines.index('suspect nodes (1 of 6; against the median of their '
                      'partition\'s nodes in this run):')
     node_line = ' '.join(line.strip() for line in lines[at + 1:at + 4])
     assert node_line.startswith('n5: StreamCheck %threads=single ')
     assert '(fleet median ' in node_line and '-6' in node_line
-    assert len(lines) <= summary.MAX_LINES
+    assert len(lines) <= summary_text.MAX_LINES
     assert all(len(line) <= 100 for line in lines)
 
 
 def test_a_quiet_fleet_run_says_no_node_is_a_suspect():
     cases = fleet_cases.fleet(6)
-    lines = summary.render(cases, [], fleets=comparison.compare(cases))
+    lines = summary_text.render(cases, [], fleets=comparison.compare(cases))
     assert 'suspect nodes: none of 6 node(s)' in lines
 
 
 def test_a_fleet_of_one_node_says_once_that_it_is_not_compared():
     cases = fleet_cases.fleet(1)
-    lines = summary.render(cases, [], fleets=comparison.compare(cases))
+    lines = summary_text.render(cases, [], fleets=comparison.compare(cases))
     notes = [line for line in lines if 'not compared' in line]
     assert notes == ['  cluster:compute: not compared across nodes: 1 '
                      'node(s): the fleet comparison needs at least 4']
@@ -145,10 +145,10 @@ def test_many_suspects_and_the_nodes_left_out_fit_in_40_lines():
                                                'state': 'DOWN',
                                                'reason': 'not responding'}
                                               for i in range(10)]}}
-    lines = summary.render(cases, skips.parse(
+    lines = summary_text.render(cases, skips.parse(
         (RUN / 'nightly-console.log').read_text()),
                            fleets=comparison.compare(cases), nodes=nodes)
-    assert len(lines) <= summary.MAX_LINES
+    assert len(lines) <= summary_text.MAX_LINES
     assert any('more: hpc-acceptance suspects' in line for line in lines)
     assert any(line.startswith('nodes left out') for line in lines)
     assert '  cluster:compute x0 (down: not responding)' in lines

@@ -8,7 +8,8 @@ import pytest
 from helpers import fleet_cases
 from helpers.fleet_cases import SESSION
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.outcome import verdict
+from hpc_acceptance.tools.common import command_settings
+from hpc_acceptance.tools.outcome import acceptance_verdict as verdict
 from hpc_acceptance.tools.references import unreferenced
 
 
@@ -199,7 +200,10 @@ def test_a_site_system_without_references_is_not_validated(
 @pytest.mark.parametrize('setting', ['cluster', 'other, cluster', 'all'])
 def test_a_site_may_accept_runs_without_references(monkeypatch, setting):
     monkeypatch.setenv(unreferenced.VARIABLE, setting)
-    status, message = verdict.judge(on('cluster', 'none', report('pass')))
+    # the list is read with the command's settings, and judged with
+    status, message = verdict.judge(
+        on('cluster', 'none', report('pass')),
+        unreferenced_ok=command_settings.read().unreferenced_ok)
     assert status == 0
     assert 'not judged against references' in message
 

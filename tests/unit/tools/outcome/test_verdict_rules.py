@@ -16,7 +16,8 @@ import pytest
 from helpers import fleet_cases
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import history
-from hpc_acceptance.tools.outcome import finished_run, verdict
+from hpc_acceptance.tools.outcome import acceptance_verdict as verdict
+from hpc_acceptance.tools.outcome import finished_run
 from hpc_acceptance.tools.results.runs import ResultsError
 from hpc_acceptance.tools.shifts import nightly as nightly_shifts
 
@@ -182,7 +183,7 @@ def test_a_figure_shifted_across_nights_fails_the_run():
 def test_the_fleet_is_held_to_the_earlier_runs_of_its_session(monkeypatch):
     asked = []
 
-    def earlier_runs(session, started):
+    def earlier_runs(session, started, db_path=None):
         asked.append((session, started))
         return [fleet_cases.fleet(6, figures=STREAM, seed=seed)
                 for seed in (1, 2, 3)]
@@ -198,7 +199,7 @@ def test_the_fleet_is_held_to_the_earlier_runs_of_its_session(monkeypatch):
 
 
 def test_earlier_runs_that_cannot_be_read_are_said_so(monkeypatch):
-    def earlier_runs(session, started):
+    def earlier_runs(session, started, db_path=None):
         raise ResultsError('the results database is locked')
 
     monkeypatch.setattr(history, 'earlier_runs', earlier_runs)
@@ -273,7 +274,8 @@ def test_a_shift_limit_that_cannot_be_read_is_not_validated(
 
 def test_the_command_judges_the_shifts_of_its_run(tmp_path, monkeypatch):
     shifted = SimpleNamespace(failing=True, describe=lambda: 'triad -30 %')
-    monkeypatch.setattr(nightly_shifts, 'of_run', lambda cases: [shifted])
+    monkeypatch.setattr(nightly_shifts, 'shifts_of',
+                        lambda cases, *settings: [shifted])
     report = fleet_cases.as_report([_one(system='local')],
                                    session=fleet_cases.session_id(1),
                                    start=1000)

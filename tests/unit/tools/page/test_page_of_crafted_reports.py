@@ -12,7 +12,7 @@ from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.common import identifiers
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.page import heat_map
-from hpc_acceptance.tools.page import page as report
+from hpc_acceptance.tools.page import report_page
 
 SESSION = fleet_cases.session_id(5)
 STREAM = {'StreamCheck': [('triad', 'MB/s', 38500)],
@@ -83,15 +83,15 @@ def test_a_link_out_of_the_reports_folder_is_not_followed(tmp_path, capsys):
 
 def test_a_page_draws_a_bounded_number_of_plots_the_worst_first(
         tmp_path, monkeypatch):
-    monkeypatch.setattr(report, 'MAX_TREND_PLOTS', 1)
-    monkeypatch.setattr(report.html, 'MAX_TREND_PLOTS', 1)
+    monkeypatch.setattr(report_page, 'MAX_TREND_PLOTS', 1)
+    monkeypatch.setattr(report_page.html, 'MAX_TREND_PLOTS', 1)
     cases = fleet_cases.fleet(4, figures=STREAM)
-    page = report.page_for(SESSION, cases, [], {}, runs=30)
+    page = report_page.page_for(SESSION, cases, [], {}, runs=30)
     page.trends[-1].verdict = 'fail'
-    text = open(report.write(page, tmp_path)).read()
+    text = open(report_page.write(page, tmp_path)).read()
     assert len(list(tmp_path.glob('trend-*.png'))) == 1
     assert '1 of 2 trends are listed without a plot: a page draws 1 at ' \
            'most' in text
     worst = page.trends[-1]
-    assert f'alt="{report.html._e(worst.title)}: fail"' in text
-    assert f'{report.html._e(page.trends[0].variable)}: ' in text
+    assert f'alt="{report_page.html._e(worst.title)}: fail"' in text
+    assert f'{report_page.html._e(page.trends[0].variable)}: ' in text

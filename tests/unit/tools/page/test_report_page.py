@@ -6,7 +6,7 @@ import re
 import matplotlib.image
 from conftest import DATA_DIR
 
-from hpc_acceptance.tools.page import page as report
+from hpc_acceptance.tools.page import report_page as report
 from hpc_acceptance.tools.results import skips
 
 RUN = DATA_DIR / 'reframe_runs'

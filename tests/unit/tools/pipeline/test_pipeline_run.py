@@ -4,7 +4,8 @@ before ReFrame's, the system it names, the fleet's node state.'''
 import pytest
 
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.pipeline import run
+from hpc_acceptance.tools.common import command_settings
+from hpc_acceptance.tools.pipeline import acceptance_run, run
 
 
 def test_the_run_s_options_come_first_and_the_rest_goes_to_reframe():
@@ -53,6 +54,27 @@ def test_a_wrong_option_stops_the_run_before_anything(capsys, tmp_path,
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize('variable, value', [
+    ('HPC_ACCEPTANCE_SHIFT_LIMIT', 'a lot'),
+    ('HPC_ACCEPTANCE_SHIFT_LIMIT', '1.5'),
+    ('HPC_ACCEPTANCE_DB_BACKUPS', '0'),
+    ('HPC_ACCEPTANCE_MAX_JOBS', 'many'),
+])
+def test_a_bad_setting_stops_the_run_before_anything(
+        capsys, tmp_path, monkeypatch, variable, value):
+    '''A setting that cannot be used is refused before the report is
+    named, the database touched or ReFrame started, with the status of a
+    run that could not start as asked (2): never after the night, where
+    it would hide a failed check's 1.'''
+    monkeypatch.setenv('RFM_REPORT_FILE', str(tmp_path / 'r.json'))
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
+    monkeypatch.setenv(variable, value)
+    assert cli.main(['run', '-n', 'Stream']) == run.NOT_RUN == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f'acceptance NOT RUN: {variable}=')
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize('argv, variable, system', [
     ([], None, 'local'),
     ([], 'cluster', 'cluster'),
@@ -65,10 +87,12 @@ def test_the_system_is_the_one_reframe_is_given(argv, variable, system,
         monkeypatch.setenv('HPC_ACCEPTANCE_SYSTEM', variable)
     else:
         monkeypatch.delenv('HPC_ACCEPTANCE_SYSTEM', raising=False)
-    assert run.system_named(argv) == system
+    # HPC_ACCEPTANCE_SYSTEM is read with the command's settings
+    assert acceptance_run.system_named(
+        argv, command_settings.read().system) == system
 
 
 def test_a_fleet_run_takes_idle_nodes_or_a_reservation_s_all():
-    assert run.fleet_state('', None) == 'idle'
-    assert run.fleet_state('', 'maint') == 'avail'
-    assert run.fleet_state('mixed', 'maint') == 'mixed'
+    assert acceptance_run.fleet_state('', None) == 'idle'
+    assert acceptance_run.fleet_state('', 'maint') == 'avail'
+    assert acceptance_run.fleet_state('mixed', 'maint') == 'mixed'

@@ -11,7 +11,7 @@ import pytest
 from conftest import DATA_DIR
 
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.results import db as database
+from hpc_acceptance.tools.results import database
 
 #: ReFrame's JSON report of an acceptance run, as ReFrame wrote it.
 FIXTURE = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'

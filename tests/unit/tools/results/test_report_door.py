@@ -11,7 +11,8 @@ import pytest
 
 from helpers import fleet_cases
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.results import bounded_json, db, report_shape, runs
+from hpc_acceptance.tools.results import (bounded_json, database,
+                                          report_shape, runs)
 
 SESSION = fleet_cases.session_id(7)
 #: ReFrame's session filter is Python: this one would write a file.
@@ -84,7 +85,7 @@ def test_db_import_of_a_session_id_that_is_python_runs_nothing(
     report = json.loads(open(path).read())
     report['session_info']['uuid'] = RUNS_CODE.format(marker=marker)
     path = _write(tmp_path, report, 'crafted.json')
-    assert cli.main(['db', 'import', path]) == db.UNREADABLE
+    assert cli.main(['db', 'import', path]) == database.UNREADABLE
     err = capsys.readouterr().err
     assert f'db: not stored: cannot read the run report {path}: ' \
            f'session_info: uuid \'?__import__' in err
@@ -109,9 +110,9 @@ def test_the_database_door_leaves_out_what_is_not_of_its_form(
             return [{'session_info': {'uuid': SESSION, 'time_start': 'a'}},
                     {'session_info': {'uuid': '?1', 'time_start': 'b'}}]
 
-    monkeypatch.setattr(db, 'reframe_storage', lambda path: Storage())
+    monkeypatch.setattr(database, 'reframe_storage', lambda path: Storage())
     assert len(runs.stored_testcases('now-1d:now')) == len(good)
-    assert [row['UUID'] for row in runs.stored_sessions('now-1d:now')] == \
+    assert [row['UUID'] for row in runs.session_rows('now-1d:now')] == \
         [SESSION]
     err = capsys.readouterr().err
     assert err.count('left out: ') == 2
@@ -131,7 +132,7 @@ def test_a_report_nested_too_deeply_is_unreadable_not_a_traceback(
     err = capsys.readouterr().err
     assert f'cannot read the run report {path}: nested deeper than ' \
            f'Python\'s JSON reader follows' in err
-    assert cli.main(['db', 'import', str(path)]) == db.UNREADABLE
+    assert cli.main(['db', 'import', str(path)]) == database.UNREADABLE
     assert 'nested deeper' in capsys.readouterr().err
 
 

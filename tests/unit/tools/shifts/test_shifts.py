@@ -9,9 +9,10 @@ import random
 import pytest
 
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.outcome import summary, verdict
+from hpc_acceptance.tools.outcome import acceptance_verdict, summary_text
 from hpc_acceptance.tools.shifts import (acknowledged, detect, limit,
-                                         night_facts, nightly, samples)
+                                         night_facts, nightly)
+from hpc_acceptance.tools.shifts import shift_samples as samples
 
 DAY = 86400.0
 
@@ -313,7 +314,7 @@ def test_a_fixed_figure_is_said_recovered_and_fails_nothing():
         'StreamCheck %threads=single @local:default+gnu: triad recovered '
         'since 2027-02-10')
     report = {'runs': [{'testcases': history[-1:]}]}
-    assert verdict.judge(report, [], shifts=[shift])[0] == 0
+    assert acceptance_verdict.judge(report, [], shifts=[shift])[0] == 0
     assert samples.lines([shift], {}) == []
 
 
@@ -322,14 +323,14 @@ def test_the_verdict_fails_on_a_failing_shift_and_names_it():
     shifts = nightly.find(history[-1:], history[:-1], limits=(0.05, {}),
                           acks=NO_ACKS)
     report = {'runs': [{'testcases': history[-1:]}]}
-    status, message = verdict.judge(report, [], shifts=shifts)
+    status, message = acceptance_verdict.judge(report, [], shifts=shifts)
     assert status == 1
     assert 'shift across nights: StreamCheck' in message
     assert message.splitlines()[-1].endswith(
         '1 figure(s) shifted across nights')
     quiet = nightly.find(history[-1:], history[:-1], limits=(0.5, {}),
                          acks=NO_ACKS)
-    assert verdict.judge(report, [], shifts=quiet)[0] == 0
+    assert acceptance_verdict.judge(report, [], shifts=quiet)[0] == 0
 
 
 def test_the_summary_ranks_shifts_by_size_and_hides_only_smaller_ones():
@@ -340,8 +341,8 @@ def test_the_summary_ranks_shifts_by_size_and_hides_only_smaller_ones():
                           limits=(0.5, {}), acks=NO_ACKS)
     assert [round(s.point.size, 1) for s in shifts] == [-0.2, -0.0] or \
         abs(shifts[0].point.size) > abs(shifts[1].point.size)
-    lines = summary.render([small[-1], large[-1]], [], shifts=shifts,
-                           width=100)
+    lines = summary_text.render([small[-1], large[-1]], [], shifts=shifts,
+                                width=100)
     text = ' '.join(' '.join(lines).split())
     assert 'largest first' in text
     assert '%threads=single @local:default+gnu: triad -1' in text
@@ -397,7 +398,7 @@ def test_the_shifts_command_acknowledges_a_standing_shift(
         tmp_path, monkeypatch, capsys):
     history = nights(30, 19, -0.07)
     monkeypatch.setattr('hpc_acceptance.tools.shifts.shifts.'
-                        'stored_testcases', lambda query: history)
+                        'stored_testcases', lambda query, db_path: history)
     db = str(tmp_path / 'results.db')
     monkeypatch.setenv('HPC_ACCEPTANCE_SHIFT_LIMIT', '0.05')
     assert cli.main(['shifts', '--db', db]) == 0

@@ -14,7 +14,7 @@ import pytest
 from helpers import upgrade_runs as runs
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.launch import reframe_call
-from hpc_acceptance.tools.results import db as database
+from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.upgrade import baseline
 from hpc_acceptance.tools.upgrade import runs_before_after
 
@@ -65,7 +65,7 @@ def judge(tmp_path, monkeypatch, capsys):
 
     def run(cases, stored, *options, log=None):
         store = runs.Store(stored)
-        monkeypatch.setattr(baseline, 'stored_sessions', store.sessions)
+        monkeypatch.setattr(baseline, 'session_rows', store.sessions)
         monkeypatch.setattr(baseline, 'stored_testcases', store.testcases)
         monkeypatch.setattr(baseline, 'session_testcases', store.testcases)
         report = runs.write(runs.session(cases, runs.NOW, **AFTER),
@@ -82,7 +82,7 @@ def judge(tmp_path, monkeypatch, capsys):
 
     # the console summary and the report page are an acceptance run's
     # (tested with it): only the verdict here
-    monkeypatch.setattr(runs_before_after, 'show_run', lambda _: None)
+    monkeypatch.setattr(runs_before_after, 'show_run', lambda *_: None)
     return run
 
 
@@ -192,7 +192,7 @@ def test_a_figure_that_recovered_on_its_rerun_shows_both_values(
     rerun passes, and the table shows the halving.'''
     monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
     store = runs.Store(SERIES)
-    monkeypatch.setattr(baseline, 'stored_sessions', store.sessions)
+    monkeypatch.setattr(baseline, 'session_rows', store.sessions)
     monkeypatch.setattr(baseline, 'stored_testcases', store.testcases)
     monkeypatch.setattr(baseline, 'session_testcases', store.testcases)
     first = [stream(18000), stream(36900, STREAM_AVX512), daxpy(22100),
@@ -209,7 +209,7 @@ def test_a_figure_that_recovered_on_its_rerun_shows_both_values(
         return 0
 
     monkeypatch.setattr(reframe_call, 'run', reframe)
-    monkeypatch.setattr(runs_before_after, 'show_run', lambda _: None)
+    monkeypatch.setattr(runs_before_after, 'show_run', lambda *_: None)
     status = cli.main(['post-upgrade', '--output-dir', str(tmp_path)])
     out = capsys.readouterr().out
     assert status == 0, out

@@ -135,7 +135,7 @@ def test_a_fleet_node_reported_twice_is_not_compared():
 
 def _serve(monkeypatch, *reports):
     store = runs.Store(list(reports))
-    monkeypatch.setattr(baseline, 'stored_sessions', store.sessions)
+    monkeypatch.setattr(baseline, 'session_rows', store.sessions)
     monkeypatch.setattr(baseline, 'stored_testcases', store.testcases)
     monkeypatch.setattr(baseline, 'session_testcases', store.testcases)
 

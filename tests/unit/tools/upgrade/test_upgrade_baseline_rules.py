@@ -37,13 +37,13 @@ def _cases(*reports):
 
 def _serve(monkeypatch, *reports):
     store = runs.Store(list(reports))
-    monkeypatch.setattr(baseline, 'stored_sessions', store.sessions)
+    monkeypatch.setattr(baseline, 'session_rows', store.sessions)
     monkeypatch.setattr(baseline, 'stored_testcases', store.testcases)
     monkeypatch.setattr(baseline, 'session_testcases', store.testcases)
 
 
 def _row(start, extras):
-    '''A row of ``stored_sessions`` of a session started at ``start``.'''
+    '''A row of ``session_rows`` of a session started at ``start``.'''
     return {'UUID': f'{extras["post_upgrade"]}-{start:%m%d%H%M}',
             'Start time': start.strftime('%Y%m%dT%H%M%S%z'), **extras}
 

@@ -29,7 +29,7 @@ SHIFT_FAILED = 'hpc_acceptance_shift_failed'
 
 
 def lines(shifts, extras):
-    '''The samples of ``shifts`` (:func:`.nightly.of_run`) of a run whose
+    '''The samples of ``shifts`` (:func:`.nightly.shifts_of`) of a run whose
     session extras are ``extras``.'''
     samples = []
     for shift in shifts:
@@ -52,18 +52,19 @@ def lines(shifts, extras):
     return samples
 
 
-def shift_samples(reports, found=None):
+def shift_samples(reports, found=None, db_path=None, limits=None):
     '''The samples of the shifts of a run, from its parsed ReFrame reports
     in order (a fleet run: the nodes' run, its rerun, the multi-node run),
     ``found`` its ``(shifts, why there are none)`` where the run's end
-    found them already; none where the site's shift limit cannot be read
-    (the verdict says why).'''
+    found them already, else found against the results database
+    ``db_path`` with the site's ``limits``; none where the
+    acknowledgements cannot be read (the verdict says why).'''
     if found is None:
         cases = final_testcases({'runs': [run for report in reports
                                           for run in report.get('runs') or
                                           []]})
         try:
-            found = nightly.of_run(cases), None
+            found = nightly.shifts_of(cases, limits, db_path), None
         except nightly.UNREADABLE as err:
             found = [], str(err)
 

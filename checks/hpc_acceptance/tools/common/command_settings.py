@@ -1,0 +1,124 @@
+'''The settings a command runs with: read once, at the edge, from its
+options and the environment, checked there, and passed down as a value.
+
+Deeper code takes what it needs as arguments (the database's path, the
+site's shift limit, the systems that may pass without references) and
+never reads the environment, so that what it returns depends on what it
+was given; a child process is given its environment
+(:meth:`Settings.run_env`), this process's is never changed.
+
+A setting that cannot be read is refused before anything runs
+(:class:`BadSetting`, the message naming the variable and why): a night
+is never run, and a failed check never reported as something else,
+because of a typing error in a unit file.
+'''
+
+import os
+import re
+from typing import NamedTuple, Optional
+
+from hpc_acceptance.core.paths import PROJECT_DIR
+from hpc_acceptance.tools.common import arguments
+
+#: The results database ReFrame stores runs in (``config/settings.py``).
+DB_FILE = 'RFM_SQLITE_DB_FILE'
+
+#: Where ``config/settings.py`` keeps the database without :data:`DB_FILE`.
+DEFAULT_DB = PROJECT_DIR / 'var' / 'results.db'
+
+#: The site's shift limit (:mod:`..shifts.limit` reads its text).
+SHIFT_LIMIT = 'HPC_ACCEPTANCE_SHIFT_LIMIT'
+
+#: The systems that may pass without a reference file
+#: (:mod:`..references.unreferenced`).
+UNREFERENCED_OK = 'HPC_ACCEPTANCE_UNREFERENCED_OK'
+
+#: Backups of the results database a run keeps.
+DB_BACKUPS = 'HPC_ACCEPTANCE_DB_BACKUPS'
+
+#: Backups kept without :data:`DB_BACKUPS`: a week of nightly runs.
+DEFAULT_BACKUPS = 7
+
+#: The variable that bounds the jobs ReFrame submits at once per partition
+#: (``config/settings.py`` reads it in ReFrame's process).
+MAX_JOBS = 'HPC_ACCEPTANCE_MAX_JOBS'
+
+#: The system a run is for, where its arguments name none.
+SYSTEM = 'HPC_ACCEPTANCE_SYSTEM'
+
+#: The name of a run's JSON report (ReFrame's own variable).
+REPORT_FILE = 'RFM_REPORT_FILE'
+
+#: The system ReFrame runs for without ``--system`` (ReFrame's own).
+REFRAME_SYSTEM = 'RFM_SYSTEM'
+
+
+class BadSetting(ValueError):
+    '''A setting cannot be used; the message names the variable or option
+    and says why.'''
+
+
+class Settings(NamedTuple):
+    '''What one command runs with.'''
+    #: the results database's path
+    db: str
+    #: where that path came from: ``--db``, :data:`DB_FILE` or the default
+    db_from: str = 'the default'
+    #: the site's shift limit, as the site wrote it ('' for none)
+    shift_limit: str = ''
+    #: the systems that may pass without a reference file
+    unreferenced_ok: frozenset = frozenset()
+    #: backups of the results database a run keeps
+    db_backups: int = DEFAULT_BACKUPS
+    #: the system named by the environment, else ``None``
+    system: Optional[str] = None
+    #: the run report's name asked for, else ``None``
+    report_file: Optional[str] = None
+    #: the system ReFrame is told to run for, else ``None``
+    reframe_system: Optional[str] = None
+    #: at most this many jobs at once per partition (``--max-jobs``)
+    max_jobs: Optional[str] = None
+
+    def run_env(self):
+        '''What the environment of a run's ReFrame adds to this
+        process's: the bound on its jobs at once (:data:`MAX_JOBS`).'''
+        return {MAX_JOBS: self.max_jobs} if self.max_jobs else {}
+
+
+def names(text):
+    '''The names of a list a site writes (spaces or commas between).'''
+    return frozenset(re.split(r'[\s,]+', text.strip())) - {''}
+
+
+def _backups(text):
+    if not text.isdigit() or int(text) < 1:
+        raise BadSetting(f'{DB_BACKUPS}={text}: the number of backups to '
+                         f'keep, 1 or more')
+    return int(text)
+
+
+def _max_jobs(text):
+    if text and not arguments.is_max_jobs(text):
+        raise BadSetting(f'{MAX_JOBS}={text}: a whole number, 1 or more')
+    return text or None
+
+
+def read(environ=None, db=None, max_jobs=None):
+    '''The :class:`Settings` of a command started in ``environ`` (default:
+    this process's environment) with the options ``db`` (``--db``) and
+    ``max_jobs`` (``--max-jobs``), which win over the environment.
+
+    :raises BadSetting: naming the first setting that cannot be used.
+    '''
+    environ = os.environ if environ is None else environ
+    return Settings(
+        db=str(db or environ.get(DB_FILE) or DEFAULT_DB),
+        db_from=('--db' if db else DB_FILE if environ.get(DB_FILE) else
+                 'the default'),
+        shift_limit=environ.get(SHIFT_LIMIT, ''),
+        unreferenced_ok=names(environ.get(UNREFERENCED_OK, '')),
+        db_backups=_backups(environ.get(DB_BACKUPS, str(DEFAULT_BACKUPS))),
+        system=environ.get(SYSTEM) or None,
+        report_file=environ.get(REPORT_FILE) or None,
+        reframe_system=environ.get(REFRAME_SYSTEM) or None,
+        max_jobs=max_jobs or _max_jobs(environ.get(MAX_JOBS)))

@@ -1,0 +1,397 @@
+'''The per-node runs of a fleet night gathered into one run: each node's
+session read from its log and report, the cases a node that stopped
+early did not run counted as missing, the one report stored.
+'''
+
+import json
+import os
+import re
+import socket
+import sys
+import time
+import uuid as uuids
+
+from hpc_acceptance.tools.fleet.model import natural_order
+from hpc_acceptance.tools.fleet.node_map import (node_map_path, read_node_map,
+                                                 write_node_map)
+from hpc_acceptance.tools.node_jobs import perflogs, slurm_jobs
+from hpc_acceptance.tools.node_jobs.night import Night
+from hpc_acceptance.tools.results import database, runs
+from hpc_acceptance.tools.results.atomic_file import write_atomically
+from hpc_acceptance.tools.results.report_shape import TIME_FORMAT
+
+
+#: The report's top-level key that says how the night ran.
+KEY = 'fleet_night'
+
+#: ``session_info`` keys of one ReFrame session, not of the night.
+_PER_SESSION = frozenset({
+    'uuid', 'session_uuid', 'time_start', 'time_start_unix', 'time_end',
+    'time_end_unix', 'time_elapsed', 'hostname', 'cmdline', 'log_files',
+    'prefix_output', 'prefix_stage', 'num_cases', 'num_failures',
+    'num_aborted', 'num_skipped', 'workdir'})
+
+_NID = re.compile(r'\s+%\.nid=\S+')
+
+_STARTED = re.compile(r'^\[ RUN\s+\] (?P<name>.+?) /(?P<hash>[0-9a-f]{8}) ')
+
+_ENDED = re.compile(r'^\[\s*[A-Z]+\s*\] \(\s*\d+/\d+\) .+? '
+                    r'/(?P<hash>[0-9a-f]{8}) ')
+
+_STATE_WORDS = {'TIMEOUT': "its job's time limit",
+                'CANCELLED': 'its job was cancelled',
+                'NODE_FAIL': 'its node failed (Slurm: NODE_FAIL)',
+                'OUT_OF_MEMORY': 'out of memory',
+                'PREEMPTED': 'its job was preempted',
+                'DEADLINE': "its job's deadline",
+                'BOOT_FAIL': 'its node failed to boot'}
+
+
+def short(display_name):
+    '''A test case's name without ReFrame's ``%.`` parameters.'''
+    return ' '.join(w for w in display_name.split()
+                    if not w.startswith('%.'))
+
+
+def running_at_end(log_text):
+    '''The test cases ReFrame's output started and did not end: where a
+    run that was stopped or died stopped.'''
+    started, ended = {}, set()
+    for line in log_text.splitlines():
+        match = _STARTED.match(line)
+        if match:
+            started[match['hash']] = match['name']
+        match = _ENDED.match(line)
+        if match:
+            ended.add(match['hash'])
+
+    return [runs.short_name(short(name)) for key, name in started.items()
+            if key not in ended]
+
+
+def _read_log(path):
+    try:
+        with open(path, errors='replace') as fp:
+            return fp.read()
+    except OSError:
+        return ''
+
+
+def _why_stopped(state, status, minutes):
+    if state == 'TIMEOUT' and minutes:
+        return f"its job's time limit ({minutes} min)"
+    if state in _STATE_WORDS:
+        return _STATE_WORDS[state]
+    if status.get('signal'):
+        return f'signal {status["signal"]}'
+    return f'Slurm: {state}' if state else 'its job ended'
+
+
+def outcome(night, node, job, minutes=None):
+    '''``(report, fault, left_out)`` of ``node``: its parsed report
+    (``None`` if none can be read), why it is named (``None``: it did its
+    work), why it was left out of the night (``None``: it was not).'''
+    if not job:
+        return None, None, ('not submitted: the night stopped before its '
+                            'job was')
+    if job.get('refused'):
+        return None, f'did not start: sbatch refused its job: ' \
+                     f'{job["refused"]}', None
+    if job.get('gave_up'):
+        return None, f'did not start: its job pended for ' \
+                     f'{job["gave_up"]}', None
+    if job.get('cancelled_by_collect'):
+        return None, None, ('cancelled by hpc-acceptance collect --cancel '
+                            'before it ended: its results are not used')
+
+    status = night.read_status(node)
+    state = job.get('state') or ''
+    try:
+        report = runs.read_report(night.report(node))
+        unreadable = None
+    except runs.Unreadable as err:
+        report = None
+        unreadable = (None if not os.path.exists(night.report(node))
+                      else str(err))
+
+    if not status.get('started'):
+        return report, (f'its job ended ({state or "state unknown"}) '
+                        f'before the run on the node started; see '
+                        f'{night.folder}/slurm-{job.get("job")}.out'), None
+
+    # where it stopped: the test cases ReFrame aborted, else those its
+    # output started and never ended
+    stopped_at = [runs.short_name(short(c['display_name']))
+                  for c in runs.final_testcases(report or {})
+                  if c['result'] == 'abort'] or \
+        running_at_end(_read_log(night.log(node)))
+    where = f' at {stopped_at[0]}' if stopped_at else ''
+    if status.get('ended') is None:
+        lost = ('' if report is not None else
+                f': its report is {"truncated" if unreadable else "missing"}')
+        return report, (f'died{where} ({_why_stopped(state, status, None)})'
+                        f'{lost}'), None
+
+    if report is None and not unreadable and \
+            status.get('reframe_status') == 0 and not status.get('signal'):
+        # ReFrame writes no report where no test case ran: nothing selected
+        return None, None, None
+
+    if report is None:
+        what = (f'wrote a truncated report ({unreadable})' if unreadable
+                else f'ReFrame ended with status '
+                     f'{status.get("reframe_status")} and wrote no report')
+        return None, f'{what}; it stopped{where}', None
+
+    if status.get('signal') or state in _STATE_WORDS:
+        return report, (f'stopped{where}: '
+                        f'{_why_stopped(state, status, minutes)}'), None
+
+    return report, None, None
+
+
+def expected_cases(reports):
+    '''``{partition: {name without node: a test case}}`` of the non-fixture
+    test cases the nodes' reports hold.'''
+    found = {}
+    for report in reports:
+        for run in report['runs']:
+            for case in run['testcases']:
+                if not case.get('fixture'):
+                    found.setdefault(
+                        f'{case["system"]}:{case["partition"]}', {}
+                    ).setdefault(
+                        (_NID.sub('', case['display_name']),
+                         case.get('environ')), case)
+
+    return found
+
+
+def missing_case(template, node, fault, when, job):
+    '''A failed test case of ``node`` for the test case ``template`` of
+    another node, its reason ``fault``.'''
+    name = _NID.sub('', template['display_name']) + f' %.nid={node}'
+    return {
+        'display_name': name, 'name': name, 'unique_name': name,
+        'system': template['system'], 'partition': template['partition'],
+        'environ': template.get('environ'),
+        'filename': template.get('filename', ''),
+        'fixture': False, 'result': 'fail', 'fail_phase': 'run',
+        'fail_reason': fault, 'fail_severe': False,
+        'fail_info': None, 'perfvalues': {},
+        'scheduler': template.get('scheduler'),
+        'job_completion_time_unix': when,
+        'job_completion_time': time.strftime(TIME_FORMAT,
+                                             time.localtime(when)),
+        'jobid': (job or {}).get('job'), 'job_nodelist': node,
+        'node': None, 'time_total': None,
+    }
+
+
+def _counted(cases):
+    return {'num_cases': len(cases),
+            'num_failures': sum(c['result'] in ('fail', 'fail_deps')
+                                for c in cases),
+            'num_aborted': sum(c['result'] == 'abort' for c in cases),
+            'num_skipped': sum(c['result'] == 'skip' for c in cases)}
+
+
+def _node_cases(report, node, fault):
+    '''``[[test case]]`` of a node's report, run by run, as the night's
+    report holds them.'''
+    session = report.get('session_info') or {}
+    each = []
+    for run in report['runs']:
+        cases = []
+        for case in run['testcases']:
+            case = dict(case, node_session_uuid=session.get('uuid'),
+                        node_session_start_unix=session.get(
+                            'time_start_unix'))
+            if case.get('fixture'):
+                case['display_name'] += f' %.nid={node}'
+            if fault and case['result'] == 'abort':
+                # ReFrame's own: "aborted due to ForceExitError"
+                case['fail_reason'] = fault
+            cases.append(case)
+        each.append(cases)
+
+    return each
+
+
+def session_info(first, started, ended, extras, stage, output):
+    '''The night's ``session_info``: the nodes' own (their ReFrame's
+    version, configuration, session extras), the night's UUID and
+    times.'''
+    info = {k: v for k, v in (first or {}).items()
+            if k not in _PER_SESSION}
+    info.update(extras)
+    info.update(
+        data_version=info.get('data_version', '4.2'),
+        uuid=str(uuids.uuid4()), hostname=socket.gethostname(),
+        cmdline=' '.join(sys.argv), workdir=os.getcwd(),
+        time_start=time.strftime(TIME_FORMAT, time.localtime(started)),
+        time_start_unix=started,
+        time_end=time.strftime(TIME_FORMAT, time.localtime(ended)),
+        time_end_unix=ended, time_elapsed=ended - started,
+        prefix_stage=stage, prefix_output=output)
+    return info
+
+
+def collect(report_path, minutes=None, now=None):
+    '''Collect the night of ``report_path`` into that report (written),
+    its perflogs into the run's and its node list updated; ``(report,
+    status)``: the report as written and 0 when every node did its work
+    and ReFrame passed on each, else 1.
+
+    :raises ValueError: if the night's plan cannot be read.
+    '''
+    night = Night.of_report(report_path)
+    plan = night.read_plan()
+    jobs = night.read_jobs()
+    now = time.time() if now is None else now
+    minutes = minutes or plan.get('minutes')
+    nodes = sorted(plan['nodes'], key=natural_order)
+
+    read, faults, left_out, status = {}, {}, {}, 0
+    for node in nodes:
+        report, fault, left = outcome(night, node, jobs.get(node), minutes)
+        if report is not None and not left:
+            read[node] = report
+        if fault:
+            faults[node] = fault
+        if left:
+            left_out[node] = left
+        node_status = night.read_status(node).get('reframe_status')
+        if fault or (report is not None and node_status not in (0, None)):
+            status = 1
+
+    expected = expected_cases(read.values())
+    per_run = []
+    for node in nodes:
+        each = (_node_cases(read[node], node, faults.get(node))
+                if node in read else [[]])
+        if node in faults:
+            have = {(_NID.sub('', c['display_name']), c.get('environ'))
+                    for run in each for c in run if not c.get('fixture')}
+            for partition in plan['nodes'][node]:
+                system = f'{plan["system"]}:{partition}'
+                each[0] += [missing_case(case, node, faults[node], now,
+                                         jobs.get(node))
+                            for key, case in sorted(
+                                expected.get(system, {}).items())
+                            if key not in have]
+        for index, cases in enumerate(each):
+            while len(per_run) <= index:
+                per_run.append([])
+            per_run[index] += cases
+
+    first = next((r.get('session_info') for r in read.values()), None)
+    started = min((j['submitted'] for j in jobs.values()
+                   if j.get('submitted')), default=plan.get('started', now))
+    info = session_info(first, started, now, plan.get('extras', {}),
+                        plan['stage'], plan['output'])
+    all_cases = []
+    for index, cases in enumerate(per_run):
+        for number, case in enumerate(cases):
+            case.update(uuid=f'{info["uuid"]}:{index}:{number}',
+                        session_uuid=info['uuid'], run_index=index)
+        all_cases += cases
+
+    info.update(_counted(runs.final_attempts(all_cases)))
+    merged = {
+        'session_info': info,
+        'runs': [dict(_counted(cases), run_index=index, testcases=cases)
+                 for index, cases in enumerate(per_run)],
+        'restored_cases': [],
+        KEY: {'mode': 'node-jobs', 'folder': night.folder,
+              'nodes': len(nodes),
+              'jobs': sum(1 for j in jobs.values() if j.get('job')),
+              'bounds': plan.get('bounds', []),
+              'notes': plan.get('notes', []),
+              'faults': faults, 'left_out': left_out, 'status': status},
+    }
+    write_atomically(report_path, json.dumps(merged, indent=1))
+    for node in read:
+        merged_mark = os.path.join(night.node_dir(node), 'perflogs.merged')
+        if (os.path.isdir(night.perflogs(node)) and
+                not os.path.exists(merged_mark)):
+            perflogs.merge(night.perflogs(node), plan['perflogs'])
+            write_atomically(merged_mark, '')
+
+    _leave_out(report_path, plan, left_out)
+    return merged, status
+
+
+def _leave_out(report_path, plan, left_out):
+    '''Move the nodes ``left_out`` (``{node: why}``) from covered to left
+    out in the run's node list.'''
+    path = node_map_path(report_path)
+    if not left_out or not os.path.exists(path):
+        return
+
+    nodes = read_node_map(path)
+    for partition, about in nodes.items():
+        name = partition.split(':', 1)[-1]
+        for node, why in left_out.items():
+            if node in about['covered'] and name in plan['nodes'].get(
+                    node, []):
+                about['covered'].remove(node)
+                about['left_out'].append({'node': node, 'state': 'not run',
+                                          'reason': why})
+
+    write_node_map(path, nodes)
+
+
+def lines(report):
+    '''What a night's report says of how it ran, for people: its jobs,
+    the limits that bound it, each node named or left out.'''
+    night = report.get(KEY) if isinstance(report, dict) else None
+    if not isinstance(night, dict):
+        return []
+
+    said = [f'node jobs: {night.get("jobs", 0)} job(s) for '
+            f'{night.get("nodes", 0)} node(s), one a node']
+    said += [f'  bound by: {line}' for line in night.get('bounds') or []]
+    said += [f'  {node}: {why}' for node, why in sorted(
+        (night.get('faults') or {}).items(),
+        key=lambda item: natural_order(item[0]))]
+    said += [f'  {node} left out: {why}' for node, why in sorted(
+        (night.get('left_out') or {}).items(),
+        key=lambda item: natural_order(item[0]))]
+    return said
+
+
+def store(report_path, log):
+    '''Store the night's report in the results database, said in ``log``
+    (an open file) as ReFrame says it: whether it was stored.'''
+    done, present, errors = database.import_reports(database.database_path(),
+                                                    [report_path])
+    if done or present:
+        session = runs.report_session(report_path).get('uuid')
+        log.write(f'Current session stored with UUID: {session}\n')
+        return True
+
+    for error in errors:
+        log.write(f'WARNING: failed to store results in the database: '
+                  f'{error}\n')
+    return False
+
+
+def collected(report_path):
+    '''The night's report where it was collected already (it holds
+    :data:`KEY`), else ``None``: a night is collected, and stored, once.'''
+    try:
+        report = runs.read_report(report_path)
+    except runs.Unreadable:
+        return None
+
+    return report if isinstance(report.get(KEY), dict) else None
+
+
+def still_queued(night):
+    '''``{node: job}`` of the night's jobs Slurm still holds queued or
+    running.'''
+    plan = night.read_plan()
+    active = slurm_jobs.queue(plan['job_name']) or {}
+    return {node: job['job'] for node, job in night.read_jobs().items()
+            if job.get('job') in active}

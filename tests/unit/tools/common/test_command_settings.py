@@ -1,0 +1,60 @@
+'''The settings a command runs with (hpc_acceptance.tools.common.
+command_settings): read once from the options and the environment, each
+checked there, the options winning.'''
+
+import os
+
+import pytest
+
+from hpc_acceptance.tools.common import command_settings as settings
+
+
+def test_the_option_wins_over_the_environment_and_says_so(tmp_path):
+    env = {settings.DB_FILE: str(tmp_path / 'env.db')}
+    assert settings.read(env).db == str(tmp_path / 'env.db')
+    assert settings.read(env).db_from == settings.DB_FILE
+    given = settings.read(env, db=str(tmp_path / 'named.db'))
+    assert (given.db, given.db_from) == (str(tmp_path / 'named.db'), '--db')
+    assert settings.read({}).db == str(settings.DEFAULT_DB)
+    assert settings.read({}).db_from == 'the default'
+
+
+def test_the_lists_and_numbers_a_site_writes_are_read():
+    given = settings.read({settings.UNREFERENCED_OK: ' cluster, other  x ',
+                           settings.DB_BACKUPS: '3',
+                           settings.SHIFT_LIMIT: 'Memory=0.05',
+                           settings.SYSTEM: 'cluster'})
+    assert given.unreferenced_ok == {'cluster', 'other', 'x'}
+    assert given.db_backups == 3
+    assert given.shift_limit == 'Memory=0.05'
+    assert given.system == 'cluster'
+    assert settings.read({}).unreferenced_ok == frozenset()
+    assert settings.read({}).db_backups == settings.DEFAULT_BACKUPS
+
+
+@pytest.mark.parametrize('variable, value', [
+    (settings.DB_BACKUPS, '0'), (settings.DB_BACKUPS, 'seven'),
+    (settings.DB_BACKUPS, '-1'), (settings.MAX_JOBS, '0'),
+    (settings.MAX_JOBS, 'many')])
+def test_a_setting_that_cannot_be_used_is_refused_by_name(variable, value):
+    with pytest.raises(settings.BadSetting) as refused:
+        settings.read({variable: value})
+    assert str(refused.value).startswith(f'{variable}={value}: ')
+
+
+def test_a_run_s_reframe_is_given_its_bound_on_jobs():
+    assert settings.read({}).run_env() == {}
+    assert settings.read({}, max_jobs='4').run_env() == \
+        {settings.MAX_JOBS: '4'}
+    # the option wins over the environment's
+    assert settings.read({settings.MAX_JOBS: '9'}, max_jobs='4').run_env() \
+        == {settings.MAX_JOBS: '4'}
+    assert settings.read({settings.MAX_JOBS: '9'}).run_env() == \
+        {settings.MAX_JOBS: '9'}
+
+
+def test_reading_the_settings_changes_no_environment(monkeypatch):
+    monkeypatch.setenv(settings.MAX_JOBS, '2')
+    before = dict(os.environ)
+    settings.read(max_jobs='8')
+    assert dict(os.environ) == before
