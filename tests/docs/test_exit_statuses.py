@@ -11,8 +11,8 @@ import signal
 from conftest import PROJECT_DIR
 from hpc_acceptance.tools.fleet import suspects
 from hpc_acceptance.tools.launch import lock
-from hpc_acceptance.tools.pipeline import finish, run
-from hpc_acceptance.tools.results import db
+from hpc_acceptance.tools.pipeline import run, run_end
+from hpc_acceptance.tools.results import database
 from test_documented_behaviour import section
 
 TABLE_DOC = PROJECT_DIR / 'ci' / 'README.md'
@@ -28,10 +28,10 @@ def setup_failed():
 #: Each status the code names, with words its row must say.
 CODE = [
     (run.NOT_RUN, 'nothing was run'),
-    (db.UNREADABLE, 'a report cannot be read'),
+    (database.UNREADABLE, 'a report cannot be read'),
     (suspects.UNREADABLE, 'a report cannot be read'),
     (lock.BUSY, 'another run holds this checkout'),
-    (finish.NOT_STORED, 'results database cannot take the run'),
+    (run_end.NOT_STORED, 'results database cannot take the run'),
     (setup_failed(), 'the setup could not finish'),
     (128 + signal.SIGINT, 'SIGINT'),
     (128 + signal.SIGTERM, 'SIGTERM'),
