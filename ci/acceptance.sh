@@ -57,17 +57,23 @@ cd "$project_dir"
 # among the reframe arguments, else HPC_ACCEPTANCE_SYSTEM, which is then
 # passed on; an unknown one stops here before anything runs (exit 2), as
 # in ci/nightly.sh. Neither: ReFrame picks the system by host name (the
-# embedded default `local` on a machine no system file names).
+# embedded default `local` on a machine no system file names). A command
+# line that layers a configuration file of its own (-C) may name a system
+# of that file: ReFrame, which reads it, judges that name.
 system=
 shown=
+layered=
 for (( i = 1; i <= $#; i++ )); do
     case ${!i} in
         --system=*) system=${!i#--system=} shown="--system $system" ;;
         --system) j=$(( i + 1 )); system=${!j:-} shown="--system $system" ;;
+        -C|-C?*|--config-file|--config-file=*) layered=yes ;;
         --) break ;;
     esac
 done
-if [[ -z $shown && -n ${HPC_ACCEPTANCE_SYSTEM:-} ]]; then
+if [[ -n $shown && -n $layered ]]; then
+    shown=
+elif [[ -z $shown && -n ${HPC_ACCEPTANCE_SYSTEM:-} ]]; then
     system=$HPC_ACCEPTANCE_SYSTEM shown="HPC_ACCEPTANCE_SYSTEM=$system"
     set -- "$@" --system "$system"
 fi

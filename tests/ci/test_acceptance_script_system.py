@@ -81,6 +81,17 @@ def test_an_unknown_system_is_refused_before_anything_runs(checkout, args,
     assert done.stdout == ''
 
 
+@pytest.mark.parametrize('layer', [['-C', 'overlay.py'],
+                                   ['--config-file=overlay.py']])
+def test_a_system_of_a_layered_configuration_is_reframe_s_to_judge(
+        checkout, layer):
+    # the namespaced test clusters' system lives in a file layered with -C
+    done = acceptance(checkout, *layer, '--system', 'slurm-nodes')
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split('\n') == ['run', *layer, '--system',
+                                       'slurm-nodes', '']
+
+
 def test_a_site_directory_that_is_none_is_refused(checkout, tmp_path):
     done = acceptance(checkout, HPC_ACCEPTANCE_SITE_DIR=str(tmp_path / 'no'))
     assert done.returncode == 2
