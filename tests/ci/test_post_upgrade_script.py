@@ -6,29 +6,18 @@ is a stand-in that prints what it was given, in a copy of the checkout
 whose setup has nothing to do.'''
 
 import os
-import shutil
 import subprocess
 
 import pytest
 
-from conftest import PROJECT_DIR
+from helpers import echo_checkout
 
 
 @pytest.fixture(scope='module')
 def checkout(tmp_path_factory):
     '''A copy of the checkout whose ci/setup.sh does nothing and whose
     ``.venv/bin/hpc-acceptance`` prints its arguments, one a line.'''
-    copy = tmp_path_factory.mktemp('post-upgrade') / 'checkout'
-    shutil.copytree(PROJECT_DIR, copy, ignore=shutil.ignore_patterns(
-        '.venv', 'var', '.spack', '.git', '__pycache__', 'tests', 'build',
-        '*.egg-info', 'node_modules'))
-    (copy / 'ci' / 'setup.sh').write_text('#!/bin/sh\n')
-    (copy / '.venv' / 'bin').mkdir(parents=True)
-    (copy / '.venv' / 'bin' / 'hpc-acceptance').write_text(
-        '#!/bin/sh\nprintf "%s\\n" "$@"\n')
-    for script in ('setup.sh', '../.venv/bin/hpc-acceptance'):
-        (copy / 'ci' / script).chmod(0o755)
-    return copy
+    return echo_checkout.make(tmp_path_factory.mktemp('post-upgrade'))
 
 
 def post_upgrade(checkout, *args, **env):
