@@ -62,6 +62,15 @@ require_system() {
              "Nothing was run." >&2
         exit 2
     fi
+    # a name as ReFrame's and this project's (identifiers.NAME), checked
+    # before it is matched or echoed: shown quoted, never raw (a newline or
+    # an escape sequence would reach the log and the terminal as given)
+    if [[ ! $system =~ ^[A-Za-z_][A-Za-z0-9_-]{0,254}$ ]]; then
+        echo "$who: ${shown%%[ =]*} $(printf '%q' "$system") is no system" \
+             "name (a letter or _, then letters, digits, _ and -)." \
+             "Nothing was run." >&2
+        exit 2
+    fi
     if [[ " $known " != *" ? "* && " $known " != *" $system "* ]]; then
         echo "$who: $shown is no system of" \
              "config/systems/${HPC_ACCEPTANCE_SITE_DIR:+ or $HPC_ACCEPTANCE_SITE_DIR/systems/}" \

@@ -70,6 +70,24 @@ def test_an_unknown_system_is_refused_before_anything_runs(checkout, args,
     assert done.stdout == ''
 
 
+@pytest.mark.parametrize('name, quoted', [
+    ('n1\nscontrol update NodeName=n2 State=RESUME',
+     "$'n1\\nscontrol update NodeName=n2 State=RESUME'"),
+    ('\x1b[2Jall checks PASSED', "$'\\E[2Jall checks PASSED'"),
+    ('local local', 'local\\ local'),
+])
+def test_a_system_that_is_no_name_is_refused_quoted(checkout, name, quoted):
+    for args, env, how in (
+            (['--system', name], {}, '--system'),
+            ([], {'HPC_ACCEPTANCE_SYSTEM': name}, 'HPC_ACCEPTANCE_SYSTEM')):
+        done = acceptance(checkout, *args, **env)
+        assert done.returncode == 2
+        assert done.stderr == (
+            f'acceptance: {how} {quoted} is no system name (a letter or _, '
+            'then letters, digits, _ and -). Nothing was run.\n')
+        assert done.stdout == ''
+
+
 @pytest.mark.parametrize('layer', [['-C', 'overlay.py'],
                                    ['--config-file=overlay.py']])
 def test_a_system_of_a_layered_configuration_is_reframe_s_to_judge(
