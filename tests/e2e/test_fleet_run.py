@@ -195,17 +195,12 @@ DISTRIBUTE = ('--fleet-mode', 'distribute')
 
 
 def test_quiet_fleet_runs_name_no_node(state, cluster):
-    done, report = fleet_run(state, cluster, 'quiet-1', *ONE_AT_A_TIME,
-                             *CHECKS)
-    assert done.returncode == 0, done.stdout[-5000:]
-    assert 'suspect nodes: none of 4 node(s)' in done.stdout
-    assert done.stdout.splitlines()[-1].startswith('acceptance passed')
-
-    # the second night n2 is slow on the first run only: the rerun of its
-    # checks on it, before it is named, finds it back in line
-    rerun_log = state / 'reports' / 'quiet-2-confirm.log'
+    # n2 is slow on the night's first run only: the rerun of its checks on
+    # it, before it is named, finds it back in line; the three others,
+    # quiet throughout, are never suspects
+    rerun_log = state / 'reports' / 'quiet-confirm.log'
     with slowed(cluster, 'n2', until=rerun_log):
-        done, report = fleet_run(state, cluster, 'quiet-2', *ONE_AT_A_TIME,
+        done, report = fleet_run(state, cluster, 'quiet', *ONE_AT_A_TIME,
                                  *CHECKS)
 
     assert done.returncode == 0, done.stdout[-5000:]
@@ -226,8 +221,8 @@ def test_quiet_fleet_runs_name_no_node(state, cluster):
     for check in ('StreamCheck', 'MemoryDaxpyCheck',
                   'MemoryReadBandwidthCheck'):
         lines = (perflogs / f'{check}.log').read_text().splitlines()[1:]
-        # two nights on every node, and n2's reruns
-        assert len(lines) >= 2 * len(NODES)
+        # the night on every node, and n2's reruns
+        assert len(lines) > len(NODES)
         assert {re.search(r'\|node=([^|]*)\|', line)[1]
                 for line in lines} == set(NODES)
 
