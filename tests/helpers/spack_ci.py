@@ -161,8 +161,29 @@ def install(niceness=0, started=None):
     assert done.returncode == 0, done.stdout[-3000:]
     record = cache / 'spack' / 'setup.json'
     assert record.is_file(), done.stdout[-3000:]
-    return {'cache': cache, 'env': env_dir,
-            'record': json.loads(record.read_text()), 'output': done.stdout}
+    record = json.loads(record.read_text())
+    remember_concretizations(record)
+    return {'cache': cache, 'env': env_dir, 'record': record,
+            'output': done.stdout}
+
+
+#: Spack's concretization cache, in the user scope of the tests' Spack
+#: only (never a site's: Spack calls it experimental). ``new-system``
+#: concretizes the environment it writes before it writes it, a few
+#: minutes of both cores: the cluster's environment and this host's are
+#: the same problem, solved once a test run.
+CONCRETIZATION_CACHE = '''\
+concretizer:
+  concretization_cache:
+    enable: true
+'''
+
+
+def remember_concretizations(record):
+    '''The concretization cache on in the user scope ``record`` (a
+    setup.json) names.'''
+    scope = Path(record['env_vars']['SPACK_USER_CONFIG_PATH'])
+    (scope / 'concretizer.yaml').write_text(CONCRETIZATION_CACHE)
 
 
 class Ahead:
