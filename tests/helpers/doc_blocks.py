@@ -15,8 +15,21 @@ is replaced, by the test's value; a comment after ``#`` is the reader's.
 So a command changed in the doc is the command the test runs, and one that
 no longer works fails the test. tests/docs/test_doc_blocks.py holds that
 every marked block is taken by the test it names.
+
+A text block that shows what commands print is marked with them, run from
+the project's root on files of the checkout (:func:`output_blocks`)::
+
+    <!-- output-of: .venv/bin/hpc-acceptance verdict <report> 0 -->
+    ```text
+    acceptance passed — ...
+    ```
+
+tests/docs/test_doc_outputs.py runs them and compares (:func:`shows`): a
+line ``...`` in the doc stands for lines left out, and so does a line's
+end ``...``.
 '''
 
+import functools
 import os
 import re
 import shlex
@@ -31,6 +44,13 @@ _MARKED = re.compile(r'^<!-- run-by: (\S+) -->\n```sh\n(.*?)^```',
                      re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r'^#+\s+(.*)$', re.MULTILINE)
 _PLACEHOLDER = re.compile(r'<[a-z][a-z-]*>')
+
+
+#: A text block marked with the commands whose output it shows.
+_OUTPUT = re.compile(r'^<!-- output-of: (.*?) -->\n```text\n(.*?)^```',
+                     re.MULTILINE | re.DOTALL)
+#: Elided: a line that is only ``...``, or a line's end.
+_ELIDED = '...'
 
 
 class Block(NamedTuple):
@@ -74,6 +94,50 @@ def block(doc, heading):
         raise DocBlockError(f'{doc}: {len(found)} marked blocks under '
                             f'"{heading}", not one')
     return found[0]
+
+
+class OutputBlock(NamedTuple):
+    doc: str        # the Markdown file, from the project's root
+    commands: list  # the word lists of the commands, run in order
+    text: str       # what the doc shows they print
+
+
+def output_blocks():
+    '''Every text block of the project's Markdown files marked with the
+    commands whose output it shows (``;`` between commands).'''
+    found = []
+    for path in _markdown_files():
+        doc = str(path.relative_to(PROJECT_DIR))
+        for match in _OUTPUT.finditer(path.read_text()):
+            found.append(OutputBlock(
+                doc, [shlex.split(part) for part in match[1].split(';')],
+                match[2]))
+    return found
+
+
+def shows(shown, printed):
+    '''Whether the doc's text ``shown`` is what was ``printed``, but for
+    what the doc left out: a line ``...`` (with any indentation) stands for
+    none or more lines, a line ending in ``...`` for the rest of a line
+    that starts so.'''
+    want = shown.rstrip('\n').split('\n')
+    have = printed.rstrip('\n').split('\n')
+
+    @functools.cache
+    def match(i, j):
+        if i == len(want):
+            return j == len(have)
+        if want[i].strip() == _ELIDED:
+            return any(match(i + 1, k) for k in range(j, len(have) + 1))
+        if j == len(have):
+            return False
+        if want[i].endswith(_ELIDED):
+            same = have[j].startswith(want[i][:-len(_ELIDED)].rstrip())
+        else:
+            same = have[j] == want[i]
+        return same and match(i + 1, j + 1)
+
+    return match(0, 0)
 
 
 def commands(text, placeholders):
