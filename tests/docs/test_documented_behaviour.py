@@ -40,14 +40,6 @@ DYNAMIC = {
 }
 
 
-def parser_of(name):
-    '''The argparse parser cli.py makes of subcommand ``name``, or
-    ``None`` where the subcommand passes its arguments on (to ReFrame) and
-    reads its own by hand.'''
-    parser = cli.parser_of(name, cli.module_of(name))
-    return None if parser.get_default('passed_on') is not None else parser
-
-
 def parser_options(parser):
     '''Every option string of ``parser`` and of its subcommands.'''
     found = set()
@@ -62,13 +54,8 @@ def parser_options(parser):
 
 
 def options_of(name):
-    parser = parser_of(name)
-    if parser is not None:
-        return parser_options(parser)
-
-    # parsed by hand: the options its usage line names
-    usage = getattr(cli.module_of(name), 'USAGE', '')
-    return set(re.findall(r'(?<![\w-])(--?[A-Za-z][\w-]*)', usage))
+    '''Every option of subcommand ``name``, as cli.py parses it.'''
+    return parser_options(cli.parser_of(name, cli.module_of(name)))
 
 
 def section(text, heading):
@@ -106,8 +93,8 @@ def test_every_option_of_the_subcommand_is_documented(name):
 
 
 def test_the_options_are_read_from_the_definitions():
-    '''The rule on subcommands of each kind: argparse, sub-subcommands, by
-    hand.'''
+    '''The rule on subcommands of each kind: plain, with sub-subcommands,
+    passing arguments on.'''
     assert {'--replay', '--since', '--verify', '--db', '--site-dir'} <= \
         options_of('export')
     assert {'--keep', '--run', '--reports'} <= options_of('db')

@@ -100,14 +100,25 @@ def _main(argv):
         return 2
 
     module = module_of(name)
-    parser = parser_of(name, module)
-    args, others = parser.parse_known_args(rest)
-    if others and not hasattr(args, 'passed_on'):
-        parser.error(f'unrecognized arguments: {" ".join(others)}')
-    elif others:
-        args.passed_on = others
-
+    parser, args = parse(name, module, rest)
     try:
         return module.command(args)
     except arguments.UsageError as err:
         parser.error(str(err))
+
+
+def parse(name, module, argv):
+    '''``(parser, args)`` of subcommand ``name`` (of ``module``) given
+    ``argv``: what it passes on (:func:`.common.arguments.pass_on`) in
+    ``args.passed_on``; a usage error exits 2.'''
+    parser = parser_of(name, module)
+    if parser.get_default(arguments.OWN_FIRST):
+        own, others = arguments.split_own(parser, argv)
+        args = parser.parse_args(own)
+    else:
+        args, others = parser.parse_known_args(argv)
+        if others and not hasattr(args, 'passed_on'):
+            parser.error(f'unrecognized arguments: {" ".join(others)}')
+    if others:
+        args.passed_on = others
+    return parser, args

@@ -20,10 +20,36 @@ class UsageError(Exception):
     message names the option and says why.'''
 
 
-def pass_on(parser):
+#: The default of a parser whose own options come first
+#: (:func:`pass_on`'s ``own_first``).
+OWN_FIRST = 'own_options_first'
+
+
+def pass_on(parser, own_first=False):
     '''The command takes, besides the options it knows, arguments it
-    passes on (to ReFrame) unparsed and in order: ``args.passed_on``.'''
-    parser.set_defaults(passed_on=[])
+    passes on (to ReFrame) unparsed and in order: ``args.passed_on``.
+    ``own_first``: its own options come first, and from the first argument
+    that is none of them everything is passed on, words that look like
+    its options included (:func:`split_own`).'''
+    parser.set_defaults(passed_on=[], **{OWN_FIRST: own_first})
+
+
+def split_own(parser, argv):
+    '''``(own, passed on)``: ``argv`` split before the first argument
+    that is not one of ``parser``'s options (as ``--name`` or
+    ``--name=value``) or the value after one that takes a value.'''
+    argv = list(argv)
+    own = []
+    while argv:
+        word = argv[0]
+        action = parser._option_string_actions.get(word.split('=', 1)[0])
+        if action is None:
+            break
+        own.append(argv.pop(0))
+        # an option with one value given apart (``--max-jobs 8``)
+        if '=' not in word and action.nargs is None and argv:
+            own.append(argv.pop(0))
+    return own, argv
 
 
 def session_id(text):
@@ -100,20 +126,54 @@ def is_max_jobs(text):
 
 def _max_jobs(text):
     if not is_max_jobs(text):
-        raise argparse.ArgumentTypeError(f'{text}: a whole number, 1 or '
-                                         f'more')
+        raise argparse.ArgumentTypeError(f'{identifiers.shown(text)}: a '
+                                         f'whole number, 1 or more')
     return text
 
 
+def minutes(text):
+    '''A time limit in minutes: a whole number, 1 or more.'''
+    if not is_max_jobs(text):
+        raise argparse.ArgumentTypeError(f'{identifiers.shown(text)}: '
+                                         f'minutes, a whole number, 1 or '
+                                         f'more')
+    return int(text)
+
+
+#: A node state as ReFrame's ``--distribute`` and Slurm take it (``idle``,
+#: ``avail``, ``all``, ``mixed``, ``idle+drain``).
+_NODE_STATE = re.compile(r'[A-Za-z][A-Za-z0-9_+]{0,31}')
+
+
+def node_state(text):
+    '''A ``--fleet`` value: a node state; empty (``--fleet`` alone): the
+    default one.'''
+    if text and not _NODE_STATE.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f'{identifiers.shown(text)}: a node state (idle, avail, all, '
+            f'or a state of Slurm\'s)')
+    return text
+
+
+def reservation_name(text):
+    '''A ``--reservation`` value: a Slurm reservation's name, as it goes
+    into a job script's ``#SBATCH`` line.'''
+    try:
+        return identifiers.reservation(text)
+    except identifiers.BadIdentifier as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def add_run_options(parser):
-    '''The options of a run of ReFrame's checks (``ci/acceptance.sh``
-    reads the same by hand, before ReFrame's own): ``--fleet[=STATE]``,
+    '''The options of a run of ReFrame's checks: ``--fleet[=STATE]``,
     ``--reservation``, ``--max-jobs``.'''
-    parser.add_argument('--fleet', nargs='?', const='', metavar='STATE',
-                        help='every node (ReFrame\'s --distribute, in '
-                             'STATE: idle, avail in a reservation)')
-    parser.add_argument('--reservation', help='a Slurm reservation to run '
-                                              'in')
+    parser.add_argument('--fleet', nargs='?', const='', type=node_state,
+                        metavar='STATE',
+                        help='every node (in STATE: idle, avail in a '
+                             'reservation)')
+    parser.add_argument('--reservation', type=reservation_name,
+                        metavar='NAME',
+                        help='a Slurm reservation to run in')
     parser.add_argument('--max-jobs', type=_max_jobs, metavar='N',
                         help='at most N jobs submitted at once per '
                              'scheduler partition (a fleet run\'s default: '

@@ -85,6 +85,13 @@ def node(value, what='node name'):
                                      '"_" and ".")')
 
 
+def reservation(value, what='reservation'):
+    '''``value`` if it is a Slurm reservation's name (a node name's
+    characters).'''
+    return _check(NODE, value, what, 'a reservation name (letters, digits, '
+                                     '"-", "_" and ".")')
+
+
 def node_list(value, what='node list'):
     '''``value`` if it is a node name or ReFrame's abbreviation of several
     (:data:`NODE_LIST`): a multi-node test case's ``node``.'''

@@ -22,11 +22,13 @@ checkout's run lock and has set the machine up.
    ReFrame's ``--distribute`` (a job per node and check).
 5. The end every run shares (:mod:`.finish`), whose exit status this is.
 
-Options come first, in any order; the other arguments go to ReFrame.
-``hpc-acceptance post-upgrade`` starts its runs with the same steps 2 and
-4. Exit status: :mod:`.finish`'s; 2 wrong options, a report name that
-cannot be used, or no node to run on; 5 a database that cannot take the
-run; 128 + the signal when one stopped ReFrame.
+Options come first, in any order (argparse's, each checked by one
+function of :mod:`..common.arguments`); from the first argument that is
+none of them, everything goes to ReFrame. ``hpc-acceptance post-upgrade``
+starts its runs with the same steps 2 and 4. Exit status: :mod:`.finish`'s;
+2 wrong options, a report name that cannot be used, or no node to run on;
+5 a database that cannot take the run; 128 + the signal when one stopped
+ReFrame.
 '''
 
 import os
@@ -34,7 +36,6 @@ import sys
 import time
 
 from hpc_acceptance.tools.common import arguments, command_settings
-from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet.node_map import node_map_path
 from hpc_acceptance.tools.launch import reframe_call, report_file
 from hpc_acceptance.tools.node_jobs.coordinator import NightError
@@ -51,73 +52,37 @@ description = ('a run from its start (ci/acceptance.sh runs it): the '
 #: Exit status of a run that could not start as asked.
 NOT_RUN = 2
 
-USAGE = ('usage: ci/acceptance.sh [--full-output] [--fleet[=STATE]] '
-         '[--fleet-mode node-jobs|distribute] [--node-time-limit MIN] '
-         '[--reservation NAME] [--max-jobs N] [REFRAME ARGS...]')
-
-
-def _options(argv):
-    '''``(options, ReFrame's arguments)``: the run's own options, first.'''
-    options = {'full_output': False, 'fleet': None, 'reservation': None,
-               'max_jobs': None, 'fleet_mode': acceptance_run.FLEET_MODES[0],
-               'node_time_limit': None}
-    argv = list(argv)
-    while argv:
-        arg = argv[0]
-        name, given, value = arg.partition('=')
-        if arg == '--full-output':
-            options['full_output'] = True
-        elif name == '--fleet':
-            if given and not value:
-                raise UsageError('--fleet=: a node state after the "="')
-            options['fleet'] = value
-        elif name in ('--reservation', '--max-jobs', '--fleet-mode',
-                      '--node-time-limit'):
-            if not given:
-                if len(argv) < 2:
-                    raise UsageError(f'{name}: a value after it')
-                value = argv.pop(1)
-            options[name[2:].replace('-', '_')] = value
-        else:
-            break
-
-        argv.pop(0)
-
-    max_jobs = options['max_jobs']
-    if max_jobs is not None and not arguments.is_max_jobs(max_jobs):
-        raise UsageError(f'--max-jobs {max_jobs}: a whole number, 1 or more')
-
-    if options['fleet_mode'] not in acceptance_run.FLEET_MODES:
-        raise UsageError(f'--fleet-mode {options["fleet_mode"]}: one of '
-                         f'{", ".join(acceptance_run.FLEET_MODES)}')
-
-    limit = options['node_time_limit']
-    if limit is not None:
-        if not arguments.is_max_jobs(limit):
-            raise UsageError(f'--node-time-limit {limit}: minutes, a whole '
-                             f'number, 1 or more')
-        options['node_time_limit'] = int(limit)
-
-    return options, argv
-
 
 def setup_parser(parser):
-    parser.usage = USAGE[len('usage: '):]
-    arguments.pass_on(parser)
+    # its errors name the script a site runs, which runs this
+    parser.prog = 'ci/acceptance.sh'
+    parser.add_argument('--full-output', action='store_true',
+                        help="ReFrame's output on the console too, not "
+                             "only in the log beside the report")
+    arguments.add_run_options(parser)
+    parser.add_argument('--fleet-mode', choices=acceptance_run.FLEET_MODES,
+                        default=acceptance_run.FLEET_MODES[0],
+                        help='one Slurm job per node running its whole '
+                             "set, or ReFrame's --distribute, a job per "
+                             'node and check (default: %(default)s)')
+    parser.add_argument('--node-time-limit', type=arguments.minutes,
+                        metavar='MIN',
+                        help="a node job's time limit (default: the "
+                             "partition's, else 120)")
+    arguments.pass_on(parser, own_first=True)
+    parser.usage = ('%(prog)s [--full-output] [--fleet[=STATE]] '
+                    '[--fleet-mode node-jobs|distribute] '
+                    '[--node-time-limit MIN] [--reservation NAME] '
+                    '[--max-jobs N] [REFRAME ARGS...]')
 
 
 def command(args):
     prefix = 'acceptance'
-    try:
-        options, reframe_args = _options(args.passed_on)
-    except UsageError as err:
-        print(f'{prefix}: {err}\n{USAGE}', file=sys.stderr)
-        return NOT_RUN
-
+    reframe_args = args.passed_on
     # every setting read and checked before anything runs: a bad one
     # stops the night here, not after it (where it would hide a failure)
     try:
-        given = command_settings.read(max_jobs=options['max_jobs'])
+        given = command_settings.read(max_jobs=args.max_jobs)
         limits = limit.site_limits(given.shift_limit)
     except (command_settings.BadSetting, limit.LimitError) as err:
         print(f'{prefix} NOT RUN: {err}', file=sys.stderr)
@@ -141,26 +106,24 @@ def command(args):
 
     binary_sources.show(binary_sources.before(
         acceptance_run.system_named(reframe_args, given.system), given.db))
-    launcher = reframe_call.Launcher(prefix, options['reservation'],
+    launcher = reframe_call.Launcher(prefix, args.reservation,
                                      env=given.run_env(),
-                                     echo=options['full_output'],
+                                     echo=args.full_output,
                                      system=given.reframe_system)
     nodes = None
     try:
-        if options['fleet'] is None:
+        if args.fleet is None:
             runs = [launcher.reframe(report, launcher.arguments(
                 ['--mode', 'nightly', '-r'], reframe_args))]
         else:
-            state = acceptance_run.fleet_state(options['fleet'],
-                                               options['reservation'])
+            state = acceptance_run.fleet_state(args.fleet, args.reservation)
             runs = acceptance_run.fleet_runs(
                 report, state, launcher, reframe_args,
                 nodes_run=['--mode', 'fleet', '-r'],
                 multinode_run=['--mode', 'nightly', '--tag=multinode', '-r'],
-                node_jobs=None if options['fleet_mode'] == 'distribute' else
-                acceptance_run.NodeJobs(options['node_time_limit'],
-                                        options['max_jobs'],
-                                        options['reservation']))
+                node_jobs=None if args.fleet_mode == 'distribute' else
+                acceptance_run.NodeJobs(args.node_time_limit, args.max_jobs,
+                                        args.reservation))
             nodes = node_map_path(report)
     except acceptance_run.NoNodes:
         print(f'{prefix} NOT VALIDATED: no node to run on (see above)',

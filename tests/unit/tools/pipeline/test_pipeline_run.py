@@ -8,49 +8,65 @@ from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.pipeline import acceptance_run, run
 
 
+def parsed(argv):
+    '''The run's arguments as ``hpc-acceptance run ARGV`` parses them.'''
+    return cli.parse('run', run, argv)[1]
+
+
 def test_the_run_s_options_come_first_and_the_rest_goes_to_reframe():
-    options, rest = run._options(['--fleet=avail', '--max-jobs', '8',
-                                  '--reservation=maint', '--full-output',
-                                  '--fleet-mode', 'distribute',
-                                  '--node-time-limit=30',
-                                  '-n', 'Stream', '--max-jobs', '2'])
-    assert options == {'full_output': True, 'fleet': 'avail',
-                       'reservation': 'maint', 'max_jobs': '8',
-                       'fleet_mode': 'distribute', 'node_time_limit': 30}
+    args = parsed(['--fleet=avail', '--max-jobs', '8', '--reservation=maint',
+                   '--full-output', '--fleet-mode', 'distribute',
+                   '--node-time-limit=30', '-n', 'Stream', '--max-jobs', '2'])
+    assert (args.full_output, args.fleet, args.reservation, args.max_jobs,
+            args.fleet_mode, args.node_time_limit) == (
+        True, 'avail', 'maint', '8', 'distribute', 30)
     # after the first argument of ReFrame's, everything is ReFrame's
-    assert rest == ['-n', 'Stream', '--max-jobs', '2']
+    assert args.passed_on == ['-n', 'Stream', '--max-jobs', '2']
 
 
 def test_a_plain_fleet_run_and_no_option_at_all():
-    assert run._options(['--fleet', '--system', 'c'])[0]['fleet'] == ''
-    options, rest = run._options([])
-    assert options['fleet'] is None and rest == []
+    assert parsed(['--fleet', '--system', 'c']).fleet == ''
+    args = parsed([])
+    assert args.fleet is None and args.passed_on == []
     # a fleet run is one job per node unless asked otherwise
-    assert options['fleet_mode'] == 'node-jobs'
+    assert args.fleet_mode == 'node-jobs'
+    # an abbreviation is not the run's option: ReFrame is told it
+    assert parsed(['--res', 'x']).passed_on == ['--res', 'x']
 
 
 @pytest.mark.parametrize('argv, why', [
-    (['--max-jobs', '0'], '--max-jobs 0: a whole number, 1 or more'),
-    (['--max-jobs=lots'], '--max-jobs lots: a whole number, 1 or more'),
-    (['--reservation'], '--reservation: a value after it'),
-    (['--fleet='], '--fleet=: a node state after the "="'),
-    (['--fleet-mode=jobs'], '--fleet-mode jobs: one of node-jobs, '
-                            'distribute'),
-    (['--node-time-limit', '1h'], '--node-time-limit 1h: minutes, a whole '
-                                  'number, 1 or more'),
+    (['--max-jobs', '0'], "argument --max-jobs: '0': a whole number, 1 or "
+                          "more"),
+    (['--max-jobs=lots'], "argument --max-jobs: 'lots': a whole number, 1 "
+                          "or more"),
+    (['--reservation'], 'argument --reservation: expected one argument'),
+    (['--reservation', 'maint\n#SBATCH --uid=0'],
+     "argument --reservation: reservation 'maint\\n#SBATCH --uid=0' is not "
+     'a reservation name (letters, digits, "-", "_" and ".")'),
+    (['--fleet=idle;id'], "argument --fleet: 'idle;id': a node state (idle, "
+                          "avail, all, or a state of Slurm's)"),
+    (['--fleet-mode=jobs'], "argument --fleet-mode: invalid choice: 'jobs' "
+                            "(choose from 'node-jobs', 'distribute')"),
+    (['--node-time-limit', '1h'], "argument --node-time-limit: '1h': "
+                                  "minutes, a whole number, 1 or more"),
 ])
-def test_a_wrong_option_is_named(argv, why):
-    with pytest.raises(run.UsageError) as wrong:
-        run._options(argv)
-    assert str(wrong.value) == why
+def test_a_wrong_option_is_named(argv, why, capsys):
+    with pytest.raises(SystemExit) as wrong:
+        parsed(argv)
+    assert wrong.value.code == run.NOT_RUN == 2
+    err = capsys.readouterr().err
+    assert err.startswith('usage: ci/acceptance.sh [--full-output] ')
+    assert err.endswith(f'ci/acceptance.sh: error: {why}\n'), err
 
 
 def test_a_wrong_option_stops_the_run_before_anything(capsys, tmp_path,
                                                       monkeypatch):
     monkeypatch.setenv('RFM_REPORT_FILE', str(tmp_path / 'r.json'))
-    assert cli.main(['run', '--max-jobs', 'x', '-n', 'Stream']) == run.NOT_RUN
-    assert 'acceptance: --max-jobs x: a whole number' in \
-        capsys.readouterr().err
+    with pytest.raises(SystemExit) as wrong:
+        cli.main(['run', '--max-jobs', 'x', '-n', 'Stream'])
+    assert wrong.value.code == 2
+    assert "ci/acceptance.sh: error: argument --max-jobs: 'x': a whole " \
+        "number" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
