@@ -31,6 +31,13 @@ def acceptance(checkout, *args, **env):
                           capture_output=True, timeout=120)
 
 
+def refused(done, message):
+    '''``done`` refused before anything ran, with the one line
+    ``message``.'''
+    assert (done.returncode, done.stderr, done.stdout) == (
+        2, message + '\n', '')
+
+
 def test_the_named_system_is_passed_on(checkout):
     done = acceptance(checkout, '--fleet', '-n', 'StreamCheck',
                       HPC_ACCEPTANCE_SYSTEM='example-cluster')
@@ -62,12 +69,9 @@ def test_no_system_named_lets_reframe_pick_by_host_name(checkout):
 ])
 def test_an_unknown_system_is_refused_before_anything_runs(checkout, args,
                                                           env, shown):
-    done = acceptance(checkout, *args, **env)
-    assert done.returncode == 2
-    assert done.stderr == (
-        f'acceptance: {shown} is no system of config/systems/ (known: '
-        'example-cluster local). Nothing was run.\n')
-    assert done.stdout == ''
+    refused(acceptance(checkout, *args, **env),
+            f'acceptance: {shown} is no system of config/systems/ (known: '
+            'example-cluster local). Nothing was run.')
 
 
 @pytest.mark.parametrize('name, quoted', [
@@ -80,12 +84,9 @@ def test_a_system_that_is_no_name_is_refused_quoted(checkout, name, quoted):
     for args, env, how in (
             (['--system', name], {}, '--system'),
             ([], {'HPC_ACCEPTANCE_SYSTEM': name}, 'HPC_ACCEPTANCE_SYSTEM')):
-        done = acceptance(checkout, *args, **env)
-        assert done.returncode == 2
-        assert done.stderr == (
-            f'acceptance: {how} {quoted} is no system name (a letter or _, '
-            'then letters, digits, _ and -). Nothing was run.\n')
-        assert done.stdout == ''
+        refused(acceptance(checkout, *args, **env),
+                f'acceptance: {how} {quoted} is no system name (a letter or '
+                '_, then letters, digits, _ and -). Nothing was run.')
 
 
 @pytest.mark.parametrize('layer', [['-C', 'overlay.py'],
