@@ -52,22 +52,25 @@ def split_own(parser, argv):
     return own, argv
 
 
+def _identifier(check, *args):
+    '''``check(*args)`` (one of :mod:`.identifiers`), its refusal as
+    argparse's error of an option's value.'''
+    try:
+        return check(*args)
+    except identifiers.BadIdentifier as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def session_id(text):
     '''A ``--session`` value: a ReFrame session UUID, never a period or a
     filter (ReFrame evaluates a filter as Python).'''
-    try:
-        return identifiers.session(text, 'session')
-    except identifiers.BadIdentifier as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+    return _identifier(identifiers.session, text, 'session')
 
 
 def reframe_name(text):
     '''A ``--system`` or ``--partition`` value: a ReFrame name (files and
     queries are made of it).'''
-    try:
-        return identifiers.name(text, 'name')
-    except identifiers.BadIdentifier as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+    return _identifier(identifiers.name, text, 'name')
 
 
 def add_session(parser, what='a stored session'):
@@ -158,10 +161,7 @@ def node_state(text):
 def reservation_name(text):
     '''A ``--reservation`` value: a Slurm reservation's name, as it goes
     into a job script's ``#SBATCH`` line.'''
-    try:
-        return identifiers.reservation(text)
-    except identifiers.BadIdentifier as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+    return _identifier(identifiers.reservation, text)
 
 
 def add_run_options(parser):
