@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from reframe.core import runtime
 
+from helpers import machine_lock
 from helpers import spack_ci as spack_ci_kit
 from helpers import spack_site
 
@@ -51,25 +52,30 @@ def no_prepared_spack(tmp_path_factory):
     os.environ['HPC_ACCEPTANCE_SPACK_DIR'] = str(empty)
 
 
-#: The tests that may run beside the CI subset's install
-#: (tests/helpers/spack_ci.py, ``Ahead``): those whose figures' values no
-#: assertion reads (a verdict without references, a store's contents, the
-#: configuration, the in-process tests of functions). Every other test
-#: waits for the install to end.
-BESIDE_THE_INSTALL = ('ci/', 'config/', 'docs/', 'unit/', 'properties/',
-                      'e2e/test_acceptance_script.py',
-                      'e2e/test_bounded_variants.py',
-                      'e2e/test_export_to_store.py')
-
-
-def _beside_the_install(item):
-    return item.path.relative_to(TESTS_DIR).as_posix().startswith(
-        BESIDE_THE_INSTALL)
+#: The tests whose assertions read measured figures: a fleet's nodes judged
+#: against each other, a night judged against the references or noise
+#: floors its own earlier runs wrote, a slowed benchmark told from a quiet
+#: one. Each waits for the CI subset's install and runs alone on the
+#: machine (helpers/machine_lock.py); every other test may run beside
+#: others (the second pytest worker of ci/test.sh, the install ahead). A
+#: test file, or one of its tests.
+READS_FIGURES = (
+    'e2e/test_fleet_run.py::test_quiet_fleet_runs_name_no_node',
+    'e2e/test_fleet_run.py::'
+    'test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed',
+    'e2e/test_new_system.py::'
+    'test_the_docs_bring_the_system_up_and_it_passes_against_them',
+    'e2e/test_post_upgrade.py::'
+    'test_before_then_a_quiet_after_is_within_noise_and_says_what_changed',
+    'e2e/test_post_upgrade.py::test_a_slowed_benchmark_regresses',
+    'e2e/test_reference_bring_up.py::'
+    'test_three_runs_give_a_reference_file_that_the_next_run_passes',
+)
 
 
 #: What a test needs, as the markers that select it (tests/README.md,
-#: "Running a part"): a test is marked by its folder or file, or by a
-#: fixture it uses.
+#: "Running a part"): a test is marked by its folder, its file or its own
+#: name, or by a fixture it uses.
 MARKED_BY = {
     'e2e': {'paths': ('e2e/',)},
     'slurm': {'paths': ('e2e/test_slurm_', 'e2e/test_fleet_run.py',
@@ -81,54 +87,102 @@ MARKED_BY = {
     'browser': {'paths': ('e2e/test_report_in_browser.py',)},
     'slow': {'paths': ('e2e/', 'kernels/', 'spack_envs/'),
              'fixtures': ('cluster', 'spack_ci', 'site_spack', 'replays')},
+    'quiet': {'paths': READS_FIGURES},
 }
 
 
+def _where(item):
+    '''``folder/file.py::test`` of ``item``, below tests/.'''
+    path = item.path.relative_to(TESTS_DIR).as_posix()
+    return f'{path}::{item.originalname}'
+
+
 def _markers(item):
-    where = item.path.relative_to(TESTS_DIR).as_posix()
+    where = _where(item)
     return [name for name, by in MARKED_BY.items()
             if where.startswith(by['paths']) or
             set(by.get('fixtures', ())) & set(item.fixturenames)]
 
 
+def _waits_for_the_install(item):
+    return (item.get_closest_marker('quiet') is not None or
+            'spack_ci' in item.fixturenames)
+
+
+#: The pytest-xdist group of the tests that share what one worker makes
+#: once (``--dist loadgroup``): the Slurm clusters (the machine has one at
+#: a time, held for a whole module), the replayed machines; every other
+#: test stays with its file, whose module fixtures it shares.
+SHARED_BY = {'slurm': 'slurm', 'replays': 'replays', 'site_spack': 'spack'}
+
+
+def _group(item, by_file):
+    names = [name for marker_or_fixture, name in SHARED_BY.items()
+             if marker_or_fixture in by_file[item.path]]
+    return names[0] if names else item.path.relative_to(TESTS_DIR).as_posix()
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
-    '''Each test marked by what it needs (:data:`MARKED_BY`); the tests
-    that may run beside the install first, in their order, then the
-    others in theirs: a cold install (about ten minutes on two cores)
-    costs the session the time those tests leave it.'''
+    '''Each test marked by what it needs (:data:`MARKED_BY`) and grouped
+    for pytest-xdist (:data:`SHARED_BY`); the files none of whose tests
+    waits for the install first, in their order, then the others in
+    theirs: a cold install (about ten minutes of one core) costs the
+    session the time those tests leave it.'''
+    needs = {}
     for item in items:
-        for name in _markers(item):
+        markers = _markers(item)
+        for name in markers:
             item.add_marker(name)
-    items.sort(key=lambda item: not _beside_the_install(item))
+        needs.setdefault(item.path, set()).update(
+            [*markers, *item.fixturenames])
+    waits = {item.path for item in items if _waits_for_the_install(item)}
+    items.sort(key=lambda item: item.path in waits)
+    if config.pluginmanager.hasplugin('xdist'):
+        for item in items:
+            item.add_marker(pytest.mark.xdist_group(_group(item, needs)))
 
 
-@pytest.fixture(scope='session', autouse=True)
-def spack_ci_ahead(request, no_prepared_spack):
-    '''The CI subset's install, started at the session's start when a test
-    of the session needs it (tests/helpers/spack_ci.py), ended with the
-    session.'''
-    needed = any('spack_ci' in item.fixturenames
-                 for item in request.session.items)
-    if spack_ci_kit.MISSING_KIT or not needed:
-        yield None
-        return
-
-    ahead = spack_ci_kit.Ahead()
-    yield ahead
-    ahead.stop()
+#: Where the session keeps its install ahead.
+AHEAD = pytest.StashKey()
 
 
-@pytest.fixture(autouse=True)
-def no_build_beside(request, spack_ci_ahead):
-    '''A test not in :data:`BESIDE_THE_INSTALL` starts once the install
-    ahead has ended, whatever became of it.'''
-    if spack_ci_ahead is None or not spack_ci_ahead.running():
-        return
+def pytest_collection_finish(session):
+    '''The CI subset's install started when a test of the session needs
+    it (tests/helpers/spack_ci.py), before the first test runs.'''
+    needed = any('spack_ci' in item.fixturenames for item in session.items)
+    if (needed and not spack_ci_kit.MISSING_KIT and
+            not session.config.option.collectonly):
+        session.config.stash[AHEAD] = spack_ci_kit.Ahead()
 
-    if not _beside_the_install(request.node):
+
+def pytest_sessionfinish(session):
+    '''The install ahead ended with the session, had it been cut short.'''
+    ahead = session.config.stash.get(AHEAD, None)
+    if ahead is not None:
+        ahead.stop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    '''A test, with the fixtures it sets up and tears down, alone on the
+    machine when it reads figures, beside others otherwise; one that needs
+    the install starts once it has ended, whatever became of it.'''
+    ahead = item.config.stash.get(AHEAD, None)
+    if ahead is not None and _waits_for_the_install(item):
         # its failure is the failure of the tests that need it
         with contextlib.suppress(Exception):
-            spack_ci_ahead.wait()
+            ahead.wait()
+
+    quiet = item.get_closest_marker('quiet') is not None
+    with machine_lock.alone() if quiet else machine_lock.beside_others():
+        yield
+
+
+@pytest.fixture(scope='session')
+def spack_ci_ahead(request):
+    '''The install the session started ahead, or None.'''
+    return request.config.stash.get(AHEAD, None)
 
 
 @pytest.fixture(autouse=True)

@@ -6,6 +6,13 @@ tests/helpers/spack_ci.py is one install tree under ~/.cache. Two test runs on
 one machine (two checkouts, say) would collide there: each holds the lock of
 what it uses while it uses it, and the other waits. A kernel ``flock``:
 gone with the process however it ends, so never stale.
+
+The cores are shared the same way. A test whose assertions read measured
+figures (a fleet's nodes judged against each other, a run against the
+references its own earlier runs wrote) runs :func:`alone`; every other
+test, and every build or install, runs :func:`beside_others`. The two
+pytest workers of ci/test.sh, and a second checkout's test run, then
+overlap everything but the figures that are judged.
 '''
 
 import contextlib
@@ -17,10 +24,42 @@ LOCK_DIR = '/run/lock' if os.access('/run/lock', os.W_OK) \
     else tempfile.gettempdir()
 
 
+def _path(name):
+    return os.path.join(LOCK_DIR, f'hpc-acceptance-tests-{name}.lock')
+
+
 @contextlib.contextmanager
 def held(name):
     '''Hold the machine-wide lock ``name`` for the ``with`` block.'''
-    path = os.path.join(LOCK_DIR, f'hpc-acceptance-tests-{name}.lock')
-    with open(path, 'a') as lock:
+    with open(_path(name), 'a') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _cores(mode, turnstile=True):
+    '''The lock of the cores taken in ``mode``, through the turnstile
+    if ``turnstile``: the open file that holds it.'''
+    with held('turnstile') if turnstile else contextlib.nullcontext():
+        cores = open(_path('cores'), 'a')
+        fcntl.flock(cores, mode)
+
+    return cores
+
+
+@contextlib.contextmanager
+def alone():
+    '''The ``with`` block runs with no test or install beside it. The
+    turnstile is held while waiting, so that tests starting one after
+    the other beside it cannot keep it waiting for ever.'''
+    with _cores(fcntl.LOCK_EX):
+        yield
+
+
+@contextlib.contextmanager
+def beside_others(turnstile=True):
+    '''The ``with`` block may run beside other tests and installs, never
+    beside a test :func:`alone`. ``turnstile=False`` for what a waiting
+    test may itself be waiting for (the install ahead), which must not
+    queue behind it.'''
+    with _cores(fcntl.LOCK_SH, turnstile):
         yield

@@ -9,11 +9,10 @@ installs nothing. The session fixture ``spack_ci`` (tests/conftest.py)
 installs once for every test that needs a real Spack-built package.
 
 A cold install takes minutes of one core, mostly compiling NPB one
-benchmark after the other, while the tests use about one core of CI's
-two: a session that will need it starts it ahead (:class:`Ahead`), at a
-lower priority, beside the first tests, those whose figures' values no
-assertion reads (tests/conftest.py, ``BESIDE_THE_INSTALL``); every other
-test waits for it to end first, so no figure a test judges is measured
+benchmark after the other: a session that will need it starts it ahead
+(:class:`Ahead`), at a lower priority, beside the tests that need
+neither it nor quiet cores (tests/conftest.py, ``READS_FIGURES``); the
+others wait for it to end first, so no figure a test judges is measured
 beside a build.
 '''
 
@@ -149,22 +148,51 @@ def install(niceness=0, started=None):
     '''Installs the CI subset: ``{cache, env, record, output}``, where
     ``record`` is setup-spack's setup.json. AssertionError, with the end
     of setup's output, when the setup failed. ``niceness`` and
-    ``started``: as :func:`setup_spack`'s.'''
+    ``started``: as :func:`setup_spack`'s. Once a test run: its other
+    pytest worker takes the first one's install as it is, instead of
+    setting the tree up again under the tests already using it.'''
     cache = cache_dir()
     (cache / 'spack').mkdir(parents=True, exist_ok=True)
     # another checkout's test run may be installing into the same cache
     with machine_lock.held('spack-ci'):
-        env_dir = ci_environment(cache)
-        done, seconds = setup_spack(cache, env_dir, niceness, started)
+        done = _installed_in_this_run(cache)
+        if done is None:
+            env_dir = ci_environment(cache)
+            done, seconds = setup_spack(cache, env_dir, niceness, started)
+            print(f'setup-spack: {seconds:.0f} s')
+            assert done.returncode == 0, done.stdout[-3000:]
+            _remember_this_run(cache, done.stdout)
 
-    print(f'setup-spack: {seconds:.0f} s')
-    assert done.returncode == 0, done.stdout[-3000:]
     record = cache / 'spack' / 'setup.json'
     assert record.is_file(), done.stdout[-3000:]
     record = json.loads(record.read_text())
     remember_concretizations(record)
-    return {'cache': cache, 'env': env_dir, 'record': record,
-            'output': done.stdout}
+    return {'cache': cache, 'env': cache / 'spack-envs' / 'ci',
+            'record': record, 'output': done.stdout}
+
+
+#: pytest-xdist's id of the test run, the same in each of its workers.
+TEST_RUN = 'PYTEST_XDIST_TESTRUNUID'
+
+
+def _installed_in_this_run(cache):
+    '''The finished setup of this test run's earlier install, or None.'''
+    stamp = cache / 'installed-in-run.json'
+    if TEST_RUN not in os.environ or not stamp.is_file():
+        return None
+
+    installed = json.loads(stamp.read_text())
+    if installed['run'] != os.environ[TEST_RUN]:
+        return None
+
+    return subprocess.CompletedProcess([str(SETUP_SPACK)], 0,
+                                       installed['output'])
+
+
+def _remember_this_run(cache, output):
+    if TEST_RUN in os.environ:
+        (cache / 'installed-in-run.json').write_text(json.dumps(
+            {'run': os.environ[TEST_RUN], 'output': output}))
 
 
 #: Spack's concretization cache, in the user scope of the tests' Spack
@@ -200,7 +228,9 @@ class Ahead:
 
     def _install(self):
         try:
-            self.result = install(niceness=10, started=self._started)
+            # a test waiting to run alone may be waiting for this install
+            with machine_lock.beside_others(turnstile=False):
+                self.result = install(niceness=10, started=self._started)
         except BaseException as err:  # re-raised in the test that waits
             self.error = err
 
