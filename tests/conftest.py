@@ -1,5 +1,6 @@
 '''Shared helpers of the test suite.'''
 
+import collections
 import contextlib
 import json
 import os
@@ -125,10 +126,11 @@ def _group(item, by_file):
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
     '''Each test marked by what it needs (:data:`MARKED_BY`) and grouped
-    for pytest-xdist (:data:`SHARED_BY`); the files none of whose tests
-    waits for the install first, in their order, then the others in
-    theirs: a cold install (about ten minutes of one core) costs the
-    session the time those tests leave it.'''
+    for pytest-xdist (:data:`SHARED_BY`). The groups none of whose tests
+    waits for the install run first, in their order: a cold install
+    (about ten minutes of one core) costs the session the time they leave
+    it. Then the others, the largest first, so that the last to start is
+    short.'''
     needs = {}
     for item in items:
         markers = _markers(item)
@@ -136,11 +138,17 @@ def pytest_collection_modifyitems(session, config, items):
             item.add_marker(name)
         needs.setdefault(item.path, set()).update(
             [*markers, *item.fixturenames])
-    waits = {item.path for item in items if _waits_for_the_install(item)}
-    items.sort(key=lambda item: item.path in waits)
+    groups = {item: _group(item, needs) for item in items}
+    size = collections.Counter(groups.values())
+    waits = {groups[item] for item in items if _waits_for_the_install(item)}
+    order = {item: (groups[item] in waits,
+                    -size[groups[item]] if groups[item] in waits else 0,
+                    index)
+             for index, item in enumerate(items)}
+    items.sort(key=order.get)
     if config.pluginmanager.hasplugin('xdist'):
         for item in items:
-            item.add_marker(pytest.mark.xdist_group(_group(item, needs)))
+            item.add_marker(pytest.mark.xdist_group(groups[item]))
 
 
 #: Where the session keeps its install ahead.

@@ -89,7 +89,9 @@ class Cluster:
 
 
 @pytest.fixture
-def cluster(monkeypatch):
+def stand_in_slurm(monkeypatch):
+    '''A Slurm of :class:`Cluster` stand-ins (not conftest's ``cluster``,
+    whose name marks a test as starting a real one).'''
     def make(**kwargs):
         made = Cluster(**kwargs)
         for name in ('submit', 'queue', 'cancel'):
@@ -108,8 +110,9 @@ def _watch(tmp_path, queued=None, said=None):
                             sleep=lambda s: now.__setitem__(0, now[0] + s))
 
 
-def test_at_most_the_jobs_the_limits_leave_are_queued(cluster, tmp_path):
-    slurm = cluster()
+def test_at_most_the_jobs_the_limits_leave_are_queued(stand_in_slurm,
+                                                       tmp_path):
+    slurm = stand_in_slurm()
     jobs = _watch(tmp_path, queued=2).run()
     assert slurm.most_queued == 2
     assert {n: j['state'] for n, j in jobs.items()} == dict.fromkeys(
@@ -117,8 +120,9 @@ def test_at_most_the_jobs_the_limits_leave_are_queued(cluster, tmp_path):
     assert json.loads((tmp_path / 'jobs.json').read_text()) == jobs
 
 
-def test_a_job_that_cannot_start_is_cancelled_and_said(cluster, tmp_path):
-    slurm = cluster(down={'n4'}, refuse={'n3'})
+def test_a_job_that_cannot_start_is_cancelled_and_said(stand_in_slurm,
+                                                       tmp_path):
+    slurm = stand_in_slurm(down={'n4'}, refuse={'n3'})
     said = []
     jobs = _watch(tmp_path, said=said).run()
     assert jobs['n4']['gave_up'] == 'ReqNodeNotAvail, UnavailableNodes:n4'
@@ -130,9 +134,9 @@ def test_a_job_that_cannot_start_is_cancelled_and_said(cluster, tmp_path):
     assert any(line.startswith('n4: its job') for line in said)
 
 
-def test_a_signal_stops_the_submissions_and_leaves_the_queue(cluster,
+def test_a_signal_stops_the_submissions_and_leaves_the_queue(stand_in_slurm,
                                                              tmp_path):
-    slurm = cluster()
+    slurm = stand_in_slurm()
     watch = _watch(tmp_path, queued=1)
     watch.sleep = lambda s: watch.received.append(15)
     with pytest.raises(reframe_call.Interrupted):
