@@ -17,7 +17,7 @@ import matplotlib.image
 import pytest
 
 from conftest import DATA_DIR
-from helpers import fleet_cases
+from helpers import fleet_cases, report_pages
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.page import report_page as report
 from hpc_acceptance.tools.results import skips
@@ -68,7 +68,7 @@ def _page(tmp_path):
                   fail_reason='SanityError: the kernel reported no result')
     cases = cases + [failed]
     skipped = skips.reasons(cases, skips.read(RUN / 'nightly-console.log'))
-    page = report.page_for('browser-test', cases, history, skipped, runs=30)
+    page = report_pages.page_for('browser-test', cases, history, skipped)
     return page, report.write(page, tmp_path / 'page')
 
 
@@ -119,7 +119,7 @@ def test_a_fleet_of_1000_nodes_is_one_readable_page(tmp_path):
     cases = fleet_cases.big_fleet(1000, 100, slow={
         'n88': (0.4, ('Synthetic03Check',)),
         'n417': (0.3, ('Synthetic11Check', 'Synthetic17Check'))})
-    page = report.page_for('fleet-test', cases, [], [], runs=30)
+    page = report_pages.page_for('fleet-test', cases, [], [])
     page.fleets = comparison.compare(cases)
     page.nodes = {'cluster:compute': {'state': 'idle', 'covered': [],
                                       'left_out': [{'node': 'n1001',
@@ -152,11 +152,10 @@ def test_a_fleet_of_1000_nodes_is_one_readable_page(tmp_path):
     assert (0xc6, 0x28, 0x28) in colours
 
 
-def _shifted_page(tmp_path, monkeypatch):
+def _shifted_page(tmp_path):
     '''A real nightly's figures over 20 nights of 1 % noise, the first
     figure 10 % worse from night 16 on, the night the kernel changed; the
     site's shift limit 5 %.'''
-    monkeypatch.setenv('HPC_ACCEPTANCE_SHIFT_LIMIT', '0.05')
     report_data = json.loads((RUN / 'nightly-report.json').read_text())
     cases = report_data['runs'][-1]['testcases']
     measured = [c for c in cases if c.get('perfvalues')]
@@ -177,13 +176,14 @@ def _shifted_page(tmp_path, monkeypatch):
             (tonight if night == 19 else history).append(old)
 
     tonight += [c for c in cases if not c.get('perfvalues')]
-    page = report.page_for('shift-test', tonight, history, [], runs=30)
+    page = report_pages.page_for('shift-test', tonight, history, [],
+                                 shift_limit='0.05')
     return page, report.write(page, tmp_path / 'page')
 
 
-def test_a_shift_across_nights_is_marked_on_its_trend(tmp_path, monkeypatch):
+def test_a_shift_across_nights_is_marked_on_its_trend(tmp_path):
     chromium = _chromium()
-    page, path = _shifted_page(tmp_path, monkeypatch)
+    page, path = _shifted_page(tmp_path)
     shifted = [t for t in page.trends if t.shift]
     assert shifted and all(t.key == shifted[0].key for t in shifted)
     assert page.status == 1

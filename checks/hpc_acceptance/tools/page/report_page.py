@@ -7,7 +7,6 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.fleet.node_map import read_node_map
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.outcome import acceptance_verdict, summary_text
@@ -19,7 +18,7 @@ from hpc_acceptance.tools.page.trends import MAX_TREND_PLOTS, by_check
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import ResultsError, Unreadable
-from hpc_acceptance.tools.shifts import limit, nightly
+from hpc_acceptance.tools.shifts import nightly
 
 
 LOG_NAME = 'reframe-output.log'
@@ -64,35 +63,15 @@ def _when(testcases):
         max(times), datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
 
 
-def _settings():
-    '''The settings of a page made without its run's verdict or shifts
-    (:func:`page_for` alone): this process's.'''
-    return command_settings.read()
-
-
-def _shifts(testcases, history):
-    '''``(shifts, why none could be judged)`` of a page made without its
-    run's: with the site's shift limit of this process's settings.'''
-    try:
-        given = _settings()
-        return nightly.find(testcases, history,
-                            limit.site_limits(given.shift_limit),
-                            db_path=given.db), None
-    except (command_settings.BadSetting, *nightly.UNREADABLE) as err:
-        return [], str(err)
-
-
-def page_for(session, testcases, history, skipped, *, runs, fleets=None,
-             fleet_note=None, found=None, judged=None):
-    '''The :class:`ReportPage` of a session's ``testcases``; ``found``
-    (its shifts and why there are none) and ``judged`` (its verdict: exit
-    status and message) where the run's end made them already.'''
-    shifts, shift_note = found or _shifts(testcases, history)
+def page_for(session, testcases, history, skipped, *, runs, found, judged,
+             fleets=None, fleet_note=None):
+    '''The :class:`ReportPage` of a session's ``testcases``: ``found``
+    its shifts and why there are none, ``judged`` its verdict (exit status
+    and message), as the run's end made them.'''
+    shifts, shift_note = found
     floors, floors_note = calibration.floors_of(
         calibration.system_of(testcases) or '')
-    status, message = judged or acceptance_verdict.judge(
-        {'runs': [{'testcases': testcases}]}, fleets or [], fleet_note,
-        shifts, unreferenced_ok=_settings().unreferenced_ok)
+    status, message = judged
     systems = sorted({c.get('system', '?') for c in testcases})
     return ReportPage(
         session=session, system=', '.join(systems) or '?',

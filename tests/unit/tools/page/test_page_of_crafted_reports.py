@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from helpers import fleet_cases
+from helpers import fleet_cases, report_pages
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.common import identifiers
 from hpc_acceptance.tools.fleet import comparison
@@ -86,7 +86,7 @@ def test_a_page_draws_a_bounded_number_of_plots_the_worst_first(
     monkeypatch.setattr(report_page, 'MAX_TREND_PLOTS', 1)
     monkeypatch.setattr(report_page.html, 'MAX_TREND_PLOTS', 1)
     cases = fleet_cases.fleet(4, figures=STREAM)
-    page = report_page.page_for(SESSION, cases, [], {}, runs=30)
+    page = report_pages.page_for(SESSION, cases, [], {})
     page.trends[-1].verdict = 'fail'
     text = open(report_page.write(page, tmp_path)).read()
     assert len(list(tmp_path.glob('trend-*.png'))) == 1

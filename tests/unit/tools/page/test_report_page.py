@@ -5,6 +5,7 @@ import re
 
 import matplotlib.image
 from conftest import DATA_DIR
+from helpers import report_pages
 
 from hpc_acceptance.tools.page import report_page as report
 from hpc_acceptance.tools.results import skips
@@ -25,7 +26,7 @@ def _page(tmp_path, history_runs=0):
             history.append(old)
 
     skipped = skips.reasons(cases, skips.read(RUN / 'nightly-console.log'))
-    page = report.page_for('the-session', cases, history, skipped, runs=30)
+    page = report_pages.page_for('the-session', cases, history, skipped)
     return page, report.write(page, tmp_path)
 
 
@@ -66,6 +67,6 @@ def test_a_run_judged_by_no_reference_file_says_so(tmp_path):
 def test_a_site_system_without_references_is_not_validated(tmp_path):
     cases = [dict(c, system='cluster') for c in json.loads(
         (RUN / 'nightly-report.json').read_text())['runs'][-1]['testcases']]
-    page = report.page_for('the-session', cases, [], [], runs=30)
+    page = report_pages.page_for('the-session', cases, [], [])
     text = open(report.write(page, tmp_path)).read()
     assert 'NOT VALIDATED (no reference file for cluster)' in text
