@@ -48,6 +48,8 @@ night's folder cannot be read.
 
 import sys
 
+from hpc_acceptance.tools.common import command_settings
+from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet.model import natural_order
 from hpc_acceptance.tools.fleet.node_map import node_map_path
 from hpc_acceptance.tools.launch import reframe_call
@@ -79,6 +81,11 @@ def _finish_line(report_path, merged, status, stored):
 
 
 def command(args):
+    try:
+        given = command_settings.read()
+    except command_settings.BadSetting as err:
+        raise UsageError(str(err)) from None
+
     done = gather.collected(args.report)
     if done is not None:
         print(f'collect: {args.report} was collected already')
@@ -113,6 +120,6 @@ def command(args):
         return 3
 
     with open(reframe_call.log_of(args.report), 'a') as log:
-        stored = gather.store(args.report, log)
+        stored = gather.store(args.report, log, given.db)
     _finish_line(args.report, merged, status, stored)
     return 0

@@ -139,9 +139,10 @@ def _say(log, prefix, echo):
 
 
 def run_night(report, node_map, launcher, reframe_args, head,
-              minutes=None, max_jobs=None, reservation=None):
+              minutes=None, max_jobs=None, reservation=None, db_path=None):
     '''The night of ``node_map``'s nodes (one job each), collected into
-    ``report`` and stored: ``(report, status)`` as a ReFrame run's pair
+    ``report`` and stored in the results database ``db_path`` (None:
+    ReFrame's default): ``(report, status)`` as a ReFrame run's pair
     (:func:`.gather.collect`'s status).
 
     :raises NightError: if it cannot run (said why).
@@ -196,7 +197,7 @@ def run_night(report, node_map, launcher, reframe_args, head,
         for node in plan['nodes']:
             _skip_lines(night.log(node), log)
         collected = _cpu()
-        gather.store(report, log)
+        gather.store(report, log, db_path)
         # what the night cost its coordinator (ci/bench/fleet_cost.py)
         write_json(os.path.join(night.folder, 'cost.json'), {
             'cpu_before': started, 'cpu_watched': watched,

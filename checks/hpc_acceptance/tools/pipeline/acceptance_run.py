@@ -105,6 +105,8 @@ class NodeJobs(NamedTuple):
     #: at most this many node jobs queued at once (``--max-jobs``)
     max_jobs: Optional[str] = None
     reservation: Optional[str] = None
+    #: the results database the nights are stored in (the run's settings)
+    db: Optional[str] = None
 
 
 def fleet_runs(report, state, launcher, reframe_args, nodes_run,
@@ -178,4 +180,4 @@ def _only(node_map, nodes):
 def _night(report, node_map, launcher, reframe_args, head, node_jobs):
     return run_night(report, node_map, launcher, reframe_args, head,
                      node_jobs.minutes, node_jobs.max_jobs,
-                     node_jobs.reservation)
+                     node_jobs.reservation, node_jobs.db)
