@@ -92,10 +92,14 @@ MARKED_BY = {
 }
 
 
+def _file(item):
+    '''``folder/file.py`` of ``item``, below tests/.'''
+    return item.path.relative_to(TESTS_DIR).as_posix()
+
+
 def _where(item):
     '''``folder/file.py::test`` of ``item``, below tests/.'''
-    path = item.path.relative_to(TESTS_DIR).as_posix()
-    return f'{path}::{item.originalname}'
+    return f'{_file(item)}::{item.originalname}'
 
 
 def _markers(item):
@@ -120,7 +124,7 @@ SHARED_BY = {'slurm': 'slurm', 'replays': 'replays', 'site_spack': 'spack'}
 def _group(item, by_file):
     names = [name for marker_or_fixture, name in SHARED_BY.items()
              if marker_or_fixture in by_file[item.path]]
-    return names[0] if names else item.path.relative_to(TESTS_DIR).as_posix()
+    return names[0] if names else _file(item)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -155,20 +155,21 @@ def install(niceness=0, started=None):
     (cache / 'spack').mkdir(parents=True, exist_ok=True)
     # another checkout's test run may be installing into the same cache
     with machine_lock.held('spack-ci'):
-        done = _installed_in_this_run(cache)
-        if done is None:
-            env_dir = ci_environment(cache)
-            done, seconds = setup_spack(cache, env_dir, niceness, started)
+        output = _installed_in_this_run(cache)
+        if output is None:
+            done, seconds = setup_spack(cache, ci_environment(cache),
+                                        niceness, started)
             print(f'setup-spack: {seconds:.0f} s')
-            assert done.returncode == 0, done.stdout[-3000:]
-            _remember_this_run(cache, done.stdout)
+            output = done.stdout
+            assert done.returncode == 0, output[-3000:]
+            _remember_this_run(cache, output)
 
     record = cache / 'spack' / 'setup.json'
-    assert record.is_file(), done.stdout[-3000:]
+    assert record.is_file(), output[-3000:]
     record = json.loads(record.read_text())
     remember_concretizations(record)
     return {'cache': cache, 'env': cache / 'spack-envs' / 'ci',
-            'record': record, 'output': done.stdout}
+            'record': record, 'output': output}
 
 
 #: pytest-xdist's id of the test run, the same in each of its workers.
@@ -176,17 +177,14 @@ TEST_RUN = 'PYTEST_XDIST_TESTRUNUID'
 
 
 def _installed_in_this_run(cache):
-    '''The finished setup of this test run's earlier install, or None.'''
+    '''The output of this test run's earlier install, or None.'''
     stamp = cache / 'installed-in-run.json'
     if TEST_RUN not in os.environ or not stamp.is_file():
         return None
 
     installed = json.loads(stamp.read_text())
-    if installed['run'] != os.environ[TEST_RUN]:
-        return None
-
-    return subprocess.CompletedProcess([str(SETUP_SPACK)], 0,
-                                       installed['output'])
+    return installed['output'] if installed['run'] == os.environ[TEST_RUN] \
+        else None
 
 
 def _remember_this_run(cache, output):
