@@ -161,10 +161,13 @@ def set_up(node):
     assert not (checkout / 'var').exists()
     # root's PATH as Debian gives it (a login shell, sudo), not the
     # tests': a python3 under root's home (pyenv's) is not the account's
-    # to run, and the setup would say so
+    # to run, and the setup would say so; nor the tests' empty Spack
+    # directory (conftest.py), root's alone, which the night never sees
+    env = {name: value for name, value in os.environ.items()
+           if name != 'HPC_ACCEPTANCE_SPACK_DIR'}
     done = subprocess.run(
         ['ci/setup.sh', '--night-account', node['account'].pw_name],
-        cwd=checkout, env=dict(os.environ, PATH=ROOT_PATH,
+        cwd=checkout, env=dict(env, PATH=ROOT_PATH,
                                HPC_ACCEPTANCE_SPACK='off'),
         text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         timeout=1800)
@@ -195,12 +198,17 @@ def cron_night(node, set_up, store, tmp_path_factory):
                            settings)
     text = '\n'.join(f'{name}="{value}"' for name, value in
                      settings.items() if name not in found) + '\n' + text
-    cron_daemon.run(text, tmp_path_factory.mktemp('cron-daemon'))
-    return (checkout / 'var' / 'nightly.log').read_text(), text
+    daemon = tmp_path_factory.mktemp('cron-daemon')
+    cron_daemon.run(text, daemon)
+    log = checkout / 'var' / 'nightly.log'
+    assert log.exists(), (daemon / 'cron.log').read_text()
+    return log.read_text(), text
 
 
 def test_the_administrator_sets_the_node_up_once_as_root(node, set_up):
     assert 'setup: creating .venv with the pinned ReFrame' in set_up
+    # the account's own check of the code it runs read everything
+    assert 'Permission denied' not in set_up, set_up
     account = node['account']
     assert (f"setup: var/ is {account.pw_name}'s (group "
             f"{account.pw_name}, 0750)") in set_up

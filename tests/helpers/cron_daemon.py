@@ -38,6 +38,15 @@ def at_start(text):
     return '\n'.join(lines) + '\n'
 
 
+def _name(pid):
+    '''The command name of process ``pid``; '' once it has ended.'''
+    try:
+        with open(f'/proc/{pid}/comm') as fp:
+            return fp.read().strip()
+    except OSError:
+        return ''
+
+
 def _children(pid):
     found = []
     for entry in os.listdir('/proc'):
@@ -83,6 +92,12 @@ def run(text, root, timeout=1800):
              mounts], stdout=log, stderr=subprocess.STDOUT)
     started = time.monotonic()
     try:
+        # the mounts are the shell's children too: the job's are cron's,
+        # once the shell has become cron (exec keeps its pid)
+        while _name(daemon.pid) != 'cron':
+            assert daemon.poll() is None, (root / 'cron.log').read_text()
+            assert time.monotonic() - started < 60, 'cron did not start'
+            time.sleep(0.1)
         # cron forks a child per job, which waits for the command
         while not _children(daemon.pid):
             assert daemon.poll() is None, (root / 'cron.log').read_text()
