@@ -81,6 +81,8 @@ def brought_up(cluster, spack_ci, tmp_path_factory):
 
 def test_the_files_say_what_the_cluster_is(brought_up, cluster):
     root = brought_up['root']
+    assert 'new-system: Spack concretizes the environment' in \
+        brought_up['output']
     assert sorted(str(p.relative_to(root)) for p in root.rglob('*')
                   if p.is_file()) == [
         'config.py', f'spack-envs/{NAME}/spack.yaml', f'systems/{NAME}.py',

@@ -190,7 +190,10 @@ def check_files(files, request, workdir):
     say(f'reframe lists {sum(listed.values())} nightly test cases: '
         f'{", ".join(f"{name} ({n})" for name, n in sorted(listed.items()))}')
     env_dir = os.path.join(staging, 'spack-envs', request.name)
-    if shutil.which('spack'):
+    if not request.concretize:
+        say('--no-concretize: the environment is not concretized here; '
+            'spack install concretizes it')
+    elif shutil.which('spack'):
         say('checking: spack concretize of the new environment (minutes)')
         written_checks.concretize(env_dir)
         say('Spack concretizes the environment')
@@ -292,6 +295,11 @@ def setup_parser(parser):
     parser.add_argument('--force', action='store_true',
                         help='replace existing files, after showing the '
                              'diff')
+    parser.add_argument('--no-concretize', dest='concretize',
+                        action='store_false',
+                        help='do not check that Spack concretizes the '
+                             'written environment (minutes); spack install '
+                             'does it')
 
 
 def command(args):
@@ -299,7 +307,7 @@ def command(args):
     shown with ``--dry-run``), then the next commands.'''
     request = Request(args.name, args.site_dir, args.scheduler,
                       args.partition, args.module, args.probe_timeout,
-                      args.dry_run, args.force)
+                      args.dry_run, args.force, args.concretize)
     problem = request.problem()
     if problem:
         raise UsageError(problem)

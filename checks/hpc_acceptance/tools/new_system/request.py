@@ -24,6 +24,9 @@ class Request:
     probe_timeout: float = 600
     dry_run: bool = False
     force: bool = False
+    #: Spack's concretization of the written environment left to the
+    #: install (a few minutes of the node's cores saved here)
+    concretize: bool = True
 
     def problem(self):
         '''What makes the request unusable, as a usage error says it;
