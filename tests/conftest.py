@@ -157,6 +157,8 @@ def pytest_collection_modifyitems(session, config, items):
 
 #: Where the session keeps its install ahead.
 AHEAD = pytest.StashKey()
+#: Where a quiet test keeps the cores it holds alone.
+CORES = pytest.StashKey()
 
 
 def pytest_collection_finish(session):
@@ -186,9 +188,21 @@ def pytest_runtest_protocol(item, nextitem):
         with contextlib.suppress(Exception):
             ahead.wait()
 
-    quiet = item.get_closest_marker('quiet') is not None
-    with machine_lock.alone() if quiet else machine_lock.beside_others():
+    if item.get_closest_marker('quiet') is None:
+        with machine_lock.beside_others():
+            yield
+        return
+
+    with machine_lock.alone() as cores:
+        item.stash[CORES] = cores
         yield
+
+
+@pytest.fixture
+def cores_alone(request):
+    '''The cores this quiet test holds alone (machine_lock.Alone), which
+    a step of it that reads no figure shares.'''
+    return request.node.stash[CORES]
 
 
 @pytest.fixture(scope='session')

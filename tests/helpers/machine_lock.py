@@ -46,13 +46,33 @@ def _cores(mode, turnstile=True):
     return cores
 
 
+class Alone:
+    '''The cores held alone (:func:`alone`), which a step that reads no
+    figure (a build, an install) may share for its time.'''
+
+    def __init__(self, cores):
+        self._cores = cores
+
+    @contextlib.contextmanager
+    def shared(self):
+        '''Others may run beside the ``with`` block; alone again after
+        it, through the turnstile as at the start.'''
+        fcntl.flock(self._cores, fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            with held('turnstile'):
+                fcntl.flock(self._cores, fcntl.LOCK_EX)
+
+
 @contextlib.contextmanager
 def alone():
-    '''The ``with`` block runs with no test or install beside it. The
-    turnstile is held while waiting, so that tests starting one after
-    the other beside it cannot keep it waiting for ever.'''
-    with _cores(fcntl.LOCK_EX):
-        yield
+    '''The ``with`` block runs with no test or install beside it
+    (:class:`Alone`). The turnstile is held while waiting, so that tests
+    starting one after the other beside it cannot keep it waiting for
+    ever.'''
+    with _cores(fcntl.LOCK_EX) as cores:
+        yield Alone(cores)
 
 
 @contextlib.contextmanager
