@@ -76,7 +76,9 @@ def node_figures(report):
     found = {}
     for run in json.loads(Path(report).read_text())['runs']:
         for case in run['testcases']:
-            node = (case.get('job_nodelist') or [None])[0]
+            # ReFrame writes a one-node list as the node's name
+            nodes = case.get('job_nodelist') or [None]
+            node = nodes if isinstance(nodes, str) else nodes[0]
             if not node or not case.get('perfvalues'):
                 continue
             check = case['display_name'].split()[0]

@@ -140,7 +140,9 @@ def _node_hardware():
 
 def _write_conf(root, controller, nodes):
     '''slurm.conf of nodes ``{name: NodeName line}``, and every node's own
-    spool and temporary folders (slurm.conf.in's ``%n``).'''
+    spool and temporary folders (slurm.conf.in's ``%n``). Its paths are
+    absolute: the daemons change directory.'''
+    root = Path(root).resolve()
     (root / 'state').mkdir(exist_ok=True)
     for name in nodes:
         for folder in ('spool', 'tmp'):
