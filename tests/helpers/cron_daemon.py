@@ -63,6 +63,15 @@ def _children(pid):
     return found
 
 
+def _starting(daemon, root, started, done, what):
+    '''Wait until ``done()``, the daemon alive and within a minute of
+    ``started``; else fail saying ``what`` (or cron's log).'''
+    while not done():
+        assert daemon.poll() is None, (root / 'cron.log').read_text()
+        assert time.monotonic() - started < 60, what
+        time.sleep(0.1)
+
+
 def run(text, root, timeout=1800):
     '''Run the one entry of the cron.d file ``text`` under a cron daemon
     started for it, until the command it started has ended; ``root``: a
@@ -94,15 +103,11 @@ def run(text, root, timeout=1800):
     try:
         # the mounts are the shell's children too: the job's are cron's,
         # once the shell has become cron (exec keeps its pid)
-        while _name(daemon.pid) != 'cron':
-            assert daemon.poll() is None, (root / 'cron.log').read_text()
-            assert time.monotonic() - started < 60, 'cron did not start'
-            time.sleep(0.1)
+        _starting(daemon, root, started,
+                  lambda: _name(daemon.pid) == 'cron', 'cron did not start')
         # cron forks a child per job, which waits for the command
-        while not _children(daemon.pid):
-            assert daemon.poll() is None, (root / 'cron.log').read_text()
-            assert time.monotonic() - started < 60, 'cron started nothing'
-            time.sleep(0.1)
+        _starting(daemon, root, started, lambda: _children(daemon.pid),
+                  'cron started nothing')
         while _children(daemon.pid):
             assert time.monotonic() - started < timeout
             time.sleep(0.5)

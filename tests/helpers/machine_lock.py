@@ -36,13 +36,18 @@ def held(name):
         yield
 
 
+def _take(cores, mode, turnstile=True):
+    '''Lock the open file ``cores`` in ``mode``, through the turnstile
+    if ``turnstile``.'''
+    with held('turnstile') if turnstile else contextlib.nullcontext():
+        fcntl.flock(cores, mode)
+
+
 def _cores(mode, turnstile=True):
     '''The lock of the cores taken in ``mode``, through the turnstile
     if ``turnstile``: the open file that holds it.'''
-    with held('turnstile') if turnstile else contextlib.nullcontext():
-        cores = open(_path('cores'), 'a')
-        fcntl.flock(cores, mode)
-
+    cores = open(_path('cores'), 'a')
+    _take(cores, mode, turnstile)
     return cores
 
 
@@ -61,8 +66,7 @@ class Alone:
         try:
             yield
         finally:
-            with held('turnstile'):
-                fcntl.flock(self._cores, fcntl.LOCK_EX)
+            _take(self._cores, fcntl.LOCK_EX)
 
 
 @contextlib.contextmanager
