@@ -47,8 +47,29 @@ def _healthy_spreads(made, report):
             for s in partition.spreads}
 
 
+def _uniform(spread):
+    '''Whether the healthy nodes' figure is a yardstick: none of them is
+    out of its band and it does not split. Seven healthy nodes of 7 %
+    noise can fall in two clusters 12 % apart whose median absolute
+    deviation is 2 %: no rule can hold a slow node to that band.'''
+    return spread.split is None and not any(
+        spread.is_out(value) for value in spread.values.values())
+
+
 @examples(60)
 @given(gen.fleets(generation_count=1, troubles=False))
+# found on the code before (the mutation run's profile, then a sweep of
+# seeds): two of six nodes lose 29 % and widen the band they pass inside
+@example(gen.example([gen.generation(66060288)], [0] * 6,
+                     checks=('MemoryDaxpyCheck',), noise=0.0454,
+                     seed=991607763, degraded={
+                         'n1': (0.287, ('MemoryDaxpyCheck',)),
+                         'n2': (0.287, ('MemoryDaxpyCheck',))}))
+@example(gen.example([gen.generation(66060288)], [0] * 6,
+                     checks=('MemoryDaxpyCheck', 'StreamCheck'),
+                     noise=0.0673, seed=1367138716, degraded={
+                         'n1': (0.298, ('MemoryDaxpyCheck',)),
+                         'n4': (0.298, ('MemoryDaxpyCheck',))}))
 def test_power_a_degraded_minority_beyond_the_band_is_named(made):
     assume(made.degraded and
            len(made.nodes) - len(made.degraded) >= MIN_NODES)
@@ -60,8 +81,8 @@ def test_power_a_degraded_minority_beyond_the_band_is_named(made):
             final = gen.node_cases(report, node, check)[-1]
             for figure, (value, _) in figures_of(final).items():
                 healthy = spreads[check, figure]
-                if -healthy.gain(None, value) > MARGIN * -math.log(
-                        1 - healthy.band):
+                if _uniform(healthy) and -healthy.gain(
+                        None, value) > MARGIN * -math.log(1 - healthy.band):
                     assert node in result.named, (node, check, figure)
                     assert result.status == 1
 

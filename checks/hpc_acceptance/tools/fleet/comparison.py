@@ -22,7 +22,9 @@ baseline there is for a node. For each partition this module
    ``extras.fleet_floors``, recorded with each test case as
    ``fleet_floors``). The factor grows with the number of comparisons of
    the run, so that a quiet fleet of a thousand nodes names no node by
-   chance;
+   chance. A slow minority set apart from the rest is judged by the
+   rest's median and band, not one it widened
+   (:func:`_without_slow_minority`);
 3. names a node a **suspect** when a figure is worse than its group's
    median by more than the band (or lost :data:`.model.NEARLY_ALL`,
    whatever the band), when it failed a check variant that passed on more
@@ -60,6 +62,7 @@ Nothing depends on the order a run lists its nodes, test cases or runs in
 ties are taken in a fixed order of their own.
 '''
 
+import dataclasses
 import math
 import statistics
 from collections import defaultdict
@@ -121,9 +124,45 @@ def _median_band(values, floor, factor):
 
 def _spread(figure, values, floor, factor):
     '''The :class:`Spread` of ``values``: median and band (at least
-    ``floor``; ``factor`` robust standard deviations).'''
+    ``floor``; ``factor`` robust standard deviations), those of the nodes
+    but a slow minority where that minority is out of them
+    (:func:`_without_slow_minority`).'''
     median, band = _median_band(list(values.values()), floor, factor)
-    return Spread(figure, values, median, band, floor)
+    return _without_slow_minority(Spread(figure, values, median, band, floor),
+                                  factor)
+
+
+def _without_slow_minority(spread, factor):
+    '''``spread`` with the median and band of its nodes but the ``k``
+    slowest, for the largest ``k`` whose every node is out of them (the
+    others are :data:`.model.MIN_NODES` or more, and more than ``k``);
+    else ``spread`` as it is.
+
+    Slow nodes widen the median absolute deviation of the group they are
+    judged in: two nodes of six that lost 30 % double it, and pass inside
+    the band they made. The nodes' own band can only be the healthy ones':
+    a minority counts as slow when the majority's band leaves every node
+    of it out, which a quiet group's tail (no gap between it and the rest)
+    does not.'''
+    ranked = sorted(spread.values, key=spread.gain)
+    gains = [spread.gain(node) for node in ranked]
+    count = len(ranked)
+    for slow in range(min((count - 1) // 2, count - MIN_NODES), 0, -1):
+        gap = gains[slow] - gains[slow - 1]
+        # no band is narrower than the floor: most cuts of a large fleet
+        # end here, before the median of its rest is taken
+        if not gap > width(spread.floor):
+            continue
+
+        median, band = _median_band(
+            [spread.values[node] for node in ranked[slow:]], spread.floor,
+            factor)
+        rest = dataclasses.replace(spread, median=median, band=band)
+        if gap > width(band) and all(
+                rest.is_out(spread.values[node]) for node in ranked[:slow]):
+            return rest
+
+    return spread
 
 
 def _split(spread, floor):

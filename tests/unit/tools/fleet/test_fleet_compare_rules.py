@@ -15,13 +15,18 @@ import pytest
 from helpers import fleet_cases
 from hpc_acceptance.tools.fleet import comparison, grouping
 from hpc_acceptance.tools.fleet import fingerprint
-from hpc_acceptance.tools.fleet.model import (NEARLY_ALL, FleetError, Suspect,
+from hpc_acceptance.tools.fleet.model import (NEARLY_ALL, Figure,
+                                              FleetError, Spread, Suspect,
                                               node_of)
 from hpc_acceptance.tools.fleet.wording import node_list, number
 from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.results import measurement
 
 PARTITION = 'cluster:compute'
+
+#: A figure of the Memory family, whose minimum band (15 %) a quiet
+#: group's spread can exceed.
+DAXPY = dict(check='MemoryDaxpyCheck', figure='flops_memory', unit='MFLOP/s')
 
 
 def _nodes(*values):
@@ -120,14 +125,45 @@ def test_a_figure_below_one_is_compared_as_any():
     assert _named(fleet) == ['n6']
 
 
-def test_a_band_of_one_or_more_names_only_what_lost_nearly_all():
-    '''A figure scattered over ten orders of magnitude: the band is
-    all of it; the nodes at the median are within it, the two that lost
-    nearly everything are not.'''
+def test_a_band_of_one_or_more_holds_only_what_lost_nearly_all():
+    '''A band of 100 % (a figure scattered over orders of magnitude) is
+    infinitely wide: a node at 11 % of the median is within it, one that
+    lost nearly all (90 %) is not.'''
+    spread = Spread(Figure(('StreamCheck',), 'triad', 'MB/s'), {}, 1.0, 1.0)
+    assert not spread.is_out(0.11)
+    assert spread.is_out(0.1)
+
+
+def test_a_slow_minority_is_judged_by_the_band_of_the_rest():
+    '''Two nodes of six lost a quarter: in the six's band (30 %, the
+    median absolute deviation they make four times the rest's) they would
+    pass; the other four's, 16 %, leaves both out.'''
+    values = _nodes(0.74, 0.76, 0.95, 0.99, 1.01, 1.05)
+    fleet = _only(comparison.compare(_cases(values, **DAXPY)))
+    spread = _spread(fleet, 'flops_memory')
+    assert (spread.median, spread.band) == (1.0, 0.16)
+    assert comparison._median_band(list(values.values()), 0.15, 4.0) == (
+        0.97, 0.299)
+    assert _named(fleet) == ['n1', 'n2']
+
+
+def test_a_slow_minority_needs_a_gap_wider_than_the_band_of_the_rest():
+    '''The two slowest are out of the other four's band (29 %) but only
+    23 % below the next node: a tail, no minority apart; the band stays
+    the six's (51 %) and names nobody.'''
+    fleet = _only(comparison.compare(_cases(
+        _nodes(0.66, 0.70, 0.88, 1.0, 1.0, 1.12), **DAXPY)))
+    assert _spread(fleet, 'flops_memory').band == 0.511
+    assert _named(fleet) == []
+
+
+def test_the_largest_slow_minority_apart_is_cut():
+    '''Two of eight slow, one slower still: the band and median are
+    the six others', not those of the seven but the slowest.'''
     fleet = _only(comparison.compare(_cases(_nodes(
-        1e-6, 1e-5, 1.0, 1.0, 1.0, 1.0, 1e3, 5e3))))
-    assert _spread(fleet).band == 1.0
-    assert fleet.not_uniform == []
+        0.30, 0.62, 0.97, 0.98, 0.99, 1.0, 1.02, 1.03), **DAXPY)))
+    spread = _spread(fleet, 'flops_memory')
+    assert (spread.median, spread.band) == (0.995, 0.15)
     assert _named(fleet) == ['n1', 'n2']
 
 
