@@ -167,6 +167,25 @@ def test_the_largest_slow_minority_apart_is_cut():
     assert _named(fleet) == ['n1', 'n2']
 
 
+@pytest.mark.parametrize('values, median, band', [
+    # one slow node of six: cut, the median is the five others'
+    ((0.60, 0.97, 0.99, 1.01, 1.03, 1.04), 1.01, 0.15),
+    # three of seven, fewer than half: cut
+    ((0.60, 0.61, 0.62, 0.99, 1.0, 1.01, 1.03), 1.005, 0.15),
+    # two of five: the three others are too few to be judged by
+    ((0.60, 0.61, 0.99, 1.0, 1.02), 0.99, 0.162),
+    # four of eight, half: no minority, the eight's median
+    ((0.60, 0.61, 0.62, 0.63, 1.0, 1.01, 1.02, 1.03), 0.815, 0.767),
+])
+def test_which_slow_minority_is_cut(values, median, band):
+    '''A slow minority set apart is fewer than half of the group, and
+    leaves :data:`MIN_NODES` or more to judge it by.'''
+    spread = _spread(_only(comparison.compare(_cases(_nodes(*values),
+                                                     **DAXPY))),
+                     'flops_memory')
+    assert (spread.median, spread.band) == (median, band)
+
+
 def test_a_band_is_shown_with_the_suspects_figure_when_asked():
     fleet = _only(comparison.compare(_cases(_nodes(*[1000.0] * 5, 500.0))))
     (suspect,) = fleet.suspects
