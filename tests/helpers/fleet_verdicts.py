@@ -2,6 +2,7 @@
 verdict (``hpc-acceptance verdict``'s judgement), the suspects and their
 drain lines (``hpc-acceptance suspects``), the nodes named.'''
 
+import os
 from dataclasses import dataclass
 from typing import List, Tuple
 
@@ -45,15 +46,19 @@ class Outcome:
 
 def outcome(report):
     '''The :class:`Outcome` of a parsed JSON run report, read as the
-    verdict reads it.'''
+    verdict reads it, against the results database the test session's
+    environment names (the property tests' own, empty:
+    ``empty_results_database`` in tests/conftest.py).'''
+    db_path = os.environ['RFM_SQLITE_DB_FILE']
     cases = final_testcases(report)
     try:
-        fleets, note = history.compare_nodes(cases,
-                                      report.get('session_info') or {})
+        fleets, note = history.compare_nodes(
+            cases, report.get('session_info') or {}, db_path)
     except FleetError:
         fleets, note = None, None
 
-    status, message = acceptance_verdict.judge(report, fleets, note)
+    status, message = acceptance_verdict.judge(report, fleets, note,
+                                               db_path=db_path)
     fleets = fleets or []
     return Outcome(
         status, message, fleets, text_lines(fleets),

@@ -36,6 +36,10 @@ _COLUMNS = {'uuid': 'UUID', 'time_start': 'Start time',
 
 NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 
+#: The results database's path the code under test is given where a
+#: :class:`Store` answers in the database's place: no file is read.
+SERVED = '/nonexistent/served-results.db'
+
 
 def ago(**delta):
     '''A time before now (``days=``, ``hours=``).'''
@@ -100,7 +104,8 @@ class Store:
     reads it through ReFrame: a query ``PERIOD?EXPRESSION`` selects the
     sessions whose session info the expression holds for (ReFrame's
     ``eval`` of it, a name the session lacks failing it), a UUID one
-    session; every session is in any period.'''
+    session; every session is in any period. The database's path the
+    module is given (``db_path``) is the one it stands for, whichever.'''
 
     def __init__(self, reports):
         self.reports = reports
@@ -119,7 +124,7 @@ class Store:
             except NameError:
                 continue
 
-    def sessions(self, query):
+    def sessions(self, query, db_path):
         selected = list(self._selected(query))
         extras = sorted({key for report in selected
                          for key in report['session_info']
@@ -131,6 +136,6 @@ class Store:
                 for report in selected]
         return sorted(rows, key=lambda row: row['Start time'])
 
-    def testcases(self, query):
+    def testcases(self, query, db_path):
         return [made for report in self._selected(query)
                 for run in report['runs'] for made in run['testcases']]

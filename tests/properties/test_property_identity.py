@@ -302,8 +302,8 @@ def test_identity_another_systems_before_run_changes_no_row(
             patch.setattr(baseline, 'session_rows', store.sessions)
             patch.setattr(baseline, 'stored_testcases', store.testcases)
             patch.setattr(baseline, 'session_testcases', store.testcases)
-            cases, baselines = runs_before_after.read_after([(path, 0)],
-                                                            'now-30d:now')
+            cases, baselines = runs_before_after.read_after(
+                [(path, 0)], 'now-30d:now', str(tmp_path / 'results.db'))
         return judge(cases, baselines), baselines[0].notes
 
     mixed, notes = rows(own + [other])

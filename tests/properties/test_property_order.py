@@ -31,9 +31,10 @@ def _permuted(report, seed):
     return made
 
 
-def _read(report, path):
+def _read(report, path, db_path):
     path.write_text(json.dumps(report))
-    return outcome(finished_run.read([(str(path), 0)]).report)
+    return outcome(finished_run.read([(str(path), 0)],
+                                     db_path=db_path).report)
 
 
 #: Found on the code before: two generations whose memory was matched
@@ -51,11 +52,12 @@ RETRIED = gen.example([gen.generation(66060288)], [0] * 12,
 @given(gen.fleets(nodes=st.integers(4, 40)), st.integers(0, 2 ** 32))
 @example(made=TWO_GENERATIONS, seed=1)
 @example(made=RETRIED, seed=0)
-def test_order_of_nodes_cases_and_runs_changes_nothing(tmp_path, made,
-                                                       seed):
+def test_order_of_nodes_cases_and_runs_changes_nothing(
+        tmp_path, empty_results_database, made, seed):
     report = gen.report(made)
-    first = _read(report, tmp_path / 'report.json')
-    again = _read(_permuted(report, seed), tmp_path / 'permuted.json')
+    first = _read(report, tmp_path / 'report.json', empty_results_database)
+    again = _read(_permuted(report, seed), tmp_path / 'permuted.json',
+                  empty_results_database)
     assert again.status == first.status
     assert again.message == first.message
     assert again.suspects == first.suspects
@@ -66,9 +68,11 @@ def test_order_of_nodes_cases_and_runs_changes_nothing(tmp_path, made,
 @examples(10)
 @given(gen.fleets(nodes=st.integers(40, 300), troubles=False),
        st.integers(0, 2 ** 32))
-def test_order_of_a_large_fleet_changes_nothing(tmp_path, made, seed):
+def test_order_of_a_large_fleet_changes_nothing(
+        tmp_path, empty_results_database, made, seed):
     report = gen.report(made)
-    first = _read(report, tmp_path / 'report.json')
-    again = _read(_permuted(report, seed), tmp_path / 'permuted.json')
+    first = _read(report, tmp_path / 'report.json', empty_results_database)
+    again = _read(_permuted(report, seed), tmp_path / 'permuted.json',
+                  empty_results_database)
     assert (again.status, again.message, again.drains) == \
         (first.status, first.message, first.drains)

@@ -84,7 +84,7 @@ def setup_parser(parser):
                              'sessions stored since DATE (default: the '
                              f'last {verify.VERIFY_DAYS} days) and send what '
                              'it lacks')
-    arguments.add_db(parser, database.DEFAULT_DB)
+    arguments.add_db(parser, command_settings.DEFAULT_DB)
     parser.add_argument('--site-dir', help='the site directory of the '
                                            'export setting (default: '
                                            '$HPC_ACCEPTANCE_SITE_DIR)')

@@ -20,14 +20,15 @@ def _report_values(reports):
     return [s for report in parsed if report for s in report_samples(report)]
 
 
-def status_lines(reports=(), db_path=None):
+def status_lines(reports, db_path):
     '''The lines a run's summary ends with: what the store took of this
     run's values (``reports``: its JSON reports), and what waits for it
-    since when and why; none when the export is off and nothing waits.'''
+    (in the spool beside the results database ``db_path``) since when and
+    why; none when the export is off and nothing waits.'''
     try:
         export = settings.of_site()
         waiting = spool.Spool(
-            spool.path_beside(database.database_path(db_path)),
+            spool.path_beside(db_path),
             export.url if export else None)
         left = waiting.waiting()
         ours = _report_values(reports)
@@ -64,7 +65,7 @@ def status_lines(reports=(), db_path=None):
     return lines
 
 
-def run_samples(reports, compared=None, found=None, db_path=None,
+def run_samples(reports, compared=None, found=None, *, db_path,
                 limits=None):
     '''What no log record of a run carried: its test-case outcomes, a
     fleet run's suspects and its figures' shifts; ``reports`` its parsed
@@ -73,12 +74,11 @@ def run_samples(reports, compared=None, found=None, db_path=None,
     database ``db_path`` with the site's shift ``limits``
     (:mod:`.samples`).'''
     return ([s for report in reports for s in report_samples(report)] +
-            suspect_samples(reports, compared, db_path) +
+            suspect_samples(reports, compared, db_path=db_path) +
             shift_samples(reports, found, db_path, limits))
 
 
-def after_run(reports, compared=None, found=None, unreadable=None,
-              db_path=None):
+def after_run(reports, compared, found, unreadable, db_path):
     '''Send a run's :func:`run_samples` where the export is on; what
     was sent (:class:`.sending.SendResult`), ``None`` where the export is
     off; its spool beside the results database ``db_path``.
@@ -96,11 +96,11 @@ def after_run(reports, compared=None, found=None, unreadable=None,
     if unreadable:
         return SendResult(1, '', f'export: {unreadable}')
 
-    waiting = spool.Spool(spool.path_beside(database.database_path(db_path)),
-                          export.url)
+    waiting = spool.Spool(spool.path_beside(db_path), export.url)
     try:
         return send(export, waiting, 'of this run',
-                    run_samples(reports, compared, found, db_path))
+                    run_samples(reports, compared, found,
+                                db_path=db_path))
     except (ResultsError, database.DatabaseError, store.StoreError,
             sqlite3.Error, OSError) as err:
         return SendResult(1, '', f'export: {err}')

@@ -10,7 +10,7 @@ from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.results.runs import final_testcases
 
 
-def suspect_samples(reports, compared=None, db_path=None):
+def suspect_samples(reports, compared=None, *, db_path):
     ''':data:`~hpc_acceptance.core.export.series.SUSPECT` of every node
     of a fleet run that was compared with its siblings (none for another
     run, or a partition of too few nodes): the run read as its verdict

@@ -45,13 +45,14 @@ def still_missing(export, sent):
 
 def verify(export, waiting, since, path):
     '''``--verify``: the store's holdings of the sessions since DATE
-    against what the spool says it took; what it lacks sent.'''
+    stored in the results database ``path`` against what the spool says
+    it took; what it lacks sent.'''
     since = since if since is not None else time.time() - VERIFY_DAYS * 86400
     sessions = database.session_reports(path, since, time.time())
     given = [s for report in sessions
              for s in samples.report_samples(report)] + \
         [s for run in samples.with_reruns(sessions)
-         for s in samples.suspect_samples(run)]
+         for s in samples.suspect_samples(run, db_path=path)]
     expected = list({series.key(s): s for s in given}.values())
     held = {series.key(s) for s in store.held(export, expected)}
     missing = [s for s in expected if series.key(s) not in held]

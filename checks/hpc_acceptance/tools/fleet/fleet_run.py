@@ -57,9 +57,11 @@ class FleetRun(NamedTuple):
         return any(p.suspects or p.findings() for p in self.fleets)
 
 
-def latest_fleet_session():
-    '''UUID of the latest stored fleet run.'''
-    sessions = session_rows(f'{history.LOOKBACK}?{history.FLEET_RUNS}')
+def latest_fleet_session(db_path):
+    '''UUID of the latest fleet run stored in the results database
+    ``db_path``.'''
+    sessions = session_rows(f'{history.LOOKBACK}?{history.FLEET_RUNS}',
+                            db_path)
     if not sessions:
         raise ResultsError(f'no fleet run stored in '
                            f'{history.LOOKBACK} (ci/acceptance.sh '
@@ -68,16 +70,17 @@ def latest_fleet_session():
     return sessions[-1]['UUID']
 
 
-def read_run(run_reports=None, session=None):
+def read_run(run_reports=None, session=None, *, db_path):
     '''``(test cases, session info)`` of the run of ``run_reports`` (its
-    reports, the confirmation rerun's after it), else of the stored
-    ``session`` (default: the latest fleet run).'''
+    reports, the confirmation rerun's after it), else of the ``session``
+    stored in the results database ``db_path`` (default: the latest fleet
+    run).'''
     if run_reports:
         return (report_testcases(*run_reports),
                 report_session(*run_reports))
 
-    session = session or latest_fleet_session()
-    testcases = history.stored_run(session)
+    session = session or latest_fleet_session(db_path)
+    testcases = history.stored_run(session, db_path=db_path)
     if not testcases:
         raise ResultsError(f'no stored session {session!r}')
 
@@ -85,10 +88,11 @@ def read_run(run_reports=None, session=None):
 
 
 def compare_run(run_reports=None, session=None, nodes=None,
-                min_nodes=MIN_NODES, floors=None):
+                min_nodes=MIN_NODES, floors=None, *, db_path):
     '''The :class:`FleetRun` of the run :func:`read_run` reads: its
     comparison (:func:`.history.compare`, with ``min_nodes`` and
-    ``floors``) and its node map (``nodes``, default: the one kept beside
+    ``floors``, against the earlier fleet runs in the results database
+    ``db_path``) and its node map (``nodes``, default: the one kept beside
     its report page).
 
     :raises NotAFleetRun: if the run is no fleet run.
@@ -96,7 +100,8 @@ def compare_run(run_reports=None, session=None, nodes=None,
     :raises ResultsError: if the run cannot be read.
     :raises FleetError: if the run cannot be compared.
     '''
-    testcases, session_info = read_run(run_reports, session)
+    testcases, session_info = read_run(run_reports, session,
+                                       db_path=db_path)
     if not comparison.is_fleet_run(testcases):
         raise NotAFleetRun(f'session {session_info.get("uuid")} did not '
                            f'run checks on several nodes of a partition: '
@@ -104,7 +109,7 @@ def compare_run(run_reports=None, session=None, nodes=None,
 
     fleets, note = history.compare(
         testcases, session_info.get('uuid'),
-        session_info.get('time_start'), min_nodes, floors)
+        session_info.get('time_start'), min_nodes, floors, db_path=db_path)
     nodes = nodes or kept_node_map(session_info.get('uuid'),
                                    run_reports[0] if run_reports else None)
     return FleetRun(testcases, fleets, note,
@@ -142,10 +147,11 @@ class Rerun(NamedTuple):
     session: str
 
 
-def rerun_of(report, nodes):
+def rerun_of(report, nodes, db_path):
     '''The :class:`Rerun` of the fleet run of ``report`` (``nodes`` its
-    node map, :mod:`.nodes`); ``None`` when no node needs it, or the run
-    was no fleet run.
+    node map, :mod:`.nodes`; compared with the earlier fleet runs in the
+    results database ``db_path``); ``None`` when no node needs it, or the
+    run was no fleet run.
 
     :raises ResultsError: if the report or the node map cannot be read.
     :raises FleetError: if the run cannot be compared.
@@ -156,7 +162,7 @@ def rerun_of(report, nodes):
 
     info = report_session(report)
     fleets, _ = history.compare(testcases, info.get('uuid'),
-                                info.get('time_start'))
+                                info.get('time_start'), db_path=db_path)
     variants, rerun_nodes = confirm.rerun_selection(fleets, testcases)
     if not variants:
         return None
@@ -168,18 +174,18 @@ def rerun_of(report, nodes):
     return Rerun(variants, rerun_nodes, others, info.get('uuid'))
 
 
-def rerun_args(report, nodes, state, run_args):
+def rerun_args(report, nodes, state, run_args, db_path):
     '''The ReFrame arguments that run the suspects' checks of the fleet run
     of ``report`` once more on their nodes through ReFrame's
     ``--distribute`` (:func:`rerun_of`): ``nodes`` its node map
     (:mod:`.nodes`), ``state`` its ``--distribute`` state, ``run_args`` its
-    own ReFrame arguments. ``[]`` when no node needs it, or the run was no
-    fleet run.
+    own ReFrame arguments, ``db_path`` the results database. ``[]`` when
+    no node needs it, or the run was no fleet run.
 
     :raises ResultsError: if the report or the node map cannot be read.
     :raises FleetError: if the run cannot be compared.
     '''
-    rerun = rerun_of(report, nodes)
+    rerun = rerun_of(report, nodes, db_path)
     if rerun is None:
         return []
 

@@ -42,7 +42,7 @@ def _start(text):
     return datetime.datetime.strptime(text, '%Y%m%dT%H%M%S%z')
 
 
-def earlier_runs(session, started, lookback=LOOKBACK, db_path=None):
+def earlier_runs(session, started, lookback=LOOKBACK, *, db_path):
     '''The test cases of each fleet run stored before the one of UUID
     ``session`` that started at ``started`` (``YYYYmmddTHHMMSS+zone``;
     ``None``: as the database stamped the stored session), at most
@@ -63,12 +63,13 @@ def earlier_runs(session, started, lookback=LOOKBACK, db_path=None):
             for row in rows[-HISTORY_RUNS:]]
 
 
-def stored_run(session, lookback=LOOKBACK, db_path=None):
+def stored_run(session, lookback=LOOKBACK, *, db_path):
     '''The test cases of the stored fleet run of UUID ``session`` with
-    its confirmation reruns (:mod:`.confirm`), each by its final
-    attempt: the run as its own verdict read it. The session is asked of
-    the database by its UUID, and its reruns among the confirmation
-    reruns by their extra: no query is made of the id.
+    its confirmation reruns (:mod:`.confirm`) in the results database
+    ``db_path``, each by its final attempt: the run as its own verdict
+    read it. The session is asked of the database by its UUID, and its
+    reruns among the confirmation reruns by their extra: no query is
+    made of the id.
 
     :raises ResultsError: if the results database cannot be read.
     :raises identifiers.BadIdentifier: if ``session`` is no session UUID.
@@ -102,7 +103,7 @@ def earlier_medians(runs):
 
 
 def compare(testcases, session, started, min_nodes=MIN_NODES,
-            floors=None, db_path=None):
+            floors=None, *, db_path):
     '''``(fleets, note)``: :func:`.comparison.compare` of a fleet run's test
     cases with its partition's earlier fleet runs (in the results database
     ``db_path``) as its history, the suspects of the previous one marked;
@@ -126,7 +127,7 @@ def compare(testcases, session, started, min_nodes=MIN_NODES,
     return fleets, None
 
 
-def compare_nodes(testcases, session_info, db_path=None):
+def compare_nodes(testcases, session_info, db_path):
     '''``(fleets, note)`` of :func:`compare` for a run's test cases and
     its report's ``session_info``; ``(None, None)`` for a run that is not
     a fleet run, its earlier runs read from the results database

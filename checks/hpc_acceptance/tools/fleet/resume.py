@@ -75,18 +75,20 @@ def left_drained(states):
                   for s in _ours(states) if s.states & UNREACHABLE)
 
 
-def latest_fleet():
-    '''The comparison of the latest stored fleet run.
+def latest_fleet(db_path):
+    '''The comparison of the latest fleet run stored in the results
+    database ``db_path``.
 
     :raises ResultsError: if there is none or it cannot be read.
     '''
     sessions = session_rows(f'{history.LOOKBACK}?'
-                            f'{history.FLEET_RUNS}')
+                            f'{history.FLEET_RUNS}', db_path)
     if not sessions:
         raise ResultsError('no fleet run stored to compare the nodes with '
                            '(ci/acceptance.sh --fleet)')
 
-    return comparison.compare(history.stored_run(sessions[-1]['UUID']))
+    return comparison.compare(history.stored_run(sessions[-1]['UUID'],
+                                                 db_path=db_path))
 
 
 def judge_node(node, cases, fleets):
@@ -193,18 +195,18 @@ def resume_nodes(nodes, reframe_args, fleets):
     return lines, status
 
 
-def resume(nodes, reframe_args):
+def resume(nodes, reframe_args, db_path):
     '''Test ``nodes`` (drained by this tool; :func:`drained_by_us`) in a
-    reservation against the latest fleet run and return to service those
-    that pass, draining the others again: ``(lines saying what happened,
-    exit status)``.
+    reservation against the latest fleet run stored in the results
+    database ``db_path`` and return to service those that pass, draining
+    the others again: ``(lines saying what happened, exit status)``.
 
     :raises ResultsError: if no fleet run can be read.
     :raises reframe_call.Busy: if another run holds this checkout.
     :raises reframe_call.Interrupted: if a signal stopped the run.
     :raises drain.SlurmError: if Slurm refused.
     '''
-    fleets = latest_fleet()
+    fleets = latest_fleet(db_path)
     with reframe_call.run_lock_held(['hpc-acceptance', 'suspects',
                                      '--resume', *reframe_args]):
         return resume_nodes(nodes, reframe_args, fleets)

@@ -36,7 +36,7 @@ or the results cannot be read.
 import json
 import sys
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet import drain
 from hpc_acceptance.tools.fleet import fleet_run
@@ -112,9 +112,10 @@ def setup_parser(parser):
                              'arguments, after --')
 
 
-def _resume(reframe_args):
+def _resume(reframe_args, given):
     '''``hpc-acceptance suspects --resume``: :func:`.resume.resume` of
-    the nodes this tool drained that can be tested; its exit status.'''
+    the nodes this tool drained that can be tested, with the settings
+    ``given``; its exit status.'''
     try:
         states = drain.node_states()
         nodes = resume.drained_by_us(states)
@@ -127,7 +128,7 @@ def _resume(reframe_args):
                   'that can be tested: nothing to resume', file=sys.stderr)
             return 2
 
-        lines, status = resume.resume(nodes, reframe_args)
+        lines, status = resume.resume(nodes, reframe_args, given.db)
     except reframe_call.Busy as err:
         print(f'suspects --resume: refused: {err} is running in this '
               f'checkout', file=sys.stderr)
@@ -162,12 +163,19 @@ def command(args):
     '''``hpc-acceptance suspects``: the suspects shown (and drained, or
     the drained ones resumed); the exit status.'''
     args = _checked(args)
+    try:
+        given = command_settings.read()
+    except command_settings.BadSetting as err:
+        print(f'suspects: {err}', file=sys.stderr)
+        return 2
+
     if args.resume:
-        return _resume(args.reframe_args)
+        return _resume(args.reframe_args, given)
 
     try:
         run = fleet_run.compare_run(args.run_report, args.session, args.nodes,
-                                    args.min_nodes, args.floor)
+                                    args.min_nodes, args.floor,
+                                    db_path=given.db)
     except Unreadable as err:
         print(f'suspects: {err}', file=sys.stderr)
         return UNREADABLE

@@ -139,11 +139,12 @@ def _say(log, prefix, echo):
 
 
 def run_night(report, node_map, launcher, reframe_args, head,
-              minutes=None, max_jobs=None, reservation=None, db_path=None):
-    '''The night of ``node_map``'s nodes (one job each), collected into
-    ``report`` and stored in the results database ``db_path`` (None:
-    ReFrame's default): ``(report, status)`` as a ReFrame run's pair
-    (:func:`.gather.collect`'s status).
+              minutes, max_jobs, reservation, db_path):
+    '''The night of ``node_map``'s nodes (one job each, of the time limit
+    ``minutes``, at most ``max_jobs`` queued at once, in ``reservation``;
+    each ``None`` where not asked), collected into ``report`` and stored
+    in the results database ``db_path``: ``(report, status)`` as a
+    ReFrame run's pair (:func:`.gather.collect`'s status).
 
     :raises NightError: if it cannot run (said why).
     :raises reframe_call.Interrupted: on Ctrl-C or SIGTERM, after saying

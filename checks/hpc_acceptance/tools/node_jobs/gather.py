@@ -362,11 +362,11 @@ def lines(report):
 
 
 def store(report_path, log, db_path):
-    '''Store the night's report in the results database ``db_path``
-    (None: ReFrame's default), said in ``log`` (an open file) as ReFrame
-    says it: whether it was stored.'''
-    done, present, errors = database.import_reports(
-        database.database_path(db_path), [report_path])
+    '''Store the night's report in the results database ``db_path``,
+    said in ``log`` (an open file) as ReFrame says it: whether it was
+    stored.'''
+    done, present, errors = database.import_reports(str(db_path),
+                                                    [report_path])
     if done or present:
         session = runs.report_session(report_path).get('uuid')
         log.write(f'Current session stored with UUID: {session}\n')

@@ -68,25 +68,34 @@ def no_measurements(cases):
 
 
 def judge(report, fleets=None, fleet_note=None, shifts=(), fleet_error=None,
-          unreferenced_ok=frozenset()):
+          unreferenced_ok=frozenset(), *, db_path):
     '''Return ``(exit status, message)`` for a parsed report; the
     message's last line is the verdict. ``fleets`` is the run's fleet
     comparison (:func:`..fleet.history.compare_nodes`), made here from the
-    report where not given, ``fleet_error`` why it could not be made;
-    ``shifts`` its figures' shifts across nights
-    (:func:`..shifts.nightly.shifts_of`), those that fail the run among
-    them; ``unreferenced_ok`` the systems the site lets pass without a
-    reference file (its settings').'''
-    cases = final_testcases(report)
-    results, failures = tally(report)
-    unmeasured_figures = no_measurements(cases)
+    report and the earlier fleet runs in the results database ``db_path``
+    where not given, ``fleet_error`` why it could not be made; ``shifts``
+    its figures' shifts across nights (:func:`..shifts.nightly.shifts_of`),
+    those that fail the run among them; ``unreferenced_ok`` the systems
+    the site lets pass without a reference file (its settings').'''
     if fleets is None and fleet_error is None:
         try:
             fleets, fleet_note = history.compare_nodes(
-                cases, report.get('session_info') or {})
+                final_testcases(report), report.get('session_info') or {},
+                db_path)
         except FleetError as err:
             fleet_error = str(err)
 
+    return _judged(report, fleets, fleet_note, shifts, fleet_error,
+                   unreferenced_ok)
+
+
+def _judged(report, fleets, fleet_note, shifts, fleet_error,
+            unreferenced_ok):
+    ''':func:`judge` of a report whose fleet comparison was made (or why
+    it could not be): a function of these alone.'''
+    cases = final_testcases(report)
+    results, failures = tally(report)
+    unmeasured_figures = no_measurements(cases)
     if fleet_error:
         failures.append(f'fleet comparison: {fleet_error}')
 
@@ -156,5 +165,5 @@ def verdict_of(run, unreferenced_ok=frozenset()):
     if run.shift_error:
         return 2, f'acceptance NOT VALIDATED: {run.shift_error}'
 
-    return judge(run.report, run.fleets or [], run.fleet_note, run.shifts,
-                 run.fleet_error, unreferenced_ok)
+    return _judged(run.report, run.fleets or [], run.fleet_note, run.shifts,
+                   run.fleet_error, unreferenced_ok)

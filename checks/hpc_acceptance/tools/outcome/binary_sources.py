@@ -194,7 +194,7 @@ class Drift(NamedTuple):
     error: str = None
 
 
-def of_reports(each, db_path=None):
+def of_reports(each, db_path):
     '''The :class:`Drift` of each of a run's reports (``each``: their test
     cases, in order) against the runs of the last :data:`HISTORY_DAYS`
     days stored in the results database ``db_path``, read once for all.'''
@@ -208,7 +208,7 @@ def of_reports(each, db_path=None):
             for cases in each]
 
 
-def before(system, db_path=None):
+def before(system, db_path):
     '''The :class:`Drift` ReFrame's run of ``system`` will have, against
     the runs stored in the results database ``db_path``: only ``local``'s
     Spack is predicted.'''
@@ -225,8 +225,8 @@ _UNCOMPARED = (ResultsError, database.DatabaseError, ValueError)
 
 
 def _stored(now, db_path):
-    return database.stored_cases(database.database_path(db_path),
-                                 now - HISTORY_DAYS * 86400, now)
+    return database.stored_cases(str(db_path), now - HISTORY_DAYS * 86400,
+                                 now)
 
 
 def _drift(how):

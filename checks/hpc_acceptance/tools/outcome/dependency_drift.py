@@ -19,6 +19,7 @@ run that sees them. Stored runs of the last
 changes a run's verdict.
 '''
 
+from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.outcome import binary_sources
 from hpc_acceptance.tools.results.runs import ResultsError, report_testcases
 
@@ -37,8 +38,15 @@ def setup_parser(parser):
 
 
 def command(args):
+    try:
+        given = command_settings.read()
+    except command_settings.BadSetting as err:
+        # never a run's verdict: said, as runs that cannot be compared are
+        binary_sources.show(binary_sources.Drift([], str(err)))
+        return 0
+
     if not args.report:
-        binary_sources.show(binary_sources.before(args.system))
+        binary_sources.show(binary_sources.before(args.system, given.db))
         return 0
 
     try:
@@ -47,5 +55,6 @@ def command(args):
         binary_sources.show(binary_sources.Drift([], str(err)))
         return 0
 
-    binary_sources.show(binary_sources.of_reports([testcases])[0])
+    binary_sources.show(binary_sources.of_reports([testcases],
+                                                  given.db)[0])
     return 0

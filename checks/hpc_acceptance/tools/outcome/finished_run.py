@@ -107,7 +107,7 @@ def _read_each(run):
 
 
 def read(pairs, logs=(), nodes_path=None, testcases=None,
-         session_info=None, shift_history=None, limits=None, db_path=None):
+         session_info=None, shift_history=None, limits=None, *, db_path):
     '''The :class:`FinishedRun` of the reports ``pairs``; ``testcases``
     and ``session_info`` instead where the run is a stored session. Its
     shifts are found with the site's ``limits``
@@ -158,7 +158,7 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
     return run
 
 
-def of_reports(paths, logs=(), nodes_path=None, limits=None, db_path=None):
+def of_reports(paths, logs=(), nodes_path=None, limits=None, *, db_path):
     ''':func:`read` of reports named alone (no ReFrame exit status): each
     must be there.'''
     return read([(path, None) for path in paths], logs, nodes_path,

@@ -54,7 +54,7 @@ def command(args):
 
     summary = summary_text.summary_of(
         finished_run.of_reports(args.reports, args.log, args.nodes, limits,
-                                given.db),
-        args.width, given.db)
+                                db_path=given.db),
+        args.width, db_path=given.db)
     summary_text.show(summary)
     return 1 if summary.error else 0

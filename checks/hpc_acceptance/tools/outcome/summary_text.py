@@ -281,7 +281,7 @@ class Summary(NamedTuple):
     note: str = None
 
 
-def summary_of(run, width=100, db_path=None):
+def summary_of(run, width=100, *, db_path):
     '''The :class:`Summary` of the :class:`.finished_run.FinishedRun`
     ``run``: no lines where it cannot be read or compared; what waits for
     the site's store is read beside the results database ``db_path``.'''

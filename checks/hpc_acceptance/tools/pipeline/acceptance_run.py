@@ -101,23 +101,24 @@ class NodeJobs(NamedTuple):
     '''A fleet run as one Slurm job per node
     (:mod:`..node_jobs.coordinator`).'''
     #: each node job's time limit asked for (minutes), else ``None``
-    minutes: Optional[int] = None
+    minutes: Optional[int]
     #: at most this many node jobs queued at once (``--max-jobs``)
-    max_jobs: Optional[str] = None
-    reservation: Optional[str] = None
+    max_jobs: Optional[str]
+    reservation: Optional[str]
     #: the results database the nights are stored in (the run's settings)
-    db: Optional[str] = None
+    db: str
 
 
 def fleet_runs(report, state, launcher, reframe_args, nodes_run,
-               multinode_run, confirm=True, node_jobs=None):
+               multinode_run, confirm=True, node_jobs=None, *, db_path):
     '''The ReFrame runs of a fleet run, ``[(report, exit status)]``: the
     node map (:func:`list_nodes`); ``nodes_run`` (ReFrame's options that
     run the single-node checks), on each node in ``state``: with
     ``node_jobs`` (:class:`NodeJobs`) one Slurm job per node, else
     through ReFrame's ``--distribute``; with ``confirm``, the suspects'
     checks once more on their nodes, the same way
-    (:func:`..fleet.fleet_run.rerun_of`: the rerun's test cases are later
+    (:func:`..fleet.fleet_run.rerun_of`, against the earlier fleet runs in
+    the results database ``db_path``: the rerun's test cases are later
     attempts of the same test cases); then ``multinode_run`` (those of the
     checks that need several nodes), once.
 
@@ -144,7 +145,7 @@ def fleet_runs(report, state, launcher, reframe_args, nodes_run,
     rerun = None
     if confirm and written(report):
         try:
-            rerun = fleet_run.rerun_of(report, nodes)
+            rerun = fleet_run.rerun_of(report, nodes, db_path)
         except (ResultsError, FleetError) as err:
             print(f'{launcher.prefix}: no rerun of the suspects: {err}',
                   file=sys.stderr)

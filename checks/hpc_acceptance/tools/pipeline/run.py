@@ -123,7 +123,8 @@ def command(args):
                 multinode_run=['--mode', 'nightly', '--tag=multinode', '-r'],
                 node_jobs=None if args.fleet_mode == 'distribute' else
                 acceptance_run.NodeJobs(args.node_time_limit, args.max_jobs,
-                                        args.reservation, given.db))
+                                        args.reservation, given.db),
+                db_path=given.db)
             nodes = node_map_path(report)
     except acceptance_run.NoNodes:
         print(f'{prefix} NOT VALIDATED: no node to run on (see above)',

@@ -22,11 +22,12 @@ from hpc_acceptance.tools.shifts import nightly
 NOT_STORED = 5
 
 
-def read(pairs, nodes=None, limits=None, db_path=None):
+def read(pairs, nodes, limits, db_path):
     '''The :class:`..outcome.finished_run.FinishedRun` of the runs ``pairs``
     (``[(report, ReFrame's exit status)]``), with the logs beside them and
-    the node list ``nodes`` of a fleet run; its shifts found with the
-    site's ``limits`` against the results database ``db_path``.'''
+    the node list ``nodes`` of a fleet run (``None``: none); its shifts
+    found with the site's ``limits`` against the results database
+    ``db_path``.'''
     logs = [reframe_call.log_of(path) for path, _ in pairs
             if written(path) and os.path.exists(reframe_call.log_of(path))]
     return finished_run.read(pairs, logs,
@@ -68,7 +69,7 @@ def show(run, given, prefix='acceptance', judged=None):
         print(f'{prefix}: report page {path}')
 
 
-def not_stored(reports, db_path=None):
+def not_stored(reports, db_path):
     '''The reports whose session the results database at ``db_path`` does
     not hold, each said (``hpc-acceptance db check --run``); a run that
     wrote no report may still have stored its session, which its log
@@ -77,8 +78,7 @@ def not_stored(reports, db_path=None):
     for path in reports:
         if os.path.exists(reframe_call.log_of(path)):
             is_stored, lines = database.run_check(
-                database.database_path(db_path), path,
-                reframe_call.log_of(path))
+                str(db_path), path, reframe_call.log_of(path))
             for line in lines:
                 print(line, file=sys.stderr)
             if not is_stored:

@@ -13,7 +13,7 @@ compared. By default the newest run of each variant stored in the last
 import sys
 
 from hpc_acceptance.core.references import ReferenceFileError
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.references import published
 from hpc_acceptance.tools.results.runs import (ResultsError, figures_of,
                                                identity_of, report_testcases,
@@ -97,10 +97,12 @@ def command(args):
     '''``hpc-acceptance compare-published``: the comparable figures as a
     table, then their sources.'''
     try:
+        given = command_settings.read()
         testcases = (report_testcases(args.report) if args.report
-                     else stored_testcases(args.sessions))
+                     else stored_testcases(args.sessions, given.db))
         systems = published.load_all()
-    except (ResultsError, ReferenceFileError) as err:
+    except (command_settings.BadSetting, ResultsError,
+            ReferenceFileError) as err:
         print(f'compare_published: {err}', file=sys.stderr)
         return 1
 

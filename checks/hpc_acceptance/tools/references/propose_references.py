@@ -55,7 +55,7 @@ import sys
 import yaml
 
 from hpc_acceptance.core import references
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.references import calibration, noise
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.runs import (ResultsError, figure_key,
@@ -356,8 +356,9 @@ def command(args):
     '''``hpc-acceptance propose-references``: the proposed file's diff
     (or the noise floors), written with ``--write``.'''
     try:
-        testcases = stored_testcases(args.sessions)
-    except ResultsError as err:
+        given = command_settings.read()
+        testcases = stored_testcases(args.sessions, given.db)
+    except (command_settings.BadSetting, ResultsError) as err:
         print(f'propose_references: {err}', file=sys.stderr)
         return 1
 

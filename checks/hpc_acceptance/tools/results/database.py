@@ -17,12 +17,10 @@ import sys
 from pathlib import Path
 
 from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools.common import console, file_modes, shell_line
+from hpc_acceptance.tools.common import (command_settings, console,
+                                         file_modes, shell_line)
 from hpc_acceptance.tools.results import bounded_json, disk_space, report_shape
 
-
-#: Where config/settings.py keeps the database unless RFM_SQLITE_DB_FILE.
-DEFAULT_DB = PROJECT_DIR / 'var' / 'results.db'
 
 #: Where the acceptance runs' JSON reports are unless told otherwise.
 DEFAULT_REPORTS = PROJECT_DIR / 'var' / 'reports'
@@ -49,10 +47,6 @@ class DatabaseError(RuntimeError):
     def __init__(self, kind, message):
         super().__init__(message)
         self.kind = kind
-
-
-def database_path(given=None):
-    return str(given or os.environ.get('RFM_SQLITE_DB_FILE') or DEFAULT_DB)
 
 
 @contextlib.contextmanager
@@ -213,8 +207,8 @@ def recovery(path, error, reports_dir):
     '''The commands that make the database usable again, as lines.'''
     if error.kind == 'unwritable':
         return [f'  make {path} and its directory writable for this user, '
-                f'free space there, or set RFM_SQLITE_DB_FILE to another '
-                f'file; then run again']
+                f'free space there, or set {command_settings.DB_FILE} to '
+                f'another file; then run again']
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime(
         '%Y%m%dT%H%M%SZ')
@@ -270,7 +264,7 @@ def reframe_storage(path):
     site.select_subconfig('generic')
     # Only where no runtime exists yet; one that does keeps its own.
     runtime.init_runtime(site)
-    # The key of the option RFM_SQLITE_DB_FILE sets.
+    # The key of the option command_settings.DB_FILE sets.
     runtime.runtime().site_config.add_sticky_option(
         'storage/sqlite_db_file', os.path.abspath(path))
     # the mode ReFrame gives a database it creates, as config/settings.py

@@ -31,7 +31,7 @@ only warns when it cannot store a run there, so:
 import argparse
 import sys
 
-from hpc_acceptance.tools.common import arguments
+from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.results import database
 
 
@@ -43,7 +43,7 @@ def setup_parser(parser):
     commands = parser.add_subparsers(dest='command', required=True)
     check_cmd = commands.add_parser(
         'check', help='integrity, ReFrame\'s schema, writable')
-    arguments.add_db(check_cmd, database.DEFAULT_DB)
+    arguments.add_db(check_cmd, command_settings.DEFAULT_DB)
     check_cmd.add_argument('--reports', default=str(database.DEFAULT_REPORTS),
                            help='where the JSON run reports are, for the '
                                 'recovery steps (default: %(default)s)')
@@ -54,13 +54,13 @@ def setup_parser(parser):
                                          "(its storage warnings)")
     backup_cmd = commands.add_parser('backup', help='a backup copy, the '
                                                     'oldest ones removed')
-    arguments.add_db(backup_cmd, database.DEFAULT_DB)
+    arguments.add_db(backup_cmd, command_settings.DEFAULT_DB)
     backup_cmd.add_argument('--keep', type=_keep,
                             default=database.DEFAULT_KEEP,
                             help='backups to keep (default: %(default)s)')
     import_cmd = commands.add_parser('import', help='store runs from their '
                                                     'JSON reports')
-    arguments.add_db(import_cmd, database.DEFAULT_DB)
+    arguments.add_db(import_cmd, command_settings.DEFAULT_DB)
     import_cmd.add_argument('reports', nargs='+', metavar='REPORT.json')
 
 
@@ -78,7 +78,12 @@ def _say(lines):
 
 
 def command(args):
-    path = database.database_path(args.db)
+    try:
+        path = command_settings.read(db=args.db).db
+    except command_settings.BadSetting as err:
+        print(f'db: {err}', file=sys.stderr)
+        return 2
+
     if args.command == 'check' and args.run:
         is_stored, lines = database.run_check(path, args.run, args.log)
         _say(lines)

@@ -46,25 +46,25 @@ def one_line(text):
     return ' '.join(str(text).split())
 
 
-def _stored(query, sessions, db_path=None):
+def _stored(query, sessions, db_path):
     '''What ReFrame's own storage holds for ``query`` (a period, session
     UUID or filter, as ``reframe --describe-stored-testcases`` takes it):
-    the sessions, else their test cases; read in this process, as the
-    ``reframe`` command would (a process each cost a second or two, and a
-    fleet run's tools ask many times).'''
+    the sessions, else their test cases, in the results database
+    ``db_path``; read in this process, as the ``reframe`` command would
+    (a process each cost a second or two, and a fleet run's tools ask
+    many times).'''
     from reframe.frontend.reporting.utility import parse_query_spec
 
     return _fetch(lambda: parse_query_spec(query), query, sessions, db_path)
 
 
-def _fetch(selector, query, sessions, db_path=None):
+def _fetch(selector, query, sessions, db_path):
     ''':func:`_stored` of the selector ``selector()`` makes, ``query``
-    the words that name it in an error, from the results database
-    ``db_path`` (:func:`.database.database_path`); what it holds checked
-    at the door (:func:`_checked`).'''
+    the words that name it in an error, from the results database at
+    ``db_path``; what it holds checked at the door (:func:`_checked`).'''
     from reframe.core.exceptions import ReframeError
 
-    path = database.database_path(db_path)
+    path = str(db_path)
     if not os.path.exists(path):
         return []
 
@@ -116,10 +116,10 @@ def _checked(found, path, sessions):
     return kept
 
 
-def session_testcases(session, db_path=None):
+def session_testcases(session, db_path):
     ''':func:`stored_testcases` of the one stored session of UUID
-    ``session``, asked of ReFrame's storage by its UUID alone, never as a
-    query text.
+    ``session`` in the results database ``db_path``, asked of ReFrame's
+    storage by its UUID alone, never as a query text.
 
     :raises identifiers.BadIdentifier: if ``session`` is no session UUID.
     '''
@@ -130,7 +130,7 @@ def session_testcases(session, db_path=None):
                                session, False, db_path))
 
 
-def stored_testcases(query, db_path=None):
+def stored_testcases(query, db_path):
     '''Test cases of the stored sessions selected by ``query`` (a period,
     session UUID or filter, as ``--describe-stored-testcases`` takes), each
     session's test cases by their final attempt (:func:`final_attempts`).
@@ -138,7 +138,7 @@ def stored_testcases(query, db_path=None):
     The database keeps every attempt of a retried test case, where a JSON
     report's reader (:func:`report_testcases`) sees the last: both give
     the same test cases, so that every tool judges a run alike.
-    ``db_path``: the results database (:func:`.database.database_path`).
+    ``db_path``: the results database's path.
     '''
     return final_stored(_stored(query, False, db_path))
 
@@ -166,7 +166,7 @@ def run_index(case):
     return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
 
 
-def session_rows(query, db_path=None):
+def session_rows(query, db_path):
     '''``[{column: value}]`` of the stored sessions selected by ``query``
     (``UUID``, ``Start time``, and the session extras such as
     ``suite_mode``) in the results database ``db_path``, as

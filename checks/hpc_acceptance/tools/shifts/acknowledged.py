@@ -20,7 +20,6 @@ import math
 import os
 from dataclasses import asdict, dataclass
 
-from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 
 FILE_NAME = 'shift-acks.json'
@@ -54,12 +53,10 @@ class Acknowledged:
             self.at, datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
 
 
-def path_of(db_path=None):
-    '''The file beside the results database ``db_path`` (default: the
-    one ReFrame's settings name).'''
-    return os.path.join(
-        os.path.dirname(os.path.abspath(database.database_path(db_path))),
-        FILE_NAME)
+def path_of(db_path):
+    '''The file beside the results database ``db_path``.'''
+    return os.path.join(os.path.dirname(os.path.abspath(db_path)),
+                        FILE_NAME)
 
 
 def _entry(path, number, raw):

@@ -23,7 +23,7 @@ from typing import List, Optional, Tuple
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
 from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.references import calibration
-from hpc_acceptance.tools.results import database, measurement
+from hpc_acceptance.tools.results import measurement
 from hpc_acceptance.tools.results.runs import (ResultsError, describe_key,
                                                figure_key, stored_testcases)
 from hpc_acceptance.tools.shifts import (acknowledged, detect, limit,
@@ -284,7 +284,7 @@ def ranked(shifts):
                                          -abs(s.point.size), s.figure))
 
 
-def find(current, history, limits=None, acks=None, db_path=None):
+def find(current, history, limits=None, acks=None, *, db_path):
     '''The :class:`Shift` of every figure of the ``current`` test cases
     (one run) whose series, with the stored runs in ``history``, ends away
     from its accepted level or back at it after a shift. ``limits``:
@@ -354,20 +354,21 @@ def _stored(path, mtime_ns, query):
     return stored_testcases(query, db_path=path)
 
 
-def history(query=HISTORY, db_path=None):
+def history(query=HISTORY, *, db_path):
     '''The stored test cases of ``query`` in the results database
     ``db_path``, read once per process and version of the database.'''
-    path = database.database_path(db_path)
+    path = str(db_path)
     if not os.path.exists(path):
         return []
 
     return _stored(path, os.stat(path).st_mtime_ns, query)
 
 
-def shifts_of(current, limits=None, db_path=None):
+def shifts_of(current, limits, db_path):
     ''':func:`find` of a run's test cases against the results database
-    ``db_path``, with the site's ``limits``; none where the database
-    cannot be read (the run's other tools say so).
+    ``db_path``, with the site's ``limits`` (``None``: no site limit);
+    none where the database cannot be read (the run's other tools say
+    so).
 
     :raises UNREADABLE: if the site's shift limit or the
         acknowledgements cannot be read.

@@ -52,7 +52,7 @@ def lines(shifts, extras):
     return samples
 
 
-def shift_samples(reports, found=None, db_path=None, limits=None):
+def shift_samples(reports, found, db_path, limits=None):
     '''The samples of the shifts of a run, from its parsed ReFrame reports
     in order (a fleet run: the nodes' run, its rerun, the multi-node run),
     ``found`` its ``(shifts, why there are none)`` where the run's end

@@ -24,7 +24,6 @@ import os
 import sys
 
 from hpc_acceptance.tools.common import arguments, command_settings
-from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import ResultsError, stored_testcases
 from hpc_acceptance.tools.shifts import acknowledged, limit, nightly
 
@@ -65,7 +64,7 @@ def _ack(args, given, limits, path, acks):
 
 
 def setup_parser(parser):
-    arguments.add_db(parser, database.DEFAULT_DB)
+    arguments.add_db(parser, command_settings.DEFAULT_DB)
     arguments.add_sessions(parser, nightly.HISTORY)
     parser.add_argument('--ack', metavar='FIGURE',
                         help='accept the level FIGURE (as listed) stands '

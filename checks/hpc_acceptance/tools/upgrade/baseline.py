@@ -246,21 +246,24 @@ def interrupted(testcases):
     return any(case.get('result') == 'abort' for case in testcases)
 
 
-def before_runs(lookback=LOOKBACK, exclude=(), until=None, systems=()):
+def before_runs(lookback=LOOKBACK, exclude=(), until=None, systems=(), *,
+                db_path):
     '''The :class:`Baseline` of the ``--before`` series of a verdict run
     starting at ``until`` (default: now; :func:`before_series`) on
-    ``systems`` (its test cases' systems; none given: any); sessions of
-    UUIDs in ``exclude`` (this run's own) left out, and those of other
-    systems (:func:`of_systems`) before the series is found: another
-    system's runs neither join this one's series nor end it.
+    ``systems`` (its test cases' systems; none given: any), stored in the
+    results database ``db_path``; sessions of UUIDs in ``exclude`` (this
+    run's own) left out, and those of other systems (:func:`of_systems`)
+    before the series is found: another system's runs neither join this
+    one's series nor end it.
 
     :raises ResultsError: if the results database cannot be read.
     '''
     sessions = [row for row in
                 session_rows(f'{lookback}?{EXTRA}=="before" or '
-                             f'{EXTRA}=="after"')
+                             f'{EXTRA}=="after"', db_path)
                 if row['UUID'] not in exclude]
-    ran, notes = of_systems({row['UUID']: session_testcases(row['UUID'])
+    ran, notes = of_systems({row['UUID']: session_testcases(row['UUID'],
+                                                            db_path)
                              for row in sessions}, systems)
     uuids, series_notes = before_series(
         [row for row in sessions if row['UUID'] in ran],
@@ -278,20 +281,20 @@ def before_runs(lookback=LOOKBACK, exclude=(), until=None, systems=()):
     return collect('before', cases, notes)
 
 
-def nightly_runs(query=NIGHTLY, systems=()):
-    ''':class:`Baseline` of the stored sessions ``query`` selects (their
-    test cases on ``systems``, where given), fleet
-    runs left out: those tagged :data:`FLEET_EXTRA` and any test case
-    ReFrame's ``--distribute`` pinned to a node. A fleet run carries
+def nightly_runs(query=NIGHTLY, systems=(), *, db_path):
+    ''':class:`Baseline` of the sessions ``query`` selects in the results
+    database ``db_path`` (their test cases on ``systems``, where given),
+    fleet runs left out: those tagged :data:`FLEET_EXTRA` and any test
+    case ReFrame's ``--distribute`` pinned to a node. A fleet run carries
     ``suite_mode=nightly`` too (its mode extends the nightly's), and the
     spread between hundreds of nodes would widen a band far beyond one
     node's run-to-run noise.
 
     :raises ResultsError: if the results database cannot be read.
     '''
-    fleets = {row['UUID'] for row in session_rows(query)
+    fleets = {row['UUID'] for row in session_rows(query, db_path)
               if row.get(FLEET_EXTRA) == 'yes'}
-    cases = [case for case in stored_testcases(query)
+    cases = [case for case in stored_testcases(query, db_path)
              if case.get('session_uuid') not in fleets and
              '%.nid=' not in case['display_name'] and
              (not systems or case.get('system') in systems)]

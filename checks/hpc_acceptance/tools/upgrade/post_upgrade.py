@@ -205,8 +205,8 @@ def _judge_after(args, report):
         return 128 + stop.args[0]
 
     try:
-        new_cases, baselines = runs_before_after.read_after(runs,
-                                                            args.baseline)
+        new_cases, baselines = runs_before_after.read_after(
+            runs, args.baseline, args.settings.db)
     except ResultsError as err:
         print(f'post-upgrade NOT JUDGED: {err}', file=sys.stderr)
         return 3

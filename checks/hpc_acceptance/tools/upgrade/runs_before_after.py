@@ -79,7 +79,8 @@ def run_set(args, report, kind):
             report, state, how, args.reframe_args,
             nodes_run=[*MODE, '--exclude-tag=multinode',
                        '--session-extras=fleet=yes'],
-            multinode_run=[*MODE, '--tag=multinode'], confirm=False)
+            multinode_run=[*MODE, '--tag=multinode'], confirm=False,
+            db_path=args.settings.db)
     except NoNodes:
         return []
 
@@ -127,19 +128,18 @@ _NOT_A_BASELINE = ('post-upgrade --before INTERRUPTED: this run is not a '
                    'baseline (run --before again)')
 
 
-def not_stored(runs, db_path=None):
+def not_stored(runs, db_path):
     '''The reports of ``runs`` whose session the results database at
-    ``db_path`` (:func:`..results.database.database_path`) does not hold,
-    each said as after an acceptance run
+    ``db_path`` does not hold, each said as after an acceptance run
     (:func:`..pipeline.run_end.not_stored`): the baseline and the trends
     read the database.'''
     return run_end.not_stored([path for path, _ in runs], db_path)
 
 
-def read_after(runs, nightly):
+def read_after(runs, nightly, db_path):
     '''The test cases of the run after the upgrade and its baselines:
     the ``--before`` runs before it, then the ``nightly`` sessions
-    (``--baseline``).
+    (``--baseline``), stored in the results database ``db_path``.
 
     :raises ResultsError: if no test case ran or a report or the results
         database cannot be read.
@@ -152,8 +152,10 @@ def read_after(runs, nightly):
     systems = {case['system'] for case in new_cases}
     return new_cases, [baseline.before_runs(exclude=sessions_of(new_cases),
                                             until=first_start(runs),
-                                            systems=systems),
-                       baseline.nightly_runs(nightly, systems)]
+                                            systems=systems,
+                                            db_path=db_path),
+                       baseline.nightly_runs(nightly, systems,
+                                             db_path=db_path)]
 
 
 def confirm(args, report, hashes):
@@ -210,7 +212,7 @@ def record_before(args, report):
                                         'results database (see above)')
 
     try:
-        before = baseline.before_runs()
+        before = baseline.before_runs(db_path=args.settings.db)
     except ResultsError as err:
         return Recorded(1, f'post-upgrade --before: {err}')
 

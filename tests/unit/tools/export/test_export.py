@@ -59,19 +59,21 @@ def test_a_case_failed_twice_before_its_job_ran_is_sent_once():
     assert names(export.report_samples(report)) == [series.CHECK_PASSED]
 
 
-def test_a_fleet_run_sends_each_compared_node_as_suspect_or_not():
+def test_a_fleet_run_sends_each_compared_node_as_suspect_or_not(tmp_path):
     cases = fleet_cases.fleet(6, slow={'n4': (0.4, ('StreamCheck',))})
     report = {'session_info': {'suite_mode': 'nightly', 'fleet': 'yes',
                                'time_end_unix': 1795624054.5},
               'runs': [{'testcases': cases}]}
     suspects = {s['metric']['node']: s['values'][0]
-                for s in export.suspect_samples([report])
+                for s in export.suspect_samples(
+                    [report], db_path=str(tmp_path / 'results.db'))
                 if s['metric']['__name__'] == series.SUSPECT}
     assert suspects == {'n1': 0, 'n2': 0, 'n3': 0, 'n4': 1, 'n5': 0,
                         'n6': 0}
 
 
-def test_the_suspects_sent_are_the_verdicts_after_the_rerun():
+def test_the_suspects_sent_are_the_verdicts_after_the_rerun(tmp_path):
+    db = str(tmp_path / 'results.db')
     cases = fleet_cases.fleet(6, slow={'n4': (0.4, ('StreamCheck',))})
     first = {'session_info': {'fleet': 'yes', 'time_end_unix': 2.0},
              'runs': [{'testcases': cases}]}
@@ -80,15 +82,17 @@ def test_the_suspects_sent_are_the_verdicts_after_the_rerun():
                  c for c in fleet_cases.fleet(6) if c['node'] == 'n4' and
                  c['display_name'].startswith('StreamCheck')]}]}
     suspects = {s['metric']['node']: s['values'][0]
-                for s in export.suspect_samples([first, rerun])}
+                for s in export.suspect_samples([first, rerun],
+                                                db_path=db)}
     assert suspects['n4'] == 0 and set(suspects.values()) == {0}
-    assert export.suspect_samples([rerun]) == []
+    assert export.suspect_samples([rerun], db_path=db) == []
 
 
-def test_a_fleet_too_small_to_compare_sends_no_suspect_series():
+def test_a_fleet_too_small_to_compare_sends_no_suspect_series(tmp_path):
     report = {'session_info': {'fleet': 'yes', 'time_end_unix': 1.0},
               'runs': [{'testcases': fleet_cases.fleet(3)}]}
-    assert export.suspect_samples([report]) == []
+    assert export.suspect_samples(
+        [report], db_path=str(tmp_path / 'results.db')) == []
 
 
 def test_without_the_setting_the_command_says_it_is_off(tmp_path, capsys,
@@ -177,19 +181,19 @@ def test_one_thing_at_a_time(site, capsys, argv, said):
 
 
 def test_this_run_s_values_are_counted_as_the_store_took_them(
-        site, tmp_path, monkeypatch):
-    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
+        site, tmp_path):
+    db = str(tmp_path / 'results.db')
     ours = export.report_samples(json.loads(NIGHTLY.read_text()))
     waiting = spool.Spool(tmp_path / 'results-export.db',
                           'http://127.0.0.1:9')
-    assert run_export.status_lines([str(NIGHTLY)]) == [
+    assert run_export.status_lines([str(NIGHTLY)], db) == [
         f"export: this run's {len(ours)} value(s): 0 taken by the store "
         f"http://127.0.0.1:9, {len(ours)} not sent (the export was not on "
         f'for them: "hpc-acceptance export --since" sends them)']
 
     waiting.delivered(ours[2:])
     waiting.hold(ours[:2], 'HTTP 429 Too Many Requests')
-    first, second = run_export.status_lines([str(NIGHTLY)])
+    first, second = run_export.status_lines([str(NIGHTLY)], db)
     assert first == (f"export: this run's {len(ours)} value(s): "
                      f'{len(ours) - 2} taken by the store '
                      f'http://127.0.0.1:9, 2 waiting')

@@ -139,18 +139,21 @@ def test_a_whole_fleet_below_its_references_fails_without_history():
                for s in partition.fleet_losses)
 
 
-def test_a_fleet_with_nothing_to_compare_its_median_with_says_so():
+def test_a_fleet_with_nothing_to_compare_its_median_with_says_so(tmp_path):
     status, message = verdict.judge(
-        {'runs': [{'testcases': fleet_cases.fleet(6)}]})
+        {'runs': [{'testcases': fleet_cases.fleet(6)}]},
+        db_path=str(tmp_path / 'results.db'))
     assert status == 0
     assert message.startswith(f'acceptance passed — '
                               f'{verdict.ACROSS_NODES_ONLY}')
 
 
-def test_half_a_fleet_at_half_speed_is_not_uniform_not_five_suspects():
+def test_half_a_fleet_at_half_speed_is_not_uniform_not_five_suspects(
+        tmp_path):
     cases = fleet_cases.fleet(10, slow={f'n{i}': (0.5, ('StreamCheck',))
                                         for i in range(6, 11)})
-    status, message = verdict.judge({'runs': [{'testcases': cases}]})
+    status, message = verdict.judge({'runs': [{'testcases': cases}]},
+                                    db_path=str(tmp_path / 'results.db'))
     assert status == 1
     assert ('not uniform: StreamCheck %threads=single copy splits into 5 '
             'node(s) at' in message)

@@ -18,7 +18,11 @@ SESSION = '00000000-0000-4000-8000-000000000001'
 
 @pytest.fixture(autouse=True)
 def empty_results_database(tmp_path, monkeypatch):
-    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
+    '''The test's own results database, which does not exist: its path,
+    given to what reads it here and named to the commands.'''
+    path = str(tmp_path / 'results.db')
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', path)
+    return path
 
 
 def _write(tmp_path, name, *runs):
@@ -37,14 +41,16 @@ def _slow_n3():
     return cases
 
 
-def test_the_suspects_checks_are_rerun_on_their_nodes_alone(tmp_path):
+def test_the_suspects_checks_are_rerun_on_their_nodes_alone(
+        tmp_path, empty_results_database):
     report = _write(tmp_path, 'fleet', _slow_n3())
     nodes = tmp_path / 'nodes.json'
     nodes.write_text(json.dumps({'cluster:compute': {
         'state': 'idle', 'covered': [f'n{i}' for i in range(1, 7)],
         'left_out': [{'node': 'n7', 'state': 'DRAIN', 'reason': 'x'}]}}))
     args = fleet_run.rerun_args(report, str(nodes), 'idle', [
-        '-n', 'Stream', '--system', 'cluster', '-J', 'reservation=maint'])
+        '-n', 'Stream', '--system', 'cluster', '-J', 'reservation=maint'],
+        empty_results_database)
     assert args[:6] == ['--mode', 'fleet', '--distribute=idle',
                         f'--session-extras=fleet=confirm,fleet_confirms='
                         f'{SESSION}', '--max-retries=0', '-r']
@@ -59,14 +65,14 @@ def test_the_suspects_checks_are_rerun_on_their_nodes_alone(tmp_path):
         'configured%threads=single$']
 
 
-def test_a_quiet_fleet_needs_no_rerun(tmp_path):
+def test_a_quiet_fleet_needs_no_rerun(tmp_path, empty_results_database):
     report = _write(tmp_path, 'fleet', fleet_cases.fleet(6))
     assert fleet_run.rerun_args(report, str(tmp_path / 'none.json'), 'idle',
-                                []) == []
+                                [], empty_results_database) == []
 
 
-def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,
-                                                           capsys):
+def test_a_node_within_the_fleet_on_its_rerun_is_not_named(
+        tmp_path, capsys, empty_results_database):
     cases = _slow_n3()
     first = _write(tmp_path, 'fleet', cases)
     quiet = fleet_cases.fleet(6)
@@ -82,7 +88,8 @@ def test_a_node_within_the_fleet_on_its_rerun_is_not_named(tmp_path,
     assert ('within the fleet on its rerun: n3: StreamCheck %threads=single'
             ' copy ' in text)
     status, message = verdict.verdict_of(
-        finished_run.read([(first, 0), (confirm, 0)]))
+        finished_run.read([(first, 0), (confirm, 0)],
+                          db_path=empty_results_database))
     assert status == 0 and 'passed only when retried: MemoryDaxpyCheck' \
         in message
 

@@ -108,4 +108,5 @@ def test_a_node_name_with_a_newline_never_reaches_the_rerun(tmp_path):
                          time.time(), n5={'node': crafted,
                                           'job_nodelist': [crafted]})
     with pytest.raises(runs.Unreadable, match=r"node 'n5\\n#SBATCH"):
-        fleet_run.rerun_args(path, str(tmp_path / 'none.json'), 'idle', [])
+        fleet_run.rerun_args(path, str(tmp_path / 'none.json'), 'idle', [],
+                             str(tmp_path / 'results.db'))

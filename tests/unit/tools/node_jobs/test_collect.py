@@ -55,8 +55,9 @@ def _cases(report, node=None):
                                      c['display_name'].endswith(node))]
 
 
-def test_a_night_is_one_session_the_tools_and_reframe_read(night):
+def test_a_night_is_one_session_the_tools_and_reframe_read(night, tmp_path):
     path, _ = night
+    db = str(tmp_path / 'results.db')
     report, status = gather.collect(path, now=1795895800.0)
     assert status == 0
     written = runs.read_report(path)
@@ -78,9 +79,8 @@ def test_a_night_is_one_session_the_tools_and_reframe_read(night):
     builds = [c['display_name'] for c in cases if c['fixture']]
     assert len(builds) == len(set(builds)) == 3 * len(NODES)
     # ReFrame's own storage takes it as one session
-    assert database.import_reports(database.database_path(),
-                                   [path])[0] == [path]
-    run = finished_run.of_reports([path])
+    assert database.import_reports(db, [path])[0] == [path]
+    run = finished_run.of_reports([path], db_path=db)
     assert [f.nodes for f in run.fleets] == [NODES]
 
 
@@ -137,7 +137,7 @@ def _truncated(here):
     (_truncated, 'wrote a truncated report (cannot read the run report '),
 ])
 def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
-        night, fault, named):
+        night, tmp_path, fault, named):
     path, here = night
     fault(here)
     report, status = gather.collect(path)
@@ -149,7 +149,8 @@ def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
     assert [c['result'] for n in NODES[:3] for c in _cases(report, n)] == \
         ['pass'] * 3
     # the usual rule: it alone failed a check the others passed
-    (fleet,) = finished_run.of_reports([path]).fleets
+    (fleet,) = finished_run.of_reports(
+        [path], db_path=str(tmp_path / 'results.db')).fleets
     (suspect,) = fleet.suspects
     assert suspect.node == 'n4' and suspect.failures
     assert suspect.describe().startswith(f'n4: failed MemoryDaxpyCheck '
@@ -184,7 +185,7 @@ def test_where_a_run_stopped_is_read_from_its_output():
     assert gather.running_at_end(log) == ['B']
 
 
-def test_collect_finishes_an_interrupted_night_once(night, capsys,
+def test_collect_finishes_an_interrupted_night_once(night, tmp_path, capsys,
                                                    monkeypatch):
     path, _ = night
     monkeypatch.setattr(gather.slurm_jobs, 'queue', lambda *a: {})
@@ -193,7 +194,7 @@ def test_collect_finishes_an_interrupted_night_once(night, capsys,
     assert f'hpc-acceptance finish {path} 0 --nodes ' in out
     assert 'stored in the results database' in out
     session = runs.report_session(path)['uuid']
-    assert database.stored(database.database_path(), session)
+    assert database.stored(str(tmp_path / 'results.db'), session)
     assert cli.main(['collect', path]) == 0
     assert 'was collected already' in capsys.readouterr().out
     assert runs.report_session(path)['uuid'] == session
@@ -214,14 +215,17 @@ def test_collect_waits_for_jobs_still_queued(night, capsys, monkeypatch):
     assert report[gather.KEY]['faults'] == {}
 
 
-def test_the_summary_says_how_the_night_ran_and_what_bound_it(night):
+def test_the_summary_says_how_the_night_ran_and_what_bound_it(night,
+                                                               tmp_path):
     path, here = night
+    db = str(tmp_path / 'results.db')
     _edit(here.plan, lambda plan: plan.update(bounds=[
         'at most 2 node job(s) queued at once of 4: MaxSubmitJobsPerUser 2 '
         'of QOS normal (root has 0 job(s) now)']))
     _did_not_start(here)
     gather.collect(path)
-    lines = summary_text.summary_of(finished_run.of_reports([path]), 200).lines
+    lines = summary_text.summary_of(
+        finished_run.of_reports([path], db_path=db), 200, db_path=db).lines
     start = lines.index('node jobs: 4 job(s) for 4 node(s), one a node')
     assert lines[start + 1:start + 3] == [
         '  bound by: at most 2 node job(s) queued at once of 4: '

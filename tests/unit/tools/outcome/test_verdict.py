@@ -12,6 +12,10 @@ from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.outcome import acceptance_verdict as verdict
 from hpc_acceptance.tools.references import unreferenced
 
+#: A results database that does not exist: the runs judged here have no
+#: earlier fleet run to be compared with.
+NO_DATABASE = '/nonexistent/results.db'
+
 
 def report(*results, fixture_results=()):
     where = {'system': 'local', 'partition': 'default', 'environ': 'gnu'}
@@ -26,32 +30,37 @@ def report(*results, fixture_results=()):
 
 def test_passed_checks_are_a_validation():
     status, message = verdict.judge(report('pass', 'pass', 'skip',
-                                           fixture_results=['pass']))
+                                           fixture_results=['pass']),
+                                    db_path=NO_DATABASE)
     assert status == 0
     assert message == 'acceptance passed (2 pass, 1 skip)'
 
 
 def test_a_failure_fails_and_is_named():
-    status, message = verdict.judge(report('pass', 'fail'))
+    status, message = verdict.judge(report('pass', 'fail'),
+                                    db_path=NO_DATABASE)
     assert status == 1
     assert 'Check1: sanity error' in message
 
 
 def test_a_failed_fixture_fails_the_run():
     status, message = verdict.judge(report('fail_deps',
-                                           fixture_results=['fail']))
+                                           fixture_results=['fail']),
+                                    db_path=NO_DATABASE)
     assert status == 1
     assert 'Build0 (fixture): build error' in message
 
 
 def test_all_skipped_is_not_a_validation():
-    status, message = verdict.judge(report('skip', 'skip'))
+    status, message = verdict.judge(report('skip', 'skip'),
+                                    db_path=NO_DATABASE)
     assert status == 2
     assert 'every check was skipped' in message
 
 
 def test_nothing_selected_is_not_a_validation():
-    status, message = verdict.judge({'runs': [{'testcases': []}]})
+    status, message = verdict.judge({'runs': [{'testcases': []}]},
+                                    db_path=NO_DATABASE)
     assert status == 2
     assert 'no check was selected' in message
 
@@ -59,7 +68,7 @@ def test_nothing_selected_is_not_a_validation():
 def test_only_the_last_retry_counts():
     first = report('fail')['runs'][0]
     last = report('pass')['runs'][0]
-    assert verdict.judge({'runs': [first, last]})[0] == 0
+    assert verdict.judge({'runs': [first, last]}, db_path=NO_DATABASE)[0] == 0
 
 
 def retried(first_results, retry_results):
@@ -74,14 +83,15 @@ def retried(first_results, retry_results):
 
 def test_a_check_that_passes_its_retry_passes_and_is_named():
     status, message = verdict.judge(retried(['pass', 'fail', 'skip'],
-                                            ['pass']))
+                                            ['pass']), db_path=NO_DATABASE)
     assert status == 0
     assert message == ('acceptance passed (2 pass, 1 skip); passed only '
                        'when retried: Check1')
 
 
 def test_a_check_that_fails_its_retry_fails():
-    status, message = verdict.judge(retried(['pass', 'fail'], ['fail']))
+    status, message = verdict.judge(retried(['pass', 'fail'], ['fail']),
+                                    db_path=NO_DATABASE)
     assert status == 1
     assert message.splitlines()[-1].startswith(
         'acceptance FAILED (1 fail, 1 pass)')
@@ -90,7 +100,8 @@ def test_a_check_that_fails_its_retry_fails():
 
 def test_a_suspect_node_fails_the_run_and_the_last_line_names_it():
     cases = fleet_cases.fleet(6, slow={'n5': (0.6, ('StreamCheck',))})
-    status, message = verdict.judge({'runs': [{'testcases': cases}]})
+    status, message = verdict.judge({'runs': [{'testcases': cases}]},
+                                    db_path=NO_DATABASE)
     assert status == 1
     assert message.splitlines()[-1] == (
         f'acceptance FAILED ({len(cases)} pass): 1 suspect node(s): n5 '
@@ -99,7 +110,8 @@ def test_a_suspect_node_fails_the_run_and_the_last_line_names_it():
 
 def test_a_quiet_fleet_passes_saying_it_was_judged_across_nodes_only():
     cases = fleet_cases.fleet(6)
-    assert verdict.judge({'runs': [{'testcases': cases}]}) == (
+    assert verdict.judge({'runs': [{'testcases': cases}]},
+                         db_path=NO_DATABASE) == (
         0, f'acceptance passed — {verdict.ACROSS_NODES_ONLY} '
            f'({len(cases)} pass)')
 
@@ -175,13 +187,15 @@ def no_site_setting(monkeypatch):
 
 def test_a_run_judged_by_a_reference_file_passes_plainly(no_site_setting):
     status, message = verdict.judge(
-        on('cluster', 'reference/cluster.yaml', report('pass')))
+        on('cluster', 'reference/cluster.yaml', report('pass')),
+        db_path=NO_DATABASE)
     assert (status, message) == (0, 'acceptance passed (1 pass)')
 
 
 def test_the_embedded_default_without_references_passes_saying_so(
         no_site_setting):
-    status, message = verdict.judge(on('local', 'none', report('pass')))
+    status, message = verdict.judge(on('local', 'none', report('pass')),
+                                    db_path=NO_DATABASE)
     assert status == 0
     assert message == ('acceptance passed — not judged against references '
                        '(1 pass)')
@@ -189,7 +203,8 @@ def test_the_embedded_default_without_references_passes_saying_so(
 
 def test_a_site_system_without_references_is_not_validated(
         no_site_setting):
-    status, message = verdict.judge(on('cluster', 'none', report('pass')))
+    status, message = verdict.judge(on('cluster', 'none', report('pass')),
+                                    db_path=NO_DATABASE)
     assert status == 2
     assert message.startswith('acceptance NOT VALIDATED: no reference file '
                               'for cluster (1 pass; reference/cluster.yaml '
@@ -203,7 +218,8 @@ def test_a_site_may_accept_runs_without_references(monkeypatch, setting):
     # the list is read with the command's settings, and judged with
     status, message = verdict.judge(
         on('cluster', 'none', report('pass')),
-        unreferenced_ok=command_settings.read().unreferenced_ok)
+        unreferenced_ok=command_settings.read().unreferenced_ok,
+        db_path=NO_DATABASE)
     assert status == 0
     assert 'not judged against references' in message
 
@@ -220,7 +236,7 @@ def test_a_fleet_run_judges_its_nodes_by_each_other_without_references(
         no_site_setting):
     # the first night of a new partition: no reference file, no history,
     # and its nodes compared with each other
-    status, message = verdict.judge(_fleet_report(6))
+    status, message = verdict.judge(_fleet_report(6), db_path=NO_DATABASE)
     assert status == 0
     assert message.startswith(
         f'acceptance passed — {verdict.ACROSS_NODES_ONLY} (')
@@ -228,7 +244,7 @@ def test_a_fleet_run_judges_its_nodes_by_each_other_without_references(
 
 
 def test_a_fleet_too_small_to_compare_needs_references(no_site_setting):
-    status, message = verdict.judge(_fleet_report(3))
+    status, message = verdict.judge(_fleet_report(3), db_path=NO_DATABASE)
     assert status == 2
     assert message.startswith('acceptance NOT VALIDATED: no reference file '
                               'for cluster')

@@ -28,8 +28,11 @@ USAGE = ('Usage: ``hpc-acceptance verdict REPORT.json REFRAME_EXIT_STATUS '
 
 @pytest.fixture(autouse=True)
 def no_database(tmp_path, monkeypatch):
-    '''A results database of the test's own, which does not exist.'''
-    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
+    '''A results database of the test's own, which does not exist: its
+    path, given to what is judged here and named to the commands.'''
+    path = str(tmp_path / 'results.db')
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', path)
+    return path
 
 
 def _report(*runs, **info):
@@ -83,26 +86,26 @@ def test_a_check_of_this_project_that_reported_no_figure_is_named():
 
 # -- the verdict line ---------------------------------------------------------
 
-def test_a_figure_with_no_measurement_is_counted_in_the_verdict():
+def test_a_figure_with_no_measurement_is_counted_in_the_verdict(no_database):
     status, message = verdict.judge(_report([_one(
-        values={'triad': (math.nan, 'MB/s')})]))
+        values={'triad': (math.nan, 'MB/s')})]), db_path=no_database)
     assert status == 1
     assert _last(message) == ('acceptance FAILED (1 pass): 1 figure(s) with '
                               'no measurement')
 
 
-def test_a_failed_fixture_alone_fails_no_check():
+def test_a_failed_fixture_alone_fails_no_check(no_database):
     fixture = _one('BuildStream', {}, result='fail')
     fixture['fixture'] = True
-    status, message = verdict.judge(_report([fixture]))
+    status, message = verdict.judge(_report([fixture]), db_path=no_database)
     assert status == 1
     assert _last(message) == 'acceptance FAILED (no checks): 1 failure(s)'
 
 
-def test_the_suspects_and_the_findings_are_counted_in_the_verdict():
+def test_the_suspects_and_the_findings_are_counted_in_the_verdict(no_database):
     cases = fleet_cases.fleet(6, figures=STREAM, slow={
         'n5': (0.5, ('StreamCheck',)), 'n6': (0.5, ('StreamCheck',))})
-    status, message = verdict.judge(_report(cases))
+    status, message = verdict.judge(_report(cases), db_path=no_database)
     assert status == 1
     assert _last(message) == (
         'acceptance FAILED (6 pass): 2 suspect node(s): n5 '
@@ -111,17 +114,17 @@ def test_the_suspects_and_the_findings_are_counted_in_the_verdict():
 
     cases = fleet_cases.fleet(10, figures=STREAM, slow={
         f'n{i}': (0.5, ('StreamCheck',)) for i in range(6, 11)})
-    status, message = verdict.judge(_report(cases))
+    status, message = verdict.judge(_report(cases), db_path=no_database)
     assert status == 1
     assert _last(message) == ('acceptance FAILED (10 pass): 1 finding(s) '
                               'on a whole partition')
 
 
-def test_a_fleet_that_cannot_be_compared_fails_saying_why():
+def test_a_fleet_that_cannot_be_compared_fails_saying_why(no_database):
     cases = fleet_cases.fleet(4, figures=STREAM)
     cases[0]['fleet_floors'] = 'Stream=0.5'
     cases[1]['fleet_floors'] = 'Stream=0.4'
-    status, message = verdict.judge(_report(cases))
+    status, message = verdict.judge(_report(cases), db_path=no_database)
     assert status == 1
     assert message.splitlines()[0] == (
         "  fleet comparison: test cases of cluster:compute recorded "
@@ -133,58 +136,60 @@ def test_a_fleet_that_cannot_be_compared_fails_saying_why():
     ([_one(result='skip'), _one(result='skip', node='n2')],
      'every check was skipped (2 skip)'),
 ], ids=['nothing', 'all skipped'])
-def test_nothing_validated_says_why(cases, said):
-    assert verdict.judge(_report(cases)) == (
+def test_nothing_validated_says_why(cases, said, no_database):
+    assert verdict.judge(_report(cases), db_path=no_database) == (
         2, f'acceptance NOT VALIDATED: {said}; see the skip reasons above')
 
 
-def test_a_pass_says_every_limit_of_its_judgement():
+def test_a_pass_says_every_limit_of_its_judgement(no_database):
     '''A fleet judged across its nodes only, beside a check of the
     embedded system that no reference file bounded: both are said.'''
     cases = fleet_cases.fleet(4, figures=STREAM, system='local')
     lonely = _one('MemoryDaxpyCheck', {'flops_l1': (9000.0, 'MFLOP/s')},
                   system='local')
     lonely['reference_file'] = 'none'
-    status, message = verdict.judge(_report(cases + [lonely]))
+    status, message = verdict.judge(_report(cases + [lonely]),
+                                    db_path=no_database)
     assert status == 0
     assert message == ('acceptance passed — not judged against references '
                        f'— {verdict.ACROSS_NODES_ONLY} (5 pass)')
 
 
-def test_checks_that_passed_only_when_retried_are_all_named():
+def test_checks_that_passed_only_when_retried_are_all_named(no_database):
     first = [_one(result='fail'), _one('MemoryDaxpyCheck', {
         'flops_l1': (9000.0, 'MFLOP/s')}, result='fail')]
     retry = [_one(), _one('MemoryDaxpyCheck', {
         'flops_l1': (9000.0, 'MFLOP/s')})]
-    status, message = verdict.judge(_report(first, retry))
+    status, message = verdict.judge(_report(first, retry), db_path=no_database)
     assert status == 0
     names = sorted(case['display_name'] for case in retry)
     assert message.endswith(f'; passed only when retried: {names[0]}, '
                             f'{names[1]}')
 
 
-def test_a_figure_shifted_across_nights_fails_the_run():
+def test_a_figure_shifted_across_nights_fails_the_run(no_database):
     '''Only the shifts that fail the run (beyond their limit) count;
     each is named on a line of its own.'''
     shifts = [SimpleNamespace(failing=True, describe=lambda: 'triad -30 %'),
               SimpleNamespace(failing=False, describe=lambda: 'copy -3 %')]
     status, message = verdict.judge(_report([_one(system='local')]),
-                                    shifts=shifts)
+                                    shifts=shifts, db_path=no_database)
     assert status == 1
     assert message.splitlines() == [
         '  shift across nights: triad -30 %',
         'acceptance FAILED (1 pass): 1 figure(s) shifted across nights']
     assert verdict.judge(_report([_one(system='local')]),
-                         shifts=shifts[1:])[0] == 0
+                         shifts=shifts[1:], db_path=no_database)[0] == 0
 
 
 # -- the fleet's earlier runs -------------------------------------------------
 
-def test_the_fleet_is_held_to_the_earlier_runs_of_its_session(monkeypatch):
+def test_the_fleet_is_held_to_the_earlier_runs_of_its_session(
+        monkeypatch, no_database):
     asked = []
 
-    def earlier_runs(session, started, db_path=None):
-        asked.append((session, started))
+    def earlier_runs(session, started, *, db_path):
+        asked.append((session, started, db_path))
         return [fleet_cases.fleet(6, figures=STREAM, seed=seed)
                 for seed in (1, 2, 3)]
 
@@ -192,19 +197,22 @@ def test_the_fleet_is_held_to_the_earlier_runs_of_its_session(monkeypatch):
     slow = fleet_cases.fleet(6, figures=STREAM, seed=4, slow={
         f'n{i}': (0.5, ('StreamCheck',)) for i in range(1, 7)})
     status, message = verdict.judge(_report(
-        slow, uuid='s4', time_start='20261126T010000+0000', fleet='yes'))
-    assert asked == [('s4', '20261126T010000+0000')]
+        slow, uuid='s4', time_start='20261126T010000+0000', fleet='yes'),
+        db_path=no_database)
+    assert asked == [('s4', '20261126T010000+0000', no_database)]
     assert status == 1
     assert 'the fleet as a whole lost StreamCheck' in message
 
 
-def test_earlier_runs_that_cannot_be_read_are_said_so(monkeypatch):
-    def earlier_runs(session, started, db_path=None):
+def test_earlier_runs_that_cannot_be_read_are_said_so(monkeypatch,
+                                                      no_database):
+    def earlier_runs(session, started, *, db_path):
         raise ResultsError('the results database is locked')
 
     monkeypatch.setattr(history, 'earlier_runs', earlier_runs)
     status, message = verdict.judge(_report(
-        fleet_cases.fleet(4, figures=STREAM), uuid='s1', fleet='yes'))
+        fleet_cases.fleet(4, figures=STREAM), uuid='s1', fleet='yes'),
+        db_path=no_database)
     assert status == 0
     assert message.startswith(
         f'acceptance passed — {verdict.ACROSS_NODES_ONLY} (the earlier '
@@ -213,7 +221,7 @@ def test_earlier_runs_that_cannot_be_read_are_said_so(monkeypatch):
 
 # -- the reports of a run -----------------------------------------------------
 
-def test_the_reports_of_a_run_are_read_as_one(tmp_path):
+def test_the_reports_of_a_run_are_read_as_one(tmp_path, no_database):
     first = fleet_cases.as_report(fleet_cases.fleet(4, figures=STREAM),
                                   session=fleet_cases.session_id(1),
                                   start=1000)
@@ -223,7 +231,8 @@ def test_the_reports_of_a_run_are_read_as_one(tmp_path):
     read = finished_run.read([
         (str(tmp_path / 'no-test-case-ran.json'), 0),
         (_write(tmp_path, 'first.json', first), 0),
-        (_write(tmp_path, 'rerun.json', rerun), 0)]).report
+        (_write(tmp_path, 'rerun.json', rerun), 0)],
+        db_path=no_database).report
     assert read['session_info'] == first['session_info']
     assert read['runs'] == first['runs'] + rerun['runs']
 

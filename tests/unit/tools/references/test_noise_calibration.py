@@ -113,7 +113,7 @@ def test_an_8_percent_loss_regresses_on_a_system_whose_noise_allows_it(
 def test_calibrate_noise_writes_only_with_write(tmp_path, monkeypatch,
                                                 capsys):
     monkeypatch.setattr(propose_references, 'stored_testcases',
-                        lambda query: quiet_repeats(0.01))
+                        lambda query, db_path: quiet_repeats(0.01))
     args = ['propose-references', '--system', 'local', '--calibrate-noise',
             '--reference-dir', str(tmp_path)]
     assert cli.main(args) == 0
@@ -135,7 +135,7 @@ def test_floors_of_runs_that_were_not_quiet_are_refused(
     busy = [case(s, 12000 * rng.choice((1, 0.1)) * (1 + 0.01 * rng.random()))
             for s in range(12)]
     monkeypatch.setattr(propose_references, 'stored_testcases',
-                        lambda query: busy)
+                        lambda query, db_path: busy)
     assert cli.main(['propose-references', '--system', 'local',
                      '--calibrate-noise', '--write', '--reference-dir',
                      str(tmp_path)]) == 1

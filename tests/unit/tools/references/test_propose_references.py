@@ -227,7 +227,7 @@ def test_a_band_beyond_twice_the_minimum_is_warned_about():
 
 def test_a_band_that_bounds_nothing_is_refused(tmp_path, monkeypatch,
                                                capsys):
-    monkeypatch.setattr(pr, 'stored_testcases', lambda query: [
+    monkeypatch.setattr(pr, 'stored_testcases', lambda query, db_path: [
         {'display_name': 'StreamCheck', 'result': 'pass', 'system': 'sys',
          'partition': 'p', 'environ': 'gnu', 'identity': 'n=1',
          'perfvalues': {'sys:p:bw': [value, 0, None, None, 'MB/s', 'pass']}}

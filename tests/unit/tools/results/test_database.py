@@ -11,7 +11,7 @@ import pytest
 from conftest import DATA_DIR
 
 from hpc_acceptance.tools import cli
-from hpc_acceptance.tools.results import database
+from hpc_acceptance.tools.results import database, runs
 
 #: ReFrame's JSON report of an acceptance run, as ReFrame wrote it.
 FIXTURE = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'
@@ -42,6 +42,27 @@ def test_an_imported_report_is_a_stored_session(stored):
     db, _ = stored
     assert database.stored(str(db), SESSION)
     database.check(str(db))
+
+
+def test_the_stored_runs_are_read_from_the_database_given(
+        stored, tmp_path, monkeypatch):
+    '''The tools' library reads the results database it is given, never
+    the one the environment names: RFM_SQLITE_DB_FILE is read once, by
+    the command, at its edge (..common.command_settings).'''
+    db, _ = stored
+    # another results database, whole and empty, named by the environment
+    empty = tmp_path / 'empty.db'
+    shutil.copy(db, empty)
+    with sqlite3.connect(empty) as conn:
+        conn.execute('DELETE FROM testcases')
+        conn.execute('DELETE FROM sessions')
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(empty))
+    assert [row['UUID'] for row in runs.session_rows(SESSION, str(db))] == \
+        [SESSION]
+    cases = runs.stored_testcases(SESSION, str(db))
+    assert cases and {case['session_uuid'] for case in cases} == {SESSION}
+    assert runs.session_rows(SESSION, str(empty)) == []
+    assert runs.stored_testcases(SESSION, str(empty)) == []
 
 
 def test_importing_a_run_twice_keeps_one_copy(stored, capsys):

@@ -111,9 +111,10 @@ def test_the_database_door_leaves_out_what_is_not_of_its_form(
                     {'session_info': {'uuid': '?1', 'time_start': 'b'}}]
 
     monkeypatch.setattr(database, 'reframe_storage', lambda path: Storage())
-    assert len(runs.stored_testcases('now-1d:now')) == len(good)
-    assert [row['UUID'] for row in runs.session_rows('now-1d:now')] == \
-        [SESSION]
+    path = str(tmp_path / 'results.db')
+    assert len(runs.stored_testcases('now-1d:now', path)) == len(good)
+    assert [row['UUID'] for row in runs.session_rows('now-1d:now',
+                                                      path)] == [SESSION]
     err = capsys.readouterr().err
     assert err.count('left out: ') == 2
     assert f"left out: a test case of session '{good[0]['session_uuid']}': "\
@@ -121,7 +122,7 @@ def test_the_database_door_leaves_out_what_is_not_of_its_form(
     assert "left out: session_info: uuid '?1' is not a ReFrame session" \
            in err
     with pytest.raises(ValueError, match='not a ReFrame session UUID'):
-        runs.session_testcases('?1')
+        runs.session_testcases('?1', path)
 
 
 def test_a_report_nested_too_deeply_is_unreadable_not_a_traceback(

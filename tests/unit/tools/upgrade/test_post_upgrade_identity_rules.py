@@ -147,14 +147,14 @@ def test_another_systems_before_run_is_left_out_and_named(monkeypatch):
     other = runs.session([stream(9000.0, system='other')],
                          now - datetime.timedelta(days=1), **BEFORE)
     _serve(monkeypatch, own, other)
-    made = baseline.before_runs(systems={'local'})
+    made = baseline.before_runs(systems={'local'}, db_path=runs.SERVED)
     key = baseline.workload_key(stream(1.0))
     assert made.sessions == 1
     assert made.values[key, 'triad', None] == [38000.0]
     assert made.notes == ['--before session(s) of other systems left out of '
                           'the baseline: 1 of other']
     # no system given: every one, as before
-    assert baseline.before_runs().sessions == 2
+    assert baseline.before_runs(db_path=runs.SERVED).sessions == 2
 
 
 def test_another_systems_verdict_run_does_not_end_the_series(monkeypatch):
@@ -165,7 +165,8 @@ def test_another_systems_verdict_run_does_not_end_the_series(monkeypatch):
                          now - datetime.timedelta(days=10),
                          post_upgrade='after', suite_mode='post-upgrade')
     _serve(monkeypatch, own, other)
-    assert baseline.before_runs(systems={'local'}).sessions == 1
+    assert baseline.before_runs(systems={'local'},
+                                db_path=runs.SERVED).sessions == 1
 
 
 def test_another_systems_nightly_runs_are_left_out(monkeypatch):
@@ -175,6 +176,6 @@ def test_another_systems_nightly_runs_are_left_out(monkeypatch):
                            suite_mode='nightly')
     _serve(monkeypatch, nightly)
     made = baseline.nightly_runs('now-30d:now?suite_mode=="nightly"',
-                                 {'local'})
+                                 {'local'}, db_path=runs.SERVED)
     key = baseline.workload_key(stream(1.0))
     assert made.values[key, 'triad', None] == [38000.0]

@@ -18,19 +18,17 @@ def _run(tmp_path):
     return [(str(report), 0)]
 
 
-def test_a_run_the_database_does_not_hold_is_named(tmp_path, monkeypatch,
-                                                   capsys):
-    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
+def test_a_run_the_database_does_not_hold_is_named(tmp_path, capsys):
     runs = _run(tmp_path)
-    assert runs_before_after.not_stored(runs) == [runs[0][0]]
+    assert runs_before_after.not_stored(
+        runs, str(tmp_path / 'results.db')) == [runs[0][0]]
     assert 'only in' in capsys.readouterr().err
 
 
-def test_a_stored_run_is_not(tmp_path, monkeypatch):
+def test_a_stored_run_is_not(tmp_path):
     database = tmp_path / 'results.db'
-    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(database))
     runs = _run(tmp_path)
     subprocess.run([str(HPC_ACCEPTANCE), 'db', 'import', '--db',
                     str(database), runs[0][0]], check=True,
                    capture_output=True)
-    assert runs_before_after.not_stored(runs) == []
+    assert runs_before_after.not_stored(runs, str(database)) == []

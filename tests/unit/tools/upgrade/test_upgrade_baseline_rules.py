@@ -108,7 +108,7 @@ def test_the_before_runs_of_now(monkeypatch):
     before = runs.session([stream(38000.0)],
                           now - datetime.timedelta(days=1), **BEFORE)
     _serve(monkeypatch, before)
-    made = baseline.before_runs()
+    made = baseline.before_runs(db_path=runs.SERVED)
     assert made.name == 'before' and made.sessions == 1
 
 
@@ -119,7 +119,8 @@ def test_the_nightly_runs_leave_fleet_runs_out(monkeypatch):
     fleet = runs.session([stream(19000.0)], now - datetime.timedelta(days=1),
                          fleet='yes', **NIGHTLY)
     _serve(monkeypatch, nightly, fleet)
-    made = baseline.nightly_runs('now-30d:now?suite_mode=="nightly"')
+    made = baseline.nightly_runs('now-30d:now?suite_mode=="nightly"',
+                                 db_path=runs.SERVED)
     key = baseline.workload_key(stream(1.0))
     assert made.name == 'nightly'
     assert made.values[key, 'triad', None] == [38000.0]
