@@ -14,7 +14,6 @@ how many figures it was the narrowest for.
 '''
 
 import math
-import os
 import re
 import statistics
 import sys
@@ -41,13 +40,13 @@ def spreads(values):
 
 
 def series(path):
-    '''``{(figure, setting): [values]}`` oldest first.'''
-    os.environ['RFM_SQLITE_DB_FILE'] = path
+    '''``{(figure, setting): [values]}`` oldest first, from the results
+    database ``path``.'''
     from hpc_acceptance.tools.results.runs import (describe_key, figure_key,
                                                    stored_testcases)
 
     found = defaultdict(list)
-    for case in sorted(stored_testcases('now-3650d:now'),
+    for case in sorted(stored_testcases('now-3650d:now', path),
                        key=lambda c: c['job_completion_time_unix'] or 0):
         setting = setting_of(case.get('identity'))
         if case.get('fixture') or setting is None:
