@@ -696,6 +696,15 @@ def test_a_suspects_reasons_keep_every_kind():
         '(NaN)']
 
 
+def test_failures_of_one_reason_are_one_line():
+    '''A node whose job did not report failed every check of it for one
+    reason: one line, the first check and how many more.'''
+    suspect = Suspect(PARTITION, 'n1', failures=[
+        ('X', 'did not report'), ('Y', 'did not report'), ('Z', 'fail')])
+    assert suspect.reasons() == ['failed X and 1 more: did not report',
+                                 'failed Z: fail']
+
+
 def test_figures_and_node_lists_read_as_people_read_them():
     assert [number(v) for v in (None, 58510.4, 1000.0, 999.4, 95.3,
                                 1.42)] == [
