@@ -132,11 +132,23 @@ def _spread(figure, values, floor, factor):
                                   factor)
 
 
+def _ranked(spread):
+    '''``(nodes, gaps)``: the nodes of ``spread`` worst first, and the
+    gain of each over the node before it (the first's 0).'''
+    ranked = sorted(spread.values, key=spread.gain)
+    gains = [spread.gain(node) for node in ranked]
+    # two nodes that both measured 0 (-inf) are no gap apart, not NaN
+    return ranked, [0.0] + [gains[i] - gains[i - 1]
+                            if gains[i] != gains[i - 1] else 0.0
+                            for i in range(1, len(ranked))]
+
+
 def _without_slow_minority(spread, factor):
     '''``spread`` with the median and band of its nodes but the ``k``
-    slowest, for the largest ``k`` whose every node is out of them (the
-    others are :data:`.model.MIN_NODES` or more, and more than ``k``);
-    else ``spread`` as it is.
+    slowest, for the largest ``k`` whose every node is out of them and
+    further below the next node than their band is wide (the others are
+    :data:`.model.MIN_NODES` or more, and more than ``k``); else
+    ``spread`` as it is.
 
     Slow nodes widen the median absolute deviation of the group they are
     judged in: two nodes of six that lost 30 % double it, and pass inside
@@ -144,11 +156,10 @@ def _without_slow_minority(spread, factor):
     a minority counts as slow when the majority's band leaves every node
     of it out, which a quiet group's tail (no gap between it and the rest)
     does not.'''
-    ranked = sorted(spread.values, key=spread.gain)
-    gains = [spread.gain(node) for node in ranked]
+    ranked, gaps = _ranked(spread)
     count = len(ranked)
     for slow in range(min((count - 1) // 2, count - MIN_NODES), 0, -1):
-        gap = gains[slow] - gains[slow - 1]
+        gap = gaps[slow]
         # no band is narrower than the floor: most cuts of a large fleet
         # end here, before the median of its rest is taken
         if not gap > width(spread.floor):
@@ -169,12 +180,9 @@ def _split(spread, floor):
     '''``(slower nodes, faster nodes)`` where the values of ``spread``
     fall in two clusters of :func:`.model.cluster_nodes` nodes or more
     each, further apart than ``floor``; else ``None``.'''
-    ranked = sorted(spread.values, key=spread.gain)
+    ranked, gaps_below = _ranked(spread)
     need = cluster_nodes(len(ranked))
-    gains = [spread.gain(node) for node in ranked]
-    # two nodes that both measured 0 (-inf) are no gap apart, not NaN
-    gaps = [(gains[i] - gains[i - 1] if gains[i] != gains[i - 1] else 0.0,
-             i) for i in range(need, len(ranked) - need + 1)]
+    gaps = [(gaps_below[i], i) for i in range(need, len(ranked) - need + 1)]
     if not gaps:
         return None
 
