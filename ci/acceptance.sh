@@ -11,7 +11,8 @@
 #
 #   ci/acceptance.sh [--full-output] [--fleet[=STATE]]
 #                    [--fleet-mode node-jobs|distribute] [--node-time-limit MIN]
-#                    [--reservation NAME] [--max-jobs N] [REFRAME ARGS...]
+#                    [--nodes-per-job N] [--reservation NAME] [--max-jobs N]
+#                    [REFRAME ARGS...]
 #
 # ReFrame's own output (its performance table included) goes to a log file
 # beside the JSON report; the run ends with a short summary and the path of
@@ -27,8 +28,10 @@
 # starts (idle by default, avail in a reservation, all, or a Slurm state):
 # one Slurm job per node running the node's whole set (--fleet-mode
 # node-jobs, the default; --node-time-limit MIN bounds each, within the
-# partition's and the reservation's limits), or ReFrame's --distribute, a job
-# per node and check (--fleet-mode distribute); the nodes it leaves out are
+# partition's and the reservation's limits; beyond 64 nodes, or with
+# --nodes-per-job N, a job covers several nodes, one step a node), or
+# ReFrame's --distribute, a job per node and check (--fleet-mode
+# distribute); the nodes it leaves out are
 # listed with their state and reason; a node whose job did not start, was
 # stopped, died or left a truncated report is named; the checks that made a
 # node a suspect run once more on it; then the multi-node checks run once, as

@@ -100,7 +100,8 @@ def test_the_options_are_read_from_the_definitions():
     assert {'--keep', '--run', '--reports'} <= options_of('db')
     assert options_of('run') == {'--full-output', '--fleet',
                                  '--fleet-mode', '--node-time-limit',
-                                 '--reservation', '--max-jobs'}
+                                 '--nodes-per-job', '--reservation',
+                                 '--max-jobs'}
     assert options_of('verdict') == set()
     assert mentions('`--db FILE`', '--db')
     assert not mentions('--db-file', '--db')

@@ -45,6 +45,9 @@ OVERLAY = ['-C', str(DATA_DIR / 'slurm' / 'slurm_localhost.py'),
 CHECKS = ['-n', 'StreamCheck.*single', '-n', 'MemoryDaxpyCheck.*single',
           '-n', 'MemoryReadBandwidthCheck.*single', '-S', 'span_ms=200']
 ONE_CHECK = ['-n', 'MemoryDaxpyCheck.*single', '-S', 'span_ms=200']
+#: A check whose ranks the partition's launcher starts (``srun``, a step of
+#: the node's job), where the memory checks run as one process.
+STEP_CHECK = ['-n', 'NetworkSinglePairCheck.*same_socket']
 #: The verdict on figures of a fleet too small to compare (under four nodes)
 #: on a cluster without a reference file.
 NOT_JUDGED = 'acceptance NOT VALIDATED: no reference file for slurm-nodes'
@@ -384,6 +387,57 @@ def test_a_node_lost_mid_run_fails_only_its_own_checks(state, cluster):
     slurm = _hpc_acceptance(state, cluster, 'suspects', '--run-report',
                             str(report), '--format', 'slurm')
     assert 'NodeName=n4 State=DRAIN' in slurm.stdout, slurm.stdout
+
+
+def _steps_launched(cluster, node, job):
+    '''``{step: address of the srun that asked}`` of ``job``'s steps that
+    ``node``'s slurmd launched, from its log.'''
+    log = Path(cluster['SLURM_CONF']).parent / f'slurmd-{node}.log'
+    return dict(re.findall(rf'launch task StepId={job}\.(\d+) request from '
+                           rf'.* HOST:([\d.]+) ', log.read_text()))
+
+
+def test_jobs_of_several_nodes_keep_each_node_s_steps_on_it(state, cluster):
+    # two nodes a job, one job at a time; n4 is down: its job with n3
+    # cannot start, n4 did not start, n3 runs in a job of its own
+    _scontrol(cluster, 'update', 'NodeName=n4', 'State=DOWN',
+              'Reason=lost power (test)')
+    try:
+        done, report = fleet_run(state, cluster, 'pairs', '--fleet=all',
+                                 '--nodes-per-job', '2', *ONE_AT_A_TIME,
+                                 *STEP_CHECK)
+    finally:
+        _scontrol(cluster, 'update', 'NodeName=n4', 'State=RESUME')
+
+    assert done.returncode == 1, done.stdout[-5000:]
+    assert '4 node(s) in 2 Slurm job(s), of at most 2 nodes each' in \
+        done.stdout
+    results = {node_of(c): c for c in _cases(report)}
+    assert [results[n]['result'] for n in NODES] == ['pass'] * 3 + ['fail']
+    assert results['n4']['fail_reason'] == (
+        'did not start: its job pended for ReqNodeNotAvail, '
+        'UnavailableNodes:n4')
+    assert 'n4: its job' in done.stdout and \
+        'its 1 other node(s) submitted again' in done.stdout
+    words = ' '.join(done.stdout.split())
+    assert re.search(r'\d+ suspect node\(s\): [^;]*\bn4 ', words), words
+
+    jobs = json.loads((state / 'reports' / 'pairs-node-runs' /
+                       'jobs.json').read_text())
+    pair = jobs['n1']['job']
+    assert (jobs['n2']['job'], jobs['n1']['nodes'], jobs['n2']['nodes']) == \
+        (pair, 2, 2)
+    assert jobs['n3']['job'] not in (pair, jobs['n4']['job']) and \
+        'nodes' not in jobs['n3']
+    # the pair's job: step 0 a task a node, then each node's checks' steps
+    # launched on that node by the srun on that node
+    for index, node in enumerate(('n1', 'n2'), start=1):
+        steps = _steps_launched(cluster, node, pair)
+        assert '0' in steps, (node, steps)
+        assert [address for step, address in steps.items()
+                if step != '0'] and {address for step, address in
+                                     steps.items() if step != '0'} == {
+            str(slurm_cluster.node_address(index))}, (node, steps)
 
 
 def test_a_fleet_run_in_a_reservation_covers_its_nodes(state, cluster):

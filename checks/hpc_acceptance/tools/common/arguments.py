@@ -143,6 +143,14 @@ def minutes(text):
     return int(text)
 
 
+def count(text):
+    '''A count of things: a whole number, 1 or more.'''
+    if not is_max_jobs(text):
+        raise argparse.ArgumentTypeError(f'{identifiers.shown(text)}: a '
+                                         f'whole number, 1 or more')
+    return int(text)
+
+
 #: A node state as ReFrame's ``--distribute`` and Slurm take it (``idle``,
 #: ``avail``, ``all``, ``mixed``, ``idle+drain``).
 _NODE_STATE = re.compile(r'[A-Za-z][A-Za-z0-9_+]{0,31}')

@@ -62,6 +62,39 @@ def job_script(folder):
             f'{shlex.quote(folder)}\n')
 
 
+def group_script(night):
+    '''The job script of a job of several nodes: one step, a task a
+    node, each the node's ``job.sh``; no MPI of its own (the checks'
+    steps have theirs), the node whole, undivided (the node's steps
+    overlap it). A node that fails, or whose run fails, ends its task
+    alone; the job ends 0, each node's record says how its run ended.'''
+    return ('#!/bin/sh\n'
+            '# A job of several nodes of a fleet night (hpc-acceptance run '
+            '--fleet): one\n# step, a task a node, each running the node\'s '
+            'job.sh (hpc_acceptance/tools/node_jobs/coordinator.py).\n'
+            'srun --whole --ntasks-per-node=1 --mpi=none --cpu-bind=none '
+            '--no-kill --kill-on-bad-exit=0 '
+            f'{shlex.quote(night.script)}\n'
+            'exit 0\n')
+
+
+def srun_shim():
+    '''``srun`` as the node's checks call it in a job of several nodes:
+    the real one (``HPC_ACCEPTANCE_SRUN``, :mod:`.on_node`) on this node
+    alone, sharing it with the node's own step.'''
+    return ('#!/bin/sh\n'
+            '# srun of a node that shares its Slurm job with other nodes '
+            '(a fleet night):\n# each step on this node, beside the '
+            'node\'s own (hpc_acceptance/tools/node_jobs/on_node.py).\n'
+            'exec "$HPC_ACCEPTANCE_SRUN" --nodelist="$SLURMD_NODENAME" '
+            '--overlap "$@"\n')
+
+
+def _write_script(path, text):
+    write_atomically(path, text)
+    os.chmod(path, 0o755)
+
+
 def covered(node_map, partitions):
     '''``{node: [its partitions]}`` of the nodes the node list covers in
     ``partitions`` (``{system:partition: name}``).'''
@@ -104,8 +137,10 @@ def prepare(report, node_map, launcher, reframe_args, head):
     night = Night.of_report(report)
     os.makedirs(night.folder, exist_ok=True)
     write_json(night.system, on_node)
-    write_atomically(night.script, job_script(night.folder))
-    os.chmod(night.script, 0o755)
+    _write_script(night.script, job_script(night.folder))
+    _write_script(night.group_script, group_script(night))
+    os.makedirs(night.shim_dir, exist_ok=True)
+    _write_script(os.path.join(night.shim_dir, 'srun'), srun_shim())
     stage, output = node_system.prefixes(read.system)
     arguments = ['-C', str(CONFIG),
                  *[word for config in configs
@@ -139,10 +174,12 @@ def _say(log, prefix, echo):
 
 
 def run_night(report, node_map, launcher, reframe_args, head,
-              minutes, max_jobs, reservation, db_path):
-    '''The night of ``node_map``'s nodes (one job each, of the time limit
-    ``minutes``, at most ``max_jobs`` queued at once, in ``reservation``;
-    each ``None`` where not asked), collected into ``report`` and stored
+              minutes, max_jobs, reservation, db_path, nodes_per_job=None):
+    '''The night of ``node_map``'s nodes (jobs of ``nodes_per_job`` nodes
+    at most, of the time limit ``minutes``, at most ``max_jobs`` queued at
+    once, in ``reservation``; each ``None`` where not asked: a job a node
+    up to :data:`.slurm_jobs.MOST_JOBS` nodes), collected into ``report``
+    and stored
     in the results database ``db_path``: ``(report, status)`` as a
     ReFrame run's pair (:func:`.gather.collect`'s status).
 
@@ -152,24 +189,28 @@ def run_night(report, node_map, launcher, reframe_args, head,
     '''
     night, plan, options, slurm_partitions = prepare(
         report, node_map, launcher, reframe_args, head)
-    limits = site_limits.read(len(plan['nodes']), slurm_partitions[0],
-                              reservation, minutes,
-                              int(max_jobs) if max_jobs else None)
+    per_job = slurm_jobs.nodes_per_job(len(plan['nodes']), nodes_per_job)
+    jobs = len(slurm_jobs.groups(list(plan['nodes']), options, per_job))
+    limits = site_limits.read(jobs, slurm_partitions[0], reservation,
+                              minutes, int(max_jobs) if max_jobs else None)
     if limits.problem:
         raise NightError(limits.problem)
 
     plan.update(bounds=limits.bounds, notes=limits.notes,
-                minutes=limits.minutes)
+                minutes=limits.minutes, nodes_per_job=per_job)
     write_json(night.plan, plan)
-    common = ['--nodes=1', '--exclusive', '--no-requeue',
+    common = ['--exclusive', '--no-requeue',
               f'--output={night.folder}/slurm-%j.out',
               f'--chdir={os.getcwd()}', *plan['job_options'],
               *([f'--time={limits.minutes}'] if limits.minutes else [])]
     log_path = reframe_call.log_of(report)
     with open(log_path, 'w') as log:
         say = _say(log, launcher.prefix, launcher.echo)
-        say(f'{len(plan["nodes"])} node job(s), one a node, each running '
-            f'the node\'s set by one ReFrame on it; their output goes to '
+        say(f'{len(plan["nodes"])} node(s) in {jobs} Slurm job(s), '
+            + ('one a node' if per_job == 1 else
+               f'of at most {per_job} nodes each')
+            + f', each node '
+            f'running its set by one ReFrame on it; their output goes to '
             f'{night.folder}/<node>/reframe.log')
         for line in limits.bounds:
             say(f'bound by {line}')
@@ -179,7 +220,8 @@ def run_night(report, node_map, launcher, reframe_args, head,
         started = _cpu()
         watch = slurm_jobs.Watch(
             slurm_jobs.Plan(night.script, common, plan['job_name'],
-                            limits.queued, options),
+                            limits.queued, options, per_job,
+                            night.group_script),
             list(plan['nodes']), night.jobs, say)
         try:
             watch.run()
@@ -203,7 +245,7 @@ def run_night(report, node_map, launcher, reframe_args, head,
         write_json(os.path.join(night.folder, 'cost.json'), {
             'cpu_before': started, 'cpu_watched': watched,
             'cpu_collected': collected, 'cpu_stored': _cpu(),
-            'sbatch': sum(1 for j in watch.jobs.values() if 'sbatch' in j),
+            'sbatch': watch.submissions,
             'polls': watch.polls})
 
     return report, status

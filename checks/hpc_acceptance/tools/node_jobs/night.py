@@ -6,6 +6,10 @@
                           first job is submitted
         node-system.json  the node's own ReFrame system (:mod:`.node_system`)
         job.sh            the job script, the same for every node
+        nodes.sh          the script of a job of several nodes: job.sh
+                          on each, one step
+        bin/srun          srun as a node of such a job calls it: its
+                          steps stay on the node (:mod:`.on_node`)
         jobs.json         each node's job as the coordinator saw it
         slurm-<job>.out   the job's own output, as Slurm writes it
         <node>/status.json  what the job recorded (:mod:`.on_node`)
@@ -83,9 +87,18 @@ class Night:
         return os.path.join(self.folder, 'job.sh')
 
     @property
+    def group_script(self):
+        return os.path.join(self.folder, 'nodes.sh')
+
+    @property
+    def shim_dir(self):
+        '''``bin/``: ``srun`` for the nodes of a job of several.'''
+        return os.path.join(self.folder, 'bin')
+
+    @property
     def jobs(self):
-        '''``jobs.json``: ``{node: {job, submitted, state, reason,
-        ended, gave_up}}``.'''
+        '''``jobs.json``: ``{node: {job, nodes, submitted, state, reason,
+        ended, gave_up}}`` (:class:`.slurm_jobs.Watch`).'''
         return os.path.join(self.folder, 'jobs.json')
 
     def node_dir(self, node):

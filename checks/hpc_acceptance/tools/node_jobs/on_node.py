@@ -16,12 +16,19 @@ ReFrame ended with what status, or the signal that stopped it: Slurm's
 SIGTERM at the job's time limit reaches ReFrame too, which ends its checks
 and writes what it ran; a node that died leaves a record without an end.
 
-Exit status: ReFrame's; 2 when the node is not in the night's plan or the
-plan cannot be read.
+A node that shares its job with other nodes runs as one task of the job's
+step (``nodes.sh``). Its ReFrame sees the job as a job of this node alone
+(:func:`own_node`): the step's variables go, the job's node list is this
+node, and ``srun`` is the night's ``bin/srun``, which keeps each of the
+checks' steps on this node beside the node's own step.
+
+Exit status: ReFrame's; 2 when the node is not in the night's plan, the
+plan cannot be read, or the node shares its job and finds no ``srun``.
 '''
 
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -38,6 +45,48 @@ SYSTEM_VARIABLE = 'HPC_ACCEPTANCE_NODE_SYSTEM'
 #: ReFrame's own debug log, one per node (``config/settings.py``).
 LOG_VARIABLE = 'HPC_ACCEPTANCE_REFRAME_LOG'
 
+#: The real ``srun``, for the night's ``bin/srun``.
+SRUN_VARIABLE = 'HPC_ACCEPTANCE_SRUN'
+
+#: What the job's step tells its tasks, which a step of the node's checks
+#: must not inherit: its geometry, placement, binding and MPI (``--mpi=none``
+#: would reach the checks' steps), and the task's own place in it.
+_STEP_PREFIXES = ('SLURM_STEP', 'SLURM_SRUN_COMM_', 'SLURM_CPU_BIND',
+                  'SLURM_PMIX', 'SLURM_NTASKS')
+_STEP_VARIABLES = frozenset({
+    'SLURM_DISTRIBUTION', 'SLURM_GTIDS', 'SLURM_LAUNCH_NODE_IPADDR',
+    'SLURM_LOCALID', 'SLURM_MPI_TYPE', 'SLURM_NODEID', 'SLURM_NPROCS',
+    'SLURM_PROCID', 'SLURM_TASKS_PER_NODE', 'SLURM_TASK_PID',
+    'SLURM_CPUS_PER_TASK', 'SLURM_NO_KILL', 'SLURM_KILL_BAD_EXIT'})
+
+
+def shares_its_job(env):
+    '''Whether the job of the node whose environment is ``env`` covers
+    other nodes too.'''
+    return (env.get('SLURM_JOB_NUM_NODES') or '1').strip() != '1'
+
+
+def own_node(env, node, shim_dir):
+    '''``env``, a task's of a job of several nodes, as a job of ``node``
+    alone would have it, ``srun`` the one in ``shim_dir``.
+
+    :raises ValueError: if no ``srun`` is on the path.
+    '''
+    real = shutil.which('srun', path=env.get('PATH'))
+    if real is None:
+        raise ValueError('no srun on PATH: the node shares its job with '
+                         'other nodes, its checks\' steps need srun')
+
+    kept = {name: value for name, value in env.items()
+            if not name.startswith(_STEP_PREFIXES)
+            and name not in _STEP_VARIABLES}
+    cpus = env.get('SLURM_CPUS_ON_NODE', '1')
+    return dict(kept, SLURM_JOB_NODELIST=node, SLURM_NODELIST=node,
+                SLURM_JOB_NUM_NODES='1', SLURM_NNODES='1',
+                SLURM_JOB_CPUS_PER_NODE=cpus, SLURM_TASKS_PER_NODE='1',
+                PATH=os.pathsep.join([shim_dir, env.get('PATH', '')]),
+                **{SRUN_VARIABLE: real})
+
 
 
 def node_system(system, partitions):
@@ -50,7 +99,9 @@ def node_system(system, partitions):
 def environment(night, node, plan):
     '''The environment of the node's ReFrame.'''
     here = night.node_dir(node)
-    env = dict(os.environ, **{
+    given = (own_node(os.environ, node, night.shim_dir)
+             if shares_its_job(os.environ) else os.environ)
+    env = dict(given, **{
         ON_NODE: '1',
         SYSTEM_VARIABLE: os.path.join(here, 'system.json'),
         LOG_VARIABLE: os.path.join(here, 'reframe-debug.log'),
@@ -102,6 +153,7 @@ def main(argv=None):
         if not partitions:
             raise ValueError(f'{node} is not a node of the night\'s plan '
                              f'{night.plan}')
+        env = environment(night, node, plan)
     except ValueError as err:
         print(f'on_node: {err}', file=sys.stderr)
         return 2
@@ -121,7 +173,7 @@ def main(argv=None):
     with open(night.log(node), 'w') as log:
         stopped.child = subprocess.Popen(
             [REFRAME, *plan['reframe']], stdout=log,
-            stderr=subprocess.STDOUT, env=environment(night, node, plan))
+            stderr=subprocess.STDOUT, env=env)
         status_code = stopped.child.wait()
 
     used = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -2,19 +2,25 @@
 once as the site's limits leave (:mod:`.site_limits`), watched to their
 end.
 
-Each node's job is ``sbatch --nodelist=<node> ... job.sh``: the node's name
-goes to ``sbatch`` as an argument, never into shell text; the script is
-the same for every node. One ``squeue`` a poll asks for the night's jobs
-still queued or running (by the night's job name); a job gone from it
-ended, and one more ``squeue`` reads how while Slurm still holds its record
-(``MinJobAge``); after that the job's own record on the node says
-(:mod:`.collect`). A job pending for a reason Slurm will not resolve by
-itself (its node down, drained or gone, its partition down: :data:`STUCK`)
-is cancelled and its node said not to have started. Polls are a second
-apart while jobs change, further apart (up to :func:`slowest_poll`) while
-they do not.
+A job covers one node or several of one partition, in the night's order
+(:func:`groups`, :func:`nodes_per_job`): ``sbatch --nodes=K
+--nodelist=<its nodes> ...``, the names going to ``sbatch`` as arguments,
+never into shell text; the script is the same for every job (``job.sh``
+for one node; for several, ``nodes.sh``: one step, a task a node, each
+running ``job.sh``, see :mod:`.coordinator`). One ``squeue`` a poll asks
+for the night's jobs still queued or running (by the night's job name); a
+job gone from it ended, and one more ``squeue`` reads how while Slurm
+still holds its record (``MinJobAge``); after that each node's own record
+says (:mod:`.collect`). A job pending for a reason Slurm will not resolve
+by itself (a node down, drained or gone, its partition down:
+:data:`STUCK`) is cancelled and its node said not to have started; in a
+job of several nodes, only the nodes Slurm names as unavailable are, and
+the others are submitted again without them. Polls are a second apart
+while jobs change, further apart (up to :func:`slowest_poll`) while they
+do not.
 '''
 
+import math
 import re
 import signal
 import subprocess
@@ -37,6 +43,13 @@ STUCK = ('ReqNodeNotAvail', 'NodeDown', 'PartitionDown',
          'BadConstraints', 'InvalidQOS', 'InvalidAccount', 'JobHeldAdmin',
          'DependencyNeverSatisfied', 'FrontEndDown', 'Reservation ended')
 
+#: At most this many jobs a night by default: one a node up to this many
+#: nodes, beyond it jobs of several nodes (``ci/bench/README.md``, "A fleet
+#: night: one job per node or one per check": an ``sbatch`` and a line of
+#: every ``squeue`` a job are the coordinator's cost, which grows with the
+#: jobs, not with the nodes).
+MOST_JOBS = 64
+
 #: The first poll's delay, and the factor it grows by while nothing
 #: changes.
 FIRST_POLL_S = 1.0
@@ -56,6 +69,46 @@ def job_name(stem):
     '''The Slurm job name of a night's jobs: ``hpcacc-<report stem>``,
     in the characters Slurm takes.'''
     return 'hpcacc-' + _JOB_NAME_CHARS.sub('_', stem)[-100:]
+
+
+def nodes_per_job(nodes, asked=None):
+    '''The nodes a job covers on a night of ``nodes`` nodes: ``asked``
+    (``--nodes-per-job``) where given, else one up to :data:`MOST_JOBS`
+    nodes, and as many as keep the jobs to :data:`MOST_JOBS` beyond.'''
+    if asked:
+        return max(1, min(asked, nodes))
+    return max(1, math.ceil(nodes / MOST_JOBS))
+
+
+def groups(nodes, per_node, size):
+    '''The night's jobs, each a list of nodes: ``nodes`` in their order, at
+    most ``size`` a job, a job's nodes sharing their partition's ``sbatch``
+    options (``per_node``: ``{node: options}``).'''
+    found = []
+    for node in nodes:
+        options = per_node.get(node, [])
+        if found and len(found[-1]) < size and \
+                per_node.get(found[-1][0], []) == options:
+            found[-1].append(node)
+        else:
+            found.append([node])
+
+    return found
+
+
+def unavailable(reason, nodes):
+    '''Those of ``nodes`` that a pending job's ``reason`` names as
+    unavailable (``ReqNodeNotAvail, UnavailableNodes:n[3-4]``), expanded by
+    ``scontrol show hostnames``; none where it names none.'''
+    _, found, named = reason.partition('UnavailableNodes:')
+    named = named.split()[0].rstrip(',') if named.split() else ''
+    if not found or not named:
+        return []
+
+    done = subprocess.run(['scontrol', 'show', 'hostnames', named],
+                          capture_output=True, text=True)
+    listed = set(done.stdout.split()) if done.returncode == 0 else set()
+    return [node for node in nodes if node in listed]
 
 
 class SubmitError(RuntimeError):
@@ -116,103 +169,144 @@ class Plan:
     queued: int = None
     #: ``{node: sbatch arguments of its partition}`` (its ``access``)
     per_node: dict = None
+    #: the nodes a job covers at most (:func:`nodes_per_job`)
+    per_job: int = 1
+    #: the job script of a job of several nodes
+    group_script: str = None
 
 
-def sbatch_argv(plan, node):
-    return ['sbatch', '--parsable', f'--job-name={plan.name}', *plan.options,
-            *(plan.per_node or {}).get(node, []), f'--nodelist={node}',
-            plan.script]
+def sbatch_argv(plan, nodes):
+    '''``sbatch``'s arguments for the job of ``nodes``; a node that fails
+    in a job of several does not end the job (``--no-kill``).'''
+    several = len(nodes) > 1
+    return ['sbatch', '--parsable', f'--job-name={plan.name}',
+            f'--nodes={len(nodes)}', *plan.options,
+            *(plan.per_node or {}).get(nodes[0], []),
+            *(['--no-kill'] if several else []),
+            f'--nodelist={",".join(nodes)}',
+            plan.group_script if several else plan.script]
+
+
+def _named(nodes):
+    return nodes[0] if len(nodes) == 1 else \
+        f'{len(nodes)} nodes ({nodes[0]} to {nodes[-1]})'
 
 
 class Watch:
     '''The night's jobs, submitted and watched (:meth:`run`); ``jobs``:
-    ``{node: {job, submitted, state, reason, started, ended, gave_up,
-    refused}}``, kept in ``path`` as they change.'''
+    ``{node: {job, nodes, submitted, state, reason, started, ended,
+    gave_up, refused}}`` (``nodes``: how many its job covers, where more
+    than one), kept in ``path`` as they change.'''
 
     def __init__(self, plan, nodes, path, say, clock=time.time,
                  sleep=time.sleep):
         self.plan = plan
-        self.waiting = list(nodes)
+        self.waiting = groups(list(nodes), plan.per_node or {},
+                              plan.per_job)
         self.path = path
         self.say = say
         self.clock = clock
         self.sleep = sleep
         self.jobs = {}
+        #: ``{job: its nodes}`` of the jobs queued or running
+        self.active = {}
         self.window = plan.queued
         self.slowest = slowest_poll(len(nodes))
         self.received = []
-        #: squeue's asked so far
+        #: sbatch's and squeue's asked so far
+        self.submissions = 0
         self.polls = 0
 
-    def _queued(self):
-        return [n for n, j in self.jobs.items()
-                if j.get('job') and j.get('ended') is None]
+    def _update(self, nodes, **values):
+        for node in nodes:
+            self.jobs[node].update(values)
 
     def _submit_more(self):
         changed = False
         while self.waiting and (self.window is None or
-                                len(self._queued()) < self.window):
-            node = self.waiting.pop(0)
-            argv = sbatch_argv(self.plan, node)
+                                len(self.active) < self.window):
+            nodes = self.waiting.pop(0)
+            self.submissions += 1
             try:
-                job = submit(argv)
+                job = submit(sbatch_argv(self.plan, nodes))
             except SubmitError as err:
-                if 'limit' in str(err).lower() and self._queued():
+                if 'limit' in str(err).lower() and self.active:
                     # the user's or the QOS's limit, reached by jobs
                     # submitted since the night started: wait for ours
-                    self.waiting.insert(0, node)
-                    self.window = len(self._queued())
-                    self.say(f'sbatch refused {node}\'s job ({err}): at '
-                             f'most {self.window} queued from now on')
+                    self.waiting.insert(0, nodes)
+                    self.window = len(self.active)
+                    self.say(f'sbatch refused {_named(nodes)}\'s job '
+                             f'({err}): at most {self.window} queued from '
+                             f'now on')
                     return changed
-                self.jobs[node] = {'job': None, 'refused': str(err),
-                                   'ended': self.clock(), 'sbatch': argv}
-                self.say(f'{node}: sbatch refused its job: {err}')
+                for node in nodes:
+                    self.jobs[node] = {'job': None, 'refused': str(err),
+                                       'ended': self.clock()}
+                self.say(f'{_named(nodes)}: sbatch refused its job: {err}')
             else:
-                self.jobs[node] = {'job': job, 'submitted': self.clock(),
-                                   'state': 'PENDING', 'reason': '',
-                                   'started': None, 'ended': None,
-                                   'sbatch': argv}
+                self.active[job] = nodes
+                several = {'nodes': len(nodes)} if len(nodes) > 1 else {}
+                for node in nodes:
+                    self.jobs[node] = {'job': job, **several,
+                                       'submitted': self.clock(),
+                                       'state': 'PENDING', 'reason': '',
+                                       'started': None, 'ended': None}
             changed = True
 
         return changed
 
+    def _give_up(self, job, nodes, reason):
+        '''Cancel ``job``, stuck for ``reason``: its nodes Slurm names as
+        unavailable (all, for a job of one node or where it names none)
+        did not start; the others wait to be submitted again.'''
+        cancel(job)
+        del self.active[job]
+        lost = (len(nodes) > 1 and unavailable(reason, nodes)) or nodes
+        others = [node for node in nodes if node not in lost]
+        self._update(lost, gave_up=reason, ended=self.clock())
+        for node in others:
+            del self.jobs[node]
+        if others:
+            self.waiting.insert(0, others)
+        self.say(f'{_named(lost)}: {"its" if len(lost) == 1 else "their"} '
+                 f'job {job} cannot start ({reason}): cancelled'
+                 + (f'; its {len(others)} other node(s) submitted again'
+                    if others else ''))
+
     def _poll(self):
         '''Update the jobs from Slurm; whether any changed.'''
         self.polls += 1
-        active = queue(self.plan.name)
-        if active is None:
+        queued = queue(self.plan.name)
+        if queued is None:
             return False
 
         changed = False
         gone = []
-        for node in self._queued():
-            entry = self.jobs[node]
-            state, reason = active.get(entry['job'], (None, None))
+        for job, nodes in list(self.active.items()):
+            state, reason = queued.get(job, (None, None))
             if state is None:
-                gone.append(node)
+                gone.append(job)
                 continue
 
+            entry = self.jobs[nodes[0]]
             if state != 'PENDING' and entry['started'] is None:
-                entry['started'] = self.clock()
+                self._update(nodes, started=self.clock())
             if (state, reason) != (entry['state'], entry['reason']):
-                entry['state'], entry['reason'] = state, reason
+                self._update(nodes, state=state, reason=reason)
                 changed = True
             if state == 'PENDING' and is_stuck(reason):
-                cancel(entry['job'])
-                entry.update(gave_up=reason, ended=self.clock())
-                self.say(f'{node}: its job {entry["job"]} cannot start '
-                         f'({reason}): cancelled')
+                self._give_up(job, nodes, reason)
                 changed = True
 
         if gone:
             ended = queue(self.plan.name, 'all') or {}
-            for node in gone:
-                entry = self.jobs[node]
-                state, reason = ended.get(entry['job'], (None, ''))
-                entry.update(state=state or 'ENDED', ended=self.clock())
+            for job in gone:
+                state, reason = ended.get(job, (None, ''))
+                nodes = self.active.pop(job)
+                self._update(nodes, state=state or 'ENDED',
+                             ended=self.clock())
                 if state and state != 'COMPLETED':
-                    entry['reason'] = reason
+                    self._update(nodes, reason=reason)
             changed = True
 
         return changed
@@ -237,14 +331,17 @@ class Watch:
                     for signum in (signal.SIGINT, signal.SIGTERM)}
         try:
             delay = FIRST_POLL_S
-            while (self.waiting or self._queued()) and not self.received:
-                changed = self._submit_more()
-                write_json(self.path, self.jobs)
+            while (self.waiting or self.active) and not self.received:
+                submitted = self._submit_more()
+                if submitted:
+                    write_json(self.path, self.jobs)
                 self._wait(delay)
                 if self.received:
                     break
-                changed = self._poll() or changed
-                delay = FIRST_POLL_S if changed else min(
+                polled = self._poll()
+                if polled:
+                    write_json(self.path, self.jobs)
+                delay = FIRST_POLL_S if polled or submitted else min(
                     delay * POLL_GROWTH, self.slowest)
         finally:
             for signum, handler in handlers.items():

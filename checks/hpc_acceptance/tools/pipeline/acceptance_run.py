@@ -107,6 +107,8 @@ class NodeJobs(NamedTuple):
     reservation: Optional[str]
     #: the results database the nights are stored in (the run's settings)
     db: str
+    #: the nodes a job covers at most (``--nodes-per-job``), else ``None``
+    nodes_per_job: Optional[int] = None
 
 
 def fleet_runs(report, state, launcher, reframe_args, nodes_run,
@@ -181,4 +183,5 @@ def _only(node_map, nodes):
 def _night(report, node_map, launcher, reframe_args, head, node_jobs):
     return run_night(report, node_map, launcher, reframe_args, head,
                      node_jobs.minutes, node_jobs.max_jobs,
-                     node_jobs.reservation, node_jobs.db)
+                     node_jobs.reservation, node_jobs.db,
+                     node_jobs.nodes_per_job)

@@ -3,7 +3,8 @@ checkout's run lock and has set the machine up.
 
     hpc-acceptance run [--full-output] [--fleet[=STATE]]
         [--fleet-mode node-jobs|distribute] [--node-time-limit MIN]
-        [--reservation NAME] [--max-jobs N] [REFRAME ARGS...]
+        [--nodes-per-job N] [--reservation NAME] [--max-jobs N]
+        [REFRAME ARGS...]
 
 1. The JSON report's name: ``RFM_REPORT_FILE`` (default
    ``var/reports/acceptance-<time>.json``), ``{sessionid}`` expanded as
@@ -38,6 +39,7 @@ import time
 from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.fleet.node_map import node_map_path
 from hpc_acceptance.tools.launch import reframe_call, report_file
+from hpc_acceptance.tools.node_jobs import slurm_jobs
 from hpc_acceptance.tools.node_jobs.coordinator import NightError
 from hpc_acceptance.tools.outcome import binary_sources
 from hpc_acceptance.tools.pipeline import acceptance_run
@@ -69,11 +71,17 @@ def setup_parser(parser):
                         metavar='MIN',
                         help="a node job's time limit (default: the "
                              "partition's, else 120)")
+    parser.add_argument('--nodes-per-job', type=arguments.count,
+                        metavar='N',
+                        help='node jobs of up to N nodes each, one step a '
+                             'node (default: one a node up to '
+                             f'{slurm_jobs.MOST_JOBS} nodes, at most '
+                             f'{slurm_jobs.MOST_JOBS} jobs beyond)')
     arguments.pass_on(parser, own_first=True)
     parser.usage = ('%(prog)s [--full-output] [--fleet[=STATE]] '
                     '[--fleet-mode node-jobs|distribute] '
-                    '[--node-time-limit MIN] [--reservation NAME] '
-                    '[--max-jobs N] [REFRAME ARGS...]')
+                    '[--node-time-limit MIN] [--nodes-per-job N] '
+                    '[--reservation NAME] [--max-jobs N] [REFRAME ARGS...]')
 
 
 def command(args):
@@ -123,7 +131,8 @@ def command(args):
                 multinode_run=['--mode', 'nightly', '--tag=multinode', '-r'],
                 node_jobs=None if args.fleet_mode == 'distribute' else
                 acceptance_run.NodeJobs(args.node_time_limit, args.max_jobs,
-                                        args.reservation, given.db),
+                                        args.reservation, given.db,
+                                        args.nodes_per_job),
                 db_path=given.db)
             nodes = node_map_path(report)
     except acceptance_run.NoNodes:

@@ -100,6 +100,75 @@ def test_the_job_runs_reframe_for_its_node_and_records_it(tmp_path,
     assert (tmp_path / 'args').read_text().split() == plan['reframe']
 
 
+def _step_of_three(monkeypatch, tmp_path, path):
+    '''The environment the job's step of ``nodes.sh`` gives n2's task
+    (as the test cluster's did), ``path`` its PATH.'''
+    monkeypatch.setenv('PATH', path)
+    for name, value in {
+            'SLURMD_NODENAME': 'n2', 'SLURM_JOB_ID': '78',
+            'SLURM_JOB_NUM_NODES': '3', 'SLURM_NNODES': '3',
+            'SLURM_JOB_NODELIST': 'n[1-3]', 'SLURM_NODELIST': 'n[1-3]',
+            'SLURM_JOB_CPUS_PER_NODE': '2(x3)', 'SLURM_CPUS_ON_NODE': '2',
+            'SLURM_STEP_ID': '0', 'SLURM_STEP_NODELIST': 'n[1-3]',
+            'SLURM_NTASKS': '3', 'SLURM_NTASKS_PER_NODE': '1',
+            'SLURM_TASKS_PER_NODE': '1(x3)', 'SLURM_PROCID': '1',
+            'SLURM_MPI_TYPE': 'none', 'SLURM_CPU_BIND': 'quiet,none',
+            'SLURM_DISTRIBUTION': 'cyclic', 'SLURM_SRUN_COMM_PORT': '4001',
+            'SLURM_PMIX_MAPPING_SERV': '(vector,(0,3,1))'}.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_a_node_sharing_its_job_runs_as_a_job_of_its_own(tmp_path,
+                                                         monkeypatch):
+    night, plan, _, _ = _prepare(tmp_path, ['-C', OVERLAY, '--system',
+                                            'slurm-nodes'])
+    open(night.plan, 'w').write(json.dumps(plan))
+    monkeypatch.setattr(on_node, 'REFRAME', _fake_reframe(tmp_path))
+    bin_dir = tmp_path / 'slurm-bin'
+    bin_dir.mkdir()
+    (bin_dir / 'srun').write_text('#!/bin/sh\n')
+    (bin_dir / 'srun').chmod(0o755)
+    _step_of_three(monkeypatch, tmp_path, f'{bin_dir}:/usr/bin:/bin')
+    assert on_node.main([night.folder]) == 0
+    env = dict(line.split('=', 1) for line in
+               (tmp_path / 'env').read_text().splitlines() if '=' in line)
+    # the node alone, as a job of one node; nothing of the step's
+    assert {k: env[k] for k in ('SLURM_JOB_NODELIST', 'SLURM_NODELIST',
+                                'SLURM_JOB_NUM_NODES', 'SLURM_NNODES',
+                                'SLURM_JOB_CPUS_PER_NODE',
+                                'SLURM_TASKS_PER_NODE')} == {
+        'SLURM_JOB_NODELIST': 'n2', 'SLURM_NODELIST': 'n2',
+        'SLURM_JOB_NUM_NODES': '1', 'SLURM_NNODES': '1',
+        'SLURM_JOB_CPUS_PER_NODE': '2', 'SLURM_TASKS_PER_NODE': '1'}
+    assert not [k for k in env if k.startswith(
+        ('SLURM_STEP', 'SLURM_NTASKS', 'SLURM_PMIX', 'SLURM_CPU_BIND',
+         'SLURM_SRUN_COMM'))
+        or k in ('SLURM_PROCID', 'SLURM_MPI_TYPE', 'SLURM_DISTRIBUTION')]
+    assert env['SLURM_JOB_ID'] == '78'
+    # its checks' srun: the night's, which calls the real one on the node
+    assert env['PATH'].split(':')[0] == night.shim_dir
+    assert env[on_node.SRUN_VARIABLE] == str(bin_dir / 'srun')
+    shim = open(os.path.join(night.shim_dir, 'srun')).read()
+    assert '"$HPC_ACCEPTANCE_SRUN" --nodelist="$SLURMD_NODENAME" ' \
+        '--overlap "$@"' in shim
+    group = open(night.group_script).read()
+    assert f'--kill-on-bad-exit=0 {night.script}\nexit 0\n' in group
+    assert 'n2' not in group.split('\n', 3)[-1]
+
+
+def test_a_node_sharing_its_job_without_srun_runs_nothing(tmp_path,
+                                                          monkeypatch,
+                                                          capsys):
+    night, plan, _, _ = _prepare(tmp_path, ['-C', OVERLAY, '--system',
+                                            'slurm-nodes'])
+    open(night.plan, 'w').write(json.dumps(plan))
+    monkeypatch.setattr(on_node, 'REFRAME', _fake_reframe(tmp_path))
+    _step_of_three(monkeypatch, tmp_path, str(tmp_path / 'nothing'))
+    assert on_node.main([night.folder]) == 2
+    assert not (tmp_path / 'args').exists()
+    assert 'no srun on PATH' in capsys.readouterr().err
+
+
 @pytest.mark.parametrize('node', ['n9', 'n1;reboot', '-n1'])
 def test_a_job_on_a_node_not_in_the_plan_runs_nothing(tmp_path, monkeypatch,
                                                       node, capsys):

@@ -36,11 +36,55 @@ def test_squeue_s_answer_is_read(monkeypatch):
 def test_a_node_s_name_is_an_argument_of_sbatch_not_shell_text():
     plan = slurm_jobs.Plan('/night/job.sh', ['--exclusive'], 'hpcacc-x',
                            per_node={'n1': ['--partition=compute']})
-    assert slurm_jobs.sbatch_argv(plan, 'n1') == [
-        'sbatch', '--parsable', '--job-name=hpcacc-x', '--exclusive',
-        '--partition=compute', '--nodelist=n1', '/night/job.sh']
+    assert slurm_jobs.sbatch_argv(plan, ['n1']) == [
+        'sbatch', '--parsable', '--job-name=hpcacc-x', '--nodes=1',
+        '--exclusive', '--partition=compute', '--nodelist=n1',
+        '/night/job.sh']
     assert slurm_jobs.job_name('acceptance 2026;x') == \
         'hpcacc-acceptance_2026_x'
+
+
+def test_a_job_of_several_nodes_runs_the_group_script_and_outlives_one():
+    plan = slurm_jobs.Plan('/night/job.sh', ['--exclusive'], 'hpcacc-x',
+                           per_node={'n1': ['--partition=compute']},
+                           per_job=3, group_script='/night/nodes.sh')
+    assert slurm_jobs.sbatch_argv(plan, ['n1', 'n2', 'n3']) == [
+        'sbatch', '--parsable', '--job-name=hpcacc-x', '--nodes=3',
+        '--exclusive', '--partition=compute', '--no-kill',
+        '--nodelist=n1,n2,n3', '/night/nodes.sh']
+
+
+@pytest.mark.parametrize('nodes, asked, expected', [
+    (4, None, 1), (slurm_jobs.MOST_JOBS, None, 1),
+    (slurm_jobs.MOST_JOBS + 1, None, 2), (10000, None, 157),
+    (4, 8, 4), (100, 3, 3)])
+def test_how_many_nodes_a_job_covers(nodes, asked, expected):
+    assert slurm_jobs.nodes_per_job(nodes, asked) == expected
+
+
+def test_a_job_covers_nodes_of_one_partition_in_their_order():
+    per_node = {'a1': ['-p', 'a'], 'a2': ['-p', 'a'], 'b1': ['-p', 'b'],
+                'a3': ['-p', 'a']}
+    assert slurm_jobs.groups(['a1', 'a2', 'b1', 'a3'], per_node, 2) == [
+        ['a1', 'a2'], ['b1'], ['a3']]
+    nodes = [f'n{i}' for i in range(1, 10001)]
+    made = slurm_jobs.groups(nodes, {}, slurm_jobs.nodes_per_job(10000))
+    assert len(made) <= slurm_jobs.MOST_JOBS
+    assert [n for group in made for n in group] == nodes
+
+
+def test_the_nodes_slurm_names_unavailable_are_read(monkeypatch):
+    seen = []
+
+    def scontrol(command, **_):
+        seen.append(command)
+        return subprocess.CompletedProcess(command, 0, 'n3\nn4\n', '')
+
+    monkeypatch.setattr(slurm_jobs.subprocess, 'run', scontrol)
+    assert slurm_jobs.unavailable('ReqNodeNotAvail, UnavailableNodes:n[3-4]',
+                                  ['n1', 'n2', 'n3', 'n4']) == ['n3', 'n4']
+    assert seen == [['scontrol', 'show', 'hostnames', 'n[3-4]']]
+    assert slurm_jobs.unavailable('PartitionDown', ['n1']) == []
 
 
 class Cluster:
@@ -53,13 +97,16 @@ class Cluster:
             running
         self.most_queued = 0
         self.cancelled = []
+        self.submitted = []
 
     def submit(self, argv):
-        node = next(a for a in argv if a.startswith('--nodelist='))[11:]
-        if node in self.refuse:
+        nodes = next(a for a in argv
+                     if a.startswith('--nodelist='))[11:].split(',')
+        if self.refuse.intersection(nodes):
             raise slurm_jobs.SubmitError('Invalid node name specified')
         job = str(len(self.jobs) + 1)
-        self.jobs[job] = {'node': node, 'polls': 0, 'state': 'PENDING'}
+        self.jobs[job] = {'nodes': nodes, 'polls': 0, 'state': 'PENDING'}
+        self.submitted.append(nodes)
         self.most_queued = max(self.most_queued, sum(
             j['state'] in ('PENDING', 'RUNNING')
             for j in self.jobs.values()))
@@ -71,15 +118,15 @@ class Cluster:
             if states is None:
                 entry['polls'] += 1
                 if entry['state'] == 'PENDING' and \
-                        entry['node'] not in self.down:
+                        not self.down.intersection(entry['nodes']):
                     entry['state'] = 'RUNNING'
                 elif (entry['state'] == 'RUNNING' and
                       entry['polls'] > self.running):
                     entry['state'] = 'COMPLETED'
             if entry['state'] in ('PENDING', 'RUNNING') or states:
+                down = sorted(self.down.intersection(entry['nodes']))
                 reason = (f'ReqNodeNotAvail, UnavailableNodes:'
-                          f'{entry["node"]}' if entry['node'] in self.down
-                          else 'None')
+                          f'{",".join(down)}' if down else 'None')
                 found[job] = (entry['state'], reason)
         return found
 
@@ -96,14 +143,19 @@ def stand_in_slurm(monkeypatch):
         made = Cluster(**kwargs)
         for name in ('submit', 'queue', 'cancel'):
             monkeypatch.setattr(slurm_jobs, name, getattr(made, name))
+        # Slurm's host list, as scontrol expands it, of these plain names
+        monkeypatch.setattr(slurm_jobs, 'unavailable', lambda reason, nodes: [
+            n for n in nodes
+            if n in reason.partition('UnavailableNodes:')[2].split(',')])
         return made
     return make
 
 
-def _watch(tmp_path, queued=None, said=None):
+def _watch(tmp_path, queued=None, said=None, per_job=1):
     '''A watch of the night's four nodes, on a clock of its own.'''
     now = [0.0]
-    plan = slurm_jobs.Plan('/night/job.sh', [], 'hpcacc-t', queued)
+    plan = slurm_jobs.Plan('/night/job.sh', [], 'hpcacc-t', queued,
+                           per_job=per_job, group_script='/night/nodes.sh')
     return slurm_jobs.Watch(plan, NODES, str(tmp_path / 'jobs.json'),
                             (said if said is not None else []).append,
                             clock=lambda: now[0],
@@ -132,6 +184,32 @@ def test_a_job_that_cannot_start_is_cancelled_and_said(stand_in_slurm,
     assert [j['state'] for j in map(jobs.get, ('n1', 'n2'))] == \
         ['COMPLETED'] * 2
     assert any(line.startswith('n4: its job') for line in said)
+
+
+def test_a_job_of_several_nodes_drops_the_one_slurm_cannot_give(
+        stand_in_slurm, tmp_path):
+    slurm = stand_in_slurm(down={'n2'})
+    said = []
+    jobs = _watch(tmp_path, said=said, per_job=4).run()
+    assert slurm.submitted == [NODES, ['n1', 'n3', 'n4']]
+    assert slurm.cancelled == ['1']
+    assert jobs['n2'] == dict(jobs['n2'], job='1', nodes=4,
+                              gave_up='ReqNodeNotAvail, UnavailableNodes:n2')
+    assert {n: (jobs[n]['job'], jobs[n]['nodes'], jobs[n]['state'])
+            for n in ('n1', 'n3', 'n4')} == dict.fromkeys(
+                ('n1', 'n3', 'n4'), ('2', 3, 'COMPLETED'))
+    assert 'n2: its job 1 cannot start (ReqNodeNotAvail, ' \
+        'UnavailableNodes:n2): cancelled; its 3 other node(s) submitted ' \
+        'again' in said
+
+
+def test_a_job_that_names_no_unavailable_node_gives_up_all_of_them(
+        stand_in_slurm, tmp_path, monkeypatch):
+    stand_in_slurm(down={'n2'})
+    monkeypatch.setattr(slurm_jobs, 'unavailable', lambda *_: [])
+    jobs = _watch(tmp_path, per_job=2).run()
+    assert [jobs[n].get('gave_up', '')[:15] for n in NODES] == [
+        'ReqNodeNotAvail', 'ReqNodeNotAvail', '', '']
 
 
 def test_a_signal_stops_the_submissions_and_leaves_the_queue(stand_in_slurm,
