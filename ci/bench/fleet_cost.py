@@ -35,6 +35,7 @@ squares) and projects it to ``--nodes`` nodes.
 
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -50,6 +51,8 @@ import suite_cost
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / 'tests'))
 from helpers import slurm_cluster  # noqa: E402  (as ci/bench/fleet_scale.sh)
+from hpc_acceptance.tools.node_jobs.slurm_jobs import \
+    nodes_per_job  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 PROJECT = BENCH.parent.parent
@@ -220,14 +223,18 @@ def per_job(jobs, cases):
 
 def mode_of(args):
     '''The fleet mode of a night run with ci/acceptance.sh arguments
-    ``args``: ``node-jobs`` unless ``--fleet-mode`` said otherwise.'''
+    ``args``: ``node-jobs`` unless ``--fleet-mode`` said otherwise, and
+    ``node-groups`` for node jobs of several nodes (``--nodes-per-job``).'''
+    mode = 'node-jobs'
     for arg, following in zip(args, args[1:] + ['']):
         if arg == '--fleet-mode':
-            return following
-        if arg.startswith('--fleet-mode='):
-            return arg.split('=', 1)[1]
+            mode = following
+        elif arg.startswith('--fleet-mode='):
+            mode = arg.split('=', 1)[1]
 
-    return 'node-jobs'
+    grouped = any(a == '--nodes-per-job' or a.startswith('--nodes-per-job=')
+                  for a in args)
+    return 'node-groups' if mode == 'node-jobs' and grouped else mode
 
 
 def per_node(jobs):
@@ -426,8 +433,9 @@ def projected(nights, nodes, cases=FULL_SET_CASES):
     nodes each running ``cases`` test cases, fitted per mode: with
     ``--distribute`` every figure to ``a + b x jobs`` and a job per test
     case and node (the builds once); with node jobs the submitting and
-    watching to ``a + b x nodes``, collecting and storing per test case,
-    slurmctld to ``a + b x jobs``, a job per node.'''
+    watching to ``a + b x sbatch``, collecting and storing per test case,
+    slurmctld to ``a + b x jobs``, a job per node (``node-jobs``) or per
+    group of the default size (``node-groups``).'''
     found = {}
     for mode in sorted({m['mode'] for m in nights}):
         own = sorted((m for m in nights if m['mode'] == mode),
@@ -438,15 +446,19 @@ def projected(nights, nodes, cases=FULL_SET_CASES):
         jobs = [m['jobs'] for m in own]
         # the jobs besides the nodes' (the builds, the multi-node run's)
         others = max(0.0, fit([m['nodes'] for m in own], jobs)[0])
-        if mode == 'node-jobs':
-            total_jobs = nodes + others
-            watch = fit([m['nodes'] for m in own],
+        if mode in ('node-jobs', 'node-groups'):
+            # one sbatch a job: a node each, or as many as the default
+            # groups of a night of ``nodes`` make
+            submitted = nodes if mode == 'node-jobs' else math.ceil(
+                nodes / nodes_per_job(nodes))
+            total_jobs = submitted + others
+            watch = fit([m['night']['sbatch'] for m in own],
                         [m['night']['submit and watch'] for m in own])
             per_case = statistics.median(
                 (m['night']['collect'] + m['night']['store']) /
                 m['test cases'] for m in own)
             reframe = statistics.median(m['cpu']['reframe'] for m in own)
-            cpu = (reframe + watch[0] + watch[1] * nodes +
+            cpu = (reframe + watch[0] + watch[1] * submitted +
                    per_case * nodes * cases)
         else:
             total_jobs = others + nodes * cases

@@ -14,11 +14,13 @@
 # projected to PROJECT_NODES (fleet_cost.py table).
 #
 # Usage: ci/bench/fleet_cost.sh [ACCEPTANCE ARGS...]
-#   default: the fleet test's three short checks, at most 4 jobs (node
-#   jobs, or ReFrame's) at once: the nodes share this machine's cores
-#   (ci/bench/README.md, "A fleet night: one job per node or one per check")
+#   default: the fleet test's three short checks, at most 4 nodes at once
+#   (4 jobs of a node, ReFrame's 4 jobs, or 1 job of 4 nodes): the nodes
+#   share this machine's cores (ci/bench/README.md, "A fleet night: one job
+#   per node or one per check")
 # Environment: SIZES (default "4 8 16 32 64"), MODES (default "node-jobs
-#   distribute"), PROJECT_NODES (1000), STATE_DIR (default
+#   distribute"; node-groups: node jobs of 4 nodes each), PROJECT_NODES
+#   (1000), STATE_DIR (default
 #   var/bench/fleet-cost-<time>: one folder per size and mode with its
 #   results database, reports, Slurm logs, process timeline and
 #   measures.json; the tables in compare.md and table.md).
@@ -42,8 +44,8 @@ for n in $sizes; do
 done
 modes=${MODES:-node-jobs distribute}
 for mode in $modes; do
-    [[ $mode == node-jobs || $mode == distribute ]] ||
-        die "MODES: $mode is neither node-jobs nor distribute"
+    [[ $mode == node-jobs || $mode == node-groups || $mode == distribute ]] ||
+        die "MODES: $mode is none of node-jobs, node-groups, distribute"
 done
 project_nodes=${PROJECT_NODES:-1000}
 [[ $project_nodes =~ ^[1-9][0-9]*$ ]] ||
@@ -52,7 +54,7 @@ state=${STATE_DIR:-$project_dir/var/bench/fleet-cost-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$state"
 # The fleet test's short checks: seconds a node, each figure the best of
 # runs spanning 0.2 s (tests/e2e/test_fleet_run.py).
-(( $# )) || set -- --max-jobs 4 -n 'StreamCheck.*all_cores' \
+(( $# )) || set -- -n 'StreamCheck.*all_cores' \
     -n 'MemoryDaxpyCheck.*single' -n 'MemoryReadBandwidthCheck.*all_cores' \
     -S span_ms=200
 
@@ -63,7 +65,12 @@ for n in $sizes; do
     for mode in $modes; do
         night=$state/nodes-$n-$mode
         echo "fleet_cost: $n nodes, $mode (output in $night/acceptance.log)"
-        "${bench[@]}" run "$night" "$n" --fleet-mode "$mode" "$@" ||
+        case $mode in
+            node-groups) how=(--fleet-mode node-jobs --nodes-per-job 4
+                              --max-jobs 1) ;;
+            *) how=(--fleet-mode "$mode" --max-jobs 4) ;;
+        esac
+        "${bench[@]}" run "$night" "$n" "${how[@]}" "$@" ||
             die "the $n-node night ($mode) did not run"
         "${bench[@]}" measure "$night" > /dev/null ||
             die "the $n-node night ($mode) left nothing to measure; see $night"

@@ -239,6 +239,10 @@ def test_the_fleet_mode_is_the_run_s():
         == 'distribute'
     assert fleet_cost.mode_of(['--fleet-mode=node-jobs']) == 'node-jobs'
     assert fleet_cost.mode_of(['-n', 'x']) == 'node-jobs'
+    assert fleet_cost.mode_of(['--fleet-mode', 'node-jobs',
+                               '--nodes-per-job', '4']) == 'node-groups'
+    assert fleet_cost.mode_of(['--nodes-per-job=4', '--fleet-mode',
+                               'distribute']) == 'distribute'
 
 
 def both_ways(nodes, mode):
@@ -250,9 +254,11 @@ def both_ways(nodes, mode):
     if mode == 'distribute':
         jobs, night, reframe = 5 + cases, None, 10 + 0.1 * (5 + cases)
     else:
-        jobs, reframe = 1 + nodes, 4.0
-        night = {'submit and watch': 0.5 + 0.005 * nodes,
-                 'collect': 0.0005 * cases, 'store': 0.0005 * cases}
+        sbatch = nodes if mode == 'node-jobs' else nodes // 4
+        jobs, reframe = 1 + sbatch, 4.0
+        night = {'submit and watch': 0.5 + 0.005 * sbatch,
+                 'collect': 0.0005 * cases, 'store': 0.0005 * cases,
+                 'sbatch': sbatch}
     return {'mode': mode, 'nodes': nodes, 'jobs': jobs, 'test cases': cases,
             'night': night, 'cpu': {'reframe': reframe,
                                     'slurmctld': 0.02 * jobs}}
@@ -260,7 +266,7 @@ def both_ways(nodes, mode):
 
 def test_both_ways_are_projected_to_the_nightly_set_at_scale():
     nights = [both_ways(n, mode) for n in (4, 8, 16)
-              for mode in ('distribute', 'node-jobs')]
+              for mode in ('distribute', 'node-jobs', 'node-groups')]
     found = fleet_cost.projected(nights, 10000, cases=30)
     jobs, cpu, ctld = found['distribute']
     assert jobs == pytest.approx(5 + 300000)
@@ -271,3 +277,8 @@ def test_both_ways_are_projected_to_the_nightly_set_at_scale():
     assert cpu == pytest.approx(4 + 0.5 + 0.005 * 10000 +
                                 0.001 * 10000 * 30)
     assert ctld == pytest.approx(0.02 * 10001)
+    # the default's jobs of several nodes: 64 at 10,000 nodes
+    jobs, cpu, ctld = found['node-groups']
+    assert jobs == pytest.approx(64 + 1)
+    assert cpu == pytest.approx(4 + 0.5 + 0.005 * 64 + 0.001 * 10000 * 30)
+    assert ctld == pytest.approx(0.02 * 65)
