@@ -108,8 +108,10 @@ def command(args):
 
     if queued:
         jobs = night.read_jobs()
-        for node, job in queued.items():
+        # a job of several nodes is cancelled once
+        for job in sorted(set(queued.values())):
             slurm_jobs.cancel(job)
+        for node in queued:
             jobs[node]['cancelled_by_collect'] = True
         write_json(night.jobs, jobs)
 

@@ -305,7 +305,9 @@ def collect(report_path, minutes=None, now=None):
         'restored_cases': [],
         KEY: {'mode': 'node-jobs', 'folder': night.folder,
               'nodes': len(nodes),
-              'jobs': sum(1 for j in jobs.values() if j.get('job')),
+              'jobs': len({j['job'] for j in jobs.values()
+                           if j.get('job')}),
+              'nodes_per_job': plan.get('nodes_per_job', 1),
               'bounds': plan.get('bounds', []),
               'notes': plan.get('notes', []),
               'faults': faults, 'left_out': left_out, 'status': status},
@@ -349,8 +351,10 @@ def lines(report):
     if not isinstance(night, dict):
         return []
 
+    per_job = night.get('nodes_per_job', 1)
     said = [f'node jobs: {night.get("jobs", 0)} job(s) for '
-            f'{night.get("nodes", 0)} node(s), one a node']
+            f'{night.get("nodes", 0)} node(s), '
+            + ('one a node' if per_job == 1 else f'up to {per_job} a job')]
     said += [f'  bound by: {line}' for line in night.get('bounds') or []]
     said += [f'  {node}: {why}' for node, why in sorted(
         (night.get('faults') or {}).items(),

@@ -96,6 +96,13 @@ def command(args):
         print(f'{prefix} NOT RUN: {err}', file=sys.stderr)
         return NOT_RUN
 
+    if args.nodes_per_job and (args.fleet is None or
+                               args.fleet_mode == 'distribute'):
+        print(f'{prefix} NOT RUN: --nodes-per-job is for a fleet run\'s '
+              f'node jobs (--fleet, --fleet-mode node-jobs)',
+              file=sys.stderr)
+        return NOT_RUN
+
     try:
         report = report_file.new_report(
             given.report_file or

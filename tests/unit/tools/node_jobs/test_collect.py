@@ -215,6 +215,26 @@ def test_collect_waits_for_jobs_still_queued(night, capsys, monkeypatch):
     assert report[gather.KEY]['faults'] == {}
 
 
+def test_a_job_of_several_nodes_is_counted_and_cancelled_once(
+        night, monkeypatch):
+    path, here = night
+    _edit(here.plan, lambda plan: plan.update(nodes_per_job=2))
+    _edit(here.jobs, lambda jobs: [jobs[node].update(job='2', nodes=2)
+                                   for node in ('n1', 'n2')])
+    monkeypatch.setattr(gather.slurm_jobs, 'queue',
+                        lambda *a: {'2': ('RUNNING', 'None')})
+    cancelled = []
+    monkeypatch.setattr(gather.slurm_jobs, 'cancel', cancelled.append)
+    assert cli.main(['collect', '--cancel', path]) == 0
+    assert cancelled == ['2']
+    night_of = runs.read_report(path)[gather.KEY]
+    assert sorted(night_of['left_out']) == ['n1', 'n2']
+    assert gather.lines(runs.read_report(path))[0] == \
+        'node jobs: 3 job(s) for 4 node(s), up to 2 a job'
+    assert night_of['left_out']['n1'].startswith(
+        'cancelled by hpc-acceptance collect --cancel')
+
+
 def test_the_summary_says_how_the_night_ran_and_what_bound_it(night,
                                                                tmp_path):
     path, here = night

@@ -18,8 +18,9 @@ def test_the_run_s_options_come_first_and_the_rest_goes_to_reframe():
                    '--full-output', '--fleet-mode', 'distribute',
                    '--node-time-limit=30', '-n', 'Stream', '--max-jobs', '2'])
     assert (args.full_output, args.fleet, args.reservation, args.max_jobs,
-            args.fleet_mode, args.node_time_limit) == (
-        True, 'avail', 'maint', '8', 'distribute', 30)
+            args.fleet_mode, args.node_time_limit, args.nodes_per_job) == (
+        True, 'avail', 'maint', '8', 'distribute', 30, None)
+    assert parsed(['--fleet', '--nodes-per-job=16']).nodes_per_job == 16
     # after the first argument of ReFrame's, everything is ReFrame's
     assert args.passed_on == ['-n', 'Stream', '--max-jobs', '2']
 
@@ -49,6 +50,8 @@ def test_a_plain_fleet_run_and_no_option_at_all():
                             "(choose from 'node-jobs', 'distribute')"),
     (['--node-time-limit', '1h'], "argument --node-time-limit: '1h': "
                                   "minutes, a whole number, 1 or more"),
+    (['--nodes-per-job', '0'], "argument --nodes-per-job: '0': a whole "
+                               "number, 1 or more"),
 ])
 def test_a_wrong_option_is_named(argv, why, capsys):
     with pytest.raises(SystemExit) as wrong:
@@ -67,6 +70,20 @@ def test_a_wrong_option_stops_the_run_before_anything(capsys, tmp_path,
     assert wrong.value.code == 2
     assert "ci/acceptance.sh: error: argument --max-jobs: 'x': a whole " \
         "number" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize('argv', [
+    ['--nodes-per-job', '8', '-n', 'Stream'],
+    ['--fleet', '--fleet-mode', 'distribute', '--nodes-per-job', '8']])
+def test_nodes_per_job_outside_node_jobs_stops_the_run(argv, capsys,
+                                                       tmp_path, monkeypatch):
+    monkeypatch.setenv('RFM_REPORT_FILE', str(tmp_path / 'r.json'))
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(tmp_path / 'results.db'))
+    assert cli.main(['run', *argv]) == run.NOT_RUN
+    assert capsys.readouterr().err == (
+        "acceptance NOT RUN: --nodes-per-job is for a fleet run's node jobs "
+        "(--fleet, --fleet-mode node-jobs)\n")
     assert list(tmp_path.iterdir()) == []
 
 
