@@ -53,6 +53,19 @@ REPORT_FILE = 'RFM_REPORT_FILE'
 REFRAME_SYSTEM = 'RFM_SYSTEM'
 
 
+class ReframeDirs(NamedTuple):
+    '''Where ReFrame's own variables put a run's files (``None``: where
+    its configuration says).'''
+    #: ``RFM_PREFIX``
+    prefix: Optional[str] = None
+    #: ``RFM_STAGE_DIR``
+    stage: Optional[str] = None
+    #: ``RFM_OUTPUT_DIR``
+    output: Optional[str] = None
+    #: ``RFM_PERFLOG_DIR``
+    perflogs: Optional[str] = None
+
+
 class BadSetting(ValueError):
     '''A setting cannot be used; the message names the variable or option
     and says why.'''
@@ -78,6 +91,8 @@ class Settings(NamedTuple):
     reframe_system: Optional[str] = None
     #: at most this many jobs at once per partition (``--max-jobs``)
     max_jobs: Optional[str] = None
+    #: where ReFrame's variables put the run's files
+    reframe_dirs: ReframeDirs = ReframeDirs()
 
     def run_env(self):
         '''What the environment of a run's ReFrame adds to this
@@ -121,4 +136,9 @@ def read(environ=None, db=None, max_jobs=None):
         system=environ.get(SYSTEM) or None,
         report_file=environ.get(REPORT_FILE) or None,
         reframe_system=environ.get(REFRAME_SYSTEM) or None,
-        max_jobs=max_jobs or _max_jobs(environ.get(MAX_JOBS)))
+        max_jobs=max_jobs or _max_jobs(environ.get(MAX_JOBS)),
+        reframe_dirs=ReframeDirs(
+            prefix=environ.get('RFM_PREFIX') or None,
+            stage=environ.get('RFM_STAGE_DIR') or None,
+            output=environ.get('RFM_OUTPUT_DIR') or None,
+            perflogs=environ.get('RFM_PERFLOG_DIR') or None))

@@ -25,10 +25,10 @@ Exit status: 0, or 1 when no node of any partition is covered (nothing
 would run) or the scheduler cannot be asked.
 '''
 
-import os
 import sys
 
 from hpc_acceptance.tools.common import arguments, command_settings
+from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet import node_map
 from hpc_acceptance.tools.results.runs import CONFIG
 
@@ -44,8 +44,7 @@ def setup_parser(parser):
                         help="node state, as ReFrame's --distribute takes "
                              "it (default: %(default)s)")
     parser.add_argument('--json', help='also write the node map here')
-    node_map.add_reframe_options(
-        parser, os.environ.get(command_settings.REFRAME_SYSTEM))
+    node_map.add_reframe_options(parser)
     # the run's other reframe arguments: accepted, and ignored
     arguments.pass_on(parser)
 
@@ -53,8 +52,14 @@ def setup_parser(parser):
 def command(args):
     '''``hpc-acceptance nodes``: the node map shown (and kept with
     ``--json``); 1 where a fleet run would run nothing.'''
+    try:
+        given = command_settings.read()
+    except command_settings.BadSetting as err:
+        raise UsageError(str(err)) from None
+
     listed = node_map.listing(args.state, args.config_file or [str(CONFIG)],
-                              args.system, args.job_option)
+                              args.system or given.reframe_system,
+                              args.job_option)
     if listed.nodes is None:
         print(listed.problem, file=sys.stderr)
         return 1

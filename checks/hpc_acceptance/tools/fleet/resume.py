@@ -28,6 +28,7 @@ holds this checkout.
 '''
 
 import datetime
+import getpass
 import os
 import time
 
@@ -136,16 +137,20 @@ def judge_node(node, cases, fleets):
 
 
 def _reservation(nodes):
-    user = os.environ.get('USER') or 'root'
+    # the account running the jobs, from its uid where no variable says
+    user = getpass.getuser()
     return ['create', 'reservation', f'ReservationName={RESERVATION}',
             f'Nodes={",".join(nodes)}', 'StartTime=now',
             f'Duration={RESERVATION_MINUTES}', f'Users={user}',
             'Flags=maint,ignore_jobs']
 
 
-def _test_in_reservation(nodes, reframe_args):
-    '''Run the set on ``nodes`` in the reservation: its test cases. Nodes
-    of a run that was interrupted are drained again.'''
+def _test_in_reservation(nodes, reframe_args, asked_report):
+    '''Run the set on ``nodes`` in the reservation, its report beside
+    ``asked_report`` (the report name the settings ask for, else
+    ``None``):
+    its test cases. Nodes of a run that was interrupted are drained
+    again.'''
     drain.scontrol(*_reservation(nodes))
     try:
         for node in nodes:
@@ -153,9 +158,8 @@ def _test_in_reservation(nodes, reframe_args):
 
         stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
         # beside the reports ReFrame would write, as ci/acceptance.sh does
-        chosen = os.environ.get('RFM_REPORT_FILE')
-        reports = (os.path.dirname(os.path.abspath(chosen)) if chosen
-                   else str(report_file.REPORTS_DIR))
+        reports = (os.path.dirname(os.path.abspath(asked_report))
+                   if asked_report else str(report_file.REPORTS_DIR))
         report = os.path.join(reports, f'resume-{stamp}.json')
         os.makedirs(os.path.dirname(report), exist_ok=True)
         try:
@@ -174,10 +178,12 @@ def _test_in_reservation(nodes, reframe_args):
         drain.scontrol('delete', f'ReservationName={RESERVATION}')
 
 
-def resume_nodes(nodes, reframe_args, fleets):
-    '''Test ``nodes`` and keep in service those that pass, draining the
+def resume_nodes(nodes, reframe_args, fleets, asked_report):
+    '''Test ``nodes`` (the report beside ``asked_report``, else in the
+    reports folder) and keep in service those that pass, draining the
     others again: ``(lines saying what happened, exit status)``.'''
-    cases = [c for c in _test_in_reservation(nodes, reframe_args)
+    cases = [c for c in _test_in_reservation(nodes, reframe_args,
+                                             asked_report)
              if not c.get('fixture')]
     day = datetime.date.today().isoformat()
     lines, status = [], 0
@@ -195,11 +201,12 @@ def resume_nodes(nodes, reframe_args, fleets):
     return lines, status
 
 
-def resume(nodes, reframe_args, db_path):
+def resume(nodes, reframe_args, db_path, asked_report):
     '''Test ``nodes`` (drained by this tool; :func:`drained_by_us`) in a
     reservation against the latest fleet run stored in the results
     database ``db_path`` and return to service those that pass, draining
-    the others again: ``(lines saying what happened, exit status)``.
+    the others again, the run's report beside ``asked_report`` (else in
+    the reports folder): ``(lines saying what happened, exit status)``.
 
     :raises ResultsError: if no fleet run can be read.
     :raises reframe_call.Busy: if another run holds this checkout.
@@ -209,4 +216,4 @@ def resume(nodes, reframe_args, db_path):
     fleets = latest_fleet(db_path)
     with reframe_call.run_lock_held(['hpc-acceptance', 'suspects',
                                      '--resume', *reframe_args]):
-        return resume_nodes(nodes, reframe_args, fleets)
+        return resume_nodes(nodes, reframe_args, fleets, asked_report)

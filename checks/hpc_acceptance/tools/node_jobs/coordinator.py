@@ -107,9 +107,11 @@ def covered(node_map, partitions):
     return dict(sorted(found.items(), key=lambda i: natural_order(i[0])))
 
 
-def prepare(report, node_map, launcher, reframe_args, head):
+def prepare(report, node_map, launcher, reframe_args, head, dirs):
     '''Write the night's folder for ``node_map`` (``{partition: {covered,
-    left_out}}``): the node's system, the job script, the plan; ``(night,
+    left_out}}``), ReFrame's variables ``dirs``
+    (:class:`..common.command_settings.ReframeDirs`) as the run's: the
+    node's system, the job script, the plan; ``(night,
     plan, {node: its partition's sbatch options}, the Slurm partitions of
     the system's partitions)``.
 
@@ -117,7 +119,7 @@ def prepare(report, node_map, launcher, reframe_args, head):
     '''
     configs, system_name, job_options, others = _split(reframe_args)
     try:
-        read = node_system.read([str(CONFIG), *configs], system_name)
+        read = node_system.read([str(CONFIG), *configs], system_name, dirs)
         on_node = node_system.on_the_node(read.system)
     except node_system.NoSlurmPartition as err:
         raise NoSlurmPartition(str(err)) from None
@@ -141,7 +143,7 @@ def prepare(report, node_map, launcher, reframe_args, head):
     _write_script(night.group_script, group_script(night))
     os.makedirs(night.shim_dir, exist_ok=True)
     _write_script(os.path.join(night.shim_dir, 'srun'), srun_shim())
-    stage, output = node_system.prefixes(read.system)
+    stage, output = node_system.prefixes(read.system, dirs)
     arguments = ['-C', str(CONFIG),
                  *[word for config in configs
                    for word in ('-C', os.path.abspath(config))],
@@ -174,12 +176,13 @@ def _say(log, prefix, echo):
 
 
 def run_night(report, node_map, launcher, reframe_args, head,
-              minutes, max_jobs, reservation, db_path, nodes_per_job=None):
+              minutes, max_jobs, reservation, db_path, nodes_per_job,
+              dirs):
     '''The night of ``node_map``'s nodes (jobs of ``nodes_per_job`` nodes
     at most, of the time limit ``minutes``, at most ``max_jobs`` queued at
     once, in ``reservation``; each ``None`` where not asked: a job a node
-    up to :data:`.slurm_jobs.MOST_JOBS` nodes), collected into ``report``
-    and stored
+    up to :data:`.slurm_jobs.MOST_JOBS` nodes; ReFrame's variables
+    ``dirs`` as the run's), collected into ``report`` and stored
     in the results database ``db_path``: ``(report, status)`` as a
     ReFrame run's pair (:func:`.gather.collect`'s status).
 
@@ -188,7 +191,7 @@ def run_night(report, node_map, launcher, reframe_args, head,
         how to finish the night (``hpc-acceptance collect``).
     '''
     night, plan, options, slurm_partitions = prepare(
-        report, node_map, launcher, reframe_args, head)
+        report, node_map, launcher, reframe_args, head, dirs)
     per_job = slurm_jobs.nodes_per_job(len(plan['nodes']), nodes_per_job)
     jobs = len(slurm_jobs.groups(list(plan['nodes']), options, per_job))
     limits = site_limits.read(jobs, slurm_partitions[0], reservation,

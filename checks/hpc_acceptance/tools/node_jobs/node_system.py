@@ -52,10 +52,12 @@ class Read(NamedTuple):
     perflogs: str
 
 
-def read(config_files, system):
+def read(config_files, system, dirs):
     """The system ``system`` (``NAME[:PARTITION]``, or ``None``: the one
     matching this host) of ``config_files`` as ReFrame reads it
-    (:class:`Read`).
+    (:class:`Read`), ReFrame's variables ``dirs``
+    (:class:`..common.command_settings.ReframeDirs`) as it would take
+    them.
 
     :raises NodeSystemError: if ReFrame cannot read it.
     """
@@ -71,7 +73,7 @@ def read(config_files, system):
                     {m['name']: list(m.get('options', []))
                      for m in site['modes']},
                     os.path.abspath(os.path.expandvars(
-                        os.environ.get('RFM_PERFLOG_DIR') or basedir or
+                        dirs.perflogs or basedir or
                         'perflogs')))
     except (ReframeError, KeyError, IndexError) as err:
         raise NodeSystemError(f'cannot read the system '
@@ -128,16 +130,16 @@ def slurm_partition(partition):
     return None
 
 
-def prefixes(system):
+def prefixes(system, dirs):
     '''``(stage, output)``: the folders ReFrame's stage and output
-    directories go in for ``system``, as ReFrame works them out from
-    ``RFM_STAGE_DIR``/``RFM_OUTPUT_DIR``, ``RFM_PREFIX`` and the system's
-    ``prefix``.'''
+    directories go in for ``system``, as ReFrame works them out from its
+    variables ``dirs`` (``RFM_STAGE_DIR``/``RFM_OUTPUT_DIR``,
+    ``RFM_PREFIX``) and the system's ``prefix``.'''
     prefix = os.path.abspath(os.path.expandvars(
-        os.environ.get('RFM_PREFIX') or system.get('prefix') or '.'))
-    stage = os.environ.get('RFM_STAGE_DIR') or system.get('stagedir') or \
+        dirs.prefix or system.get('prefix') or '.'))
+    stage = dirs.stage or system.get('stagedir') or \
         os.path.join(prefix, 'stage')
-    output = os.environ.get('RFM_OUTPUT_DIR') or \
-        system.get('outputdir') or os.path.join(prefix, 'output')
+    output = dirs.output or system.get('outputdir') or \
+        os.path.join(prefix, 'output')
     return (os.path.abspath(os.path.expandvars(stage)),
             os.path.abspath(os.path.expandvars(output)))

@@ -109,6 +109,9 @@ class NodeJobs(NamedTuple):
     db: str
     #: the nodes a job covers at most (``--nodes-per-job``), else ``None``
     nodes_per_job: Optional[int] = None
+    #: where ReFrame's variables put the run's files (the run's settings)
+    reframe_dirs: command_settings.ReframeDirs = \
+        command_settings.ReframeDirs()
 
 
 def fleet_runs(report, state, launcher, reframe_args, nodes_run,
@@ -184,4 +187,4 @@ def _night(report, node_map, launcher, reframe_args, head, node_jobs):
     return run_night(report, node_map, launcher, reframe_args, head,
                      node_jobs.minutes, node_jobs.max_jobs,
                      node_jobs.reservation, node_jobs.db,
-                     node_jobs.nodes_per_job)
+                     node_jobs.nodes_per_job, node_jobs.reframe_dirs)

@@ -139,7 +139,8 @@ def command(args):
                 node_jobs=None if args.fleet_mode == 'distribute' else
                 acceptance_run.NodeJobs(args.node_time_limit, args.max_jobs,
                                         args.reservation, given.db,
-                                        args.nodes_per_job),
+                                        args.nodes_per_job,
+                                        given.reframe_dirs),
                 db_path=given.db)
             nodes = node_map_path(report)
     except acceptance_run.NoNodes:

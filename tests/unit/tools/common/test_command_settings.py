@@ -32,6 +32,15 @@ def test_the_lists_and_numbers_a_site_writes_are_read():
     assert settings.read({}).db_backups == settings.DEFAULT_BACKUPS
 
 
+def test_reframe_s_own_folders_are_read_once_empty_as_unset():
+    given = settings.read({'RFM_PREFIX': '/site/rfm', 'RFM_STAGE_DIR': '',
+                           'RFM_OUTPUT_DIR': '/scratch/out',
+                           'RFM_PERFLOG_DIR': '/site/perflogs'})
+    assert given.reframe_dirs == settings.ReframeDirs(
+        '/site/rfm', None, '/scratch/out', '/site/perflogs')
+    assert settings.read({}).reframe_dirs == settings.ReframeDirs()
+
+
 @pytest.mark.parametrize('variable, value', [
     (settings.DB_BACKUPS, '0'), (settings.DB_BACKUPS, 'seven'),
     (settings.DB_BACKUPS, '-1'), (settings.MAX_JOBS, '0'),

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import CONFIG, DATA_DIR
 from hpc_acceptance.core.node_scheduler import NAME as NODE_SCHEDULER
+from hpc_acceptance.tools.common.command_settings import ReframeDirs
 from hpc_acceptance.tools.launch import reframe_call
 from hpc_acceptance.tools.node_jobs import coordinator, node_system, \
     on_node, perflogs
@@ -22,11 +23,12 @@ NODES = {'slurm-nodes:compute': {'state': 'idle',
                                  'left_out': []}}
 
 
-def _prepare(tmp_path, reframe_args, node_map=NODES):
+def _prepare(tmp_path, reframe_args, node_map=NODES,
+             dirs=ReframeDirs(prefix='/site/rfm')):
     launcher = reframe_call.Launcher('acceptance', 'maint')
     return coordinator.prepare(str(tmp_path / 'fleet.json'), node_map,
                                launcher, reframe_args,
-                               ['--mode', 'fleet', '-r'])
+                               ['--mode', 'fleet', '-r'], dirs)
 
 
 def test_the_night_runs_the_system_s_partitions_on_each_node(tmp_path):
@@ -38,6 +40,9 @@ def test_the_night_runs_the_system_s_partitions_on_each_node(tmp_path):
     assert options['n1'] == ['--partition=compute']
     assert plan['job_options'] == ['--reservation=maint', '--account=ops']
     assert plan['extras'] == {'suite_mode': 'nightly', 'fleet': 'yes'}
+    # where the run's ReFrame variables put its files, the nodes' go too
+    assert (plan['stage'], plan['output']) == (
+        '/site/rfm/stage/fleet-nodes', '/site/rfm/output/fleet-nodes')
     # the run's own arguments, the system named, the node's layer last
     args = plan['reframe']
     assert args[:2] == ['-C', str(CONFIG)] and args[-2:] == [
@@ -54,6 +59,14 @@ def test_the_night_runs_the_system_s_partitions_on_each_node(tmp_path):
     script = open(night.script).read()
     assert 'n1' not in script.split('\n', 3)[-1]
     assert os.stat(night.script).st_mode & stat.S_IXUSR
+
+
+def test_the_nodes_files_go_where_the_run_s_variables_say(tmp_path):
+    _, plan, _, _ = _prepare(
+        tmp_path, ['-C', OVERLAY, '--system', 'slurm-nodes'],
+        dirs=ReframeDirs('/p', '/s', None, str(tmp_path / 'perf')))
+    assert (plan['stage'], plan['output'], plan['perflogs']) == (
+        '/s/fleet-nodes', '/p/output/fleet-nodes', str(tmp_path / 'perf'))
 
 
 def test_a_system_without_slurm_partitions_runs_no_node_jobs(tmp_path):
