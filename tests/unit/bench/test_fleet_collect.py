@@ -1,0 +1,42 @@
+'''The collection bench (ci/bench/fleet_collect.py): a measured night made
+bigger, every copy of a node its own node, then collected and stored.'''
+
+import importlib.util
+import json
+
+from conftest import DATA_DIR, PROJECT_DIR
+
+spec = importlib.util.spec_from_file_location(
+    'fleet_collect', PROJECT_DIR / 'ci' / 'bench' / 'fleet_collect.py')
+fleet_collect = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fleet_collect)
+
+NIGHT = DATA_DIR / 'fleet_night'
+
+
+def test_a_name_is_replaced_where_it_stands_alone():
+    assert fleet_collect._renamed('n1 %.nid=n1 n10 n1-ib x.n1 n1,',
+                                  'n1', 'n7') == \
+        'n7 %.nid=n7 n10 n1-ib x.n1 n7,'
+
+
+def test_a_bigger_night_is_each_copy_s_own(tmp_path):
+    report = fleet_collect.scaled(str(NIGHT), 10, str(tmp_path))
+    folder = tmp_path / 'fleet-node-runs'
+    plan = json.loads((folder / 'night.json').read_text())
+    assert sorted(plan['nodes'], key=lambda n: int(n[1:])) == [
+        f'n{i}' for i in range(1, 11)]
+    assert plan['perflogs'] == str(tmp_path / 'perflogs')
+    # n9 is a copy of n1 (the nodes that wrote a report, cycled)
+    status = json.loads((folder / 'n9' / 'status.json').read_text())
+    assert status['node'] == 'n9'
+    text = (folder / 'n9' / 'report.json').read_text()
+    assert '=n9' in text and '=n1"' not in text
+
+
+def test_the_bigger_night_is_collected_and_stored():
+    cases, collect, store, rss = fleet_collect.measure(str(NIGHT), 8)
+    # each copy's test cases (and a failed one where the copied node's job
+    # did not do its work), twice the original's four nodes'
+    assert cases == 2 * fleet_collect.measure(str(NIGHT), 4)[0] > 0
+    assert collect > 0 and store > 0 and rss > 0
