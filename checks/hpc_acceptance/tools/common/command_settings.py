@@ -52,6 +52,16 @@ REPORT_FILE = 'RFM_REPORT_FILE'
 #: The system ReFrame runs for without ``--system`` (ReFrame's own).
 REFRAME_SYSTEM = 'RFM_SYSTEM'
 
+#: Names another run lock than the checkout's (tests use their own).
+LOCK_FILE = 'HPC_ACCEPTANCE_LOCK_FILE'
+
+#: Set in a locked run's environment: the lock is held, do not take it
+#: again (:mod:`..launch.lock`).
+LOCK_HELD = 'HPC_ACCEPTANCE_LOCK_HELD'
+
+#: The checkout's own run lock, beside its results (config/README.md).
+DEFAULT_LOCK = PROJECT_DIR / 'var' / 'run.lock'
+
 
 class ReframeDirs(NamedTuple):
     '''Where ReFrame's own variables put a run's files (``None``: where
@@ -93,6 +103,10 @@ class Settings(NamedTuple):
     max_jobs: Optional[str] = None
     #: where ReFrame's variables put the run's files
     reframe_dirs: ReframeDirs = ReframeDirs()
+    #: the run lock's file
+    lock_file: str = str(DEFAULT_LOCK)
+    #: whether the script that started this command holds the lock
+    lock_held: bool = False
 
     def run_env(self):
         '''What the environment of a run's ReFrame adds to this
@@ -141,4 +155,6 @@ def read(environ=None, db=None, max_jobs=None):
             prefix=environ.get('RFM_PREFIX') or None,
             stage=environ.get('RFM_STAGE_DIR') or None,
             output=environ.get('RFM_OUTPUT_DIR') or None,
-            perflogs=environ.get('RFM_PERFLOG_DIR') or None))
+            perflogs=environ.get('RFM_PERFLOG_DIR') or None),
+        lock_file=environ.get(LOCK_FILE) or str(DEFAULT_LOCK),
+        lock_held=bool(environ.get(LOCK_HELD)))

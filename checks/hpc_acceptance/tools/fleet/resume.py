@@ -201,19 +201,20 @@ def resume_nodes(nodes, reframe_args, fleets, asked_report):
     return lines, status
 
 
-def resume(nodes, reframe_args, db_path, asked_report):
+def resume(nodes, reframe_args, given):
     '''Test ``nodes`` (drained by this tool; :func:`drained_by_us`) in a
     reservation against the latest fleet run stored in the results
-    database ``db_path`` and return to service those that pass, draining
-    the others again, the run's report beside ``asked_report`` (else in
-    the reports folder): ``(lines saying what happened, exit status)``.
+    database, and return to service those that pass, draining the others
+    again, with the settings ``given`` (the database, the report name
+    asked for, the run lock): ``(lines saying what happened, exit
+    status)``.
 
     :raises ResultsError: if no fleet run can be read.
     :raises reframe_call.Busy: if another run holds this checkout.
     :raises reframe_call.Interrupted: if a signal stopped the run.
     :raises drain.SlurmError: if Slurm refused.
     '''
-    fleets = latest_fleet(db_path)
+    fleets = latest_fleet(given.db)
     with reframe_call.run_lock_held(['hpc-acceptance', 'suspects',
-                                     '--resume', *reframe_args]):
-        return resume_nodes(nodes, reframe_args, fleets, asked_report)
+                                     '--resume', *reframe_args], given):
+        return resume_nodes(nodes, reframe_args, fleets, given.report_file)

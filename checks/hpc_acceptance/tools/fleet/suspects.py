@@ -128,8 +128,7 @@ def _resume(reframe_args, given):
                   'that can be tested: nothing to resume', file=sys.stderr)
             return 2
 
-        lines, status = resume.resume(nodes, reframe_args, given.db,
-                                      given.report_file)
+        lines, status = resume.resume(nodes, reframe_args, given)
     except reframe_call.Busy as err:
         print(f'suspects --resume: refused: {err} is running in this '
               f'checkout', file=sys.stderr)

@@ -27,20 +27,10 @@ import sys
 import time
 from pathlib import Path
 
-from hpc_acceptance.core.paths import PROJECT_DIR
-from hpc_acceptance.tools.common import file_modes
+from hpc_acceptance.tools.common import command_settings, file_modes
 
 #: Exit status when another run holds the lock.
 BUSY = 4
-
-#: Set in COMMAND's environment: the lock is held, do not take it again.
-HELD_VARIABLE = 'HPC_ACCEPTANCE_LOCK_HELD'
-
-#: Names another lock file (tests use their own).
-LOCK_VARIABLE = 'HPC_ACCEPTANCE_LOCK_FILE'
-
-#: The checkout's own lock, beside its results (config/README.md).
-DEFAULT_LOCK = PROJECT_DIR / 'var' / 'run.lock'
 
 
 def holder(path):
@@ -135,8 +125,10 @@ def main(argv=None):
     parser.add_argument('--wait', action='store_true',
                         help='wait for a running run instead of refusing')
     parser.add_argument('--lock-file', default=os.environ.get(
-                            LOCK_VARIABLE, str(DEFAULT_LOCK)),
-                        help=f'the lock (default: ${LOCK_VARIABLE}, else '
+                            command_settings.LOCK_FILE,
+                            str(command_settings.DEFAULT_LOCK)),
+                        help=f'the lock (default: '
+                             f'${command_settings.LOCK_FILE}, else '
                              f'%(default)s)')
     parser.add_argument('command', nargs='+', help='the run, after --')
     args = parser.parse_args(argv)
@@ -154,7 +146,8 @@ def main(argv=None):
 
     with lock:
         return forwarder.run(args.command,
-                             dict(os.environ, **{HELD_VARIABLE: '1'}))
+                             dict(os.environ,
+                                  **{command_settings.LOCK_HELD: '1'}))
 
 
 if __name__ == '__main__':

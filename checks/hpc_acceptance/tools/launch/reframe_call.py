@@ -46,17 +46,17 @@ def signals_to_reframe():
 
 
 @contextlib.contextmanager
-def run_lock_held(command):
-    '''Hold the checkout's run lock for the ``with`` block, unless the
-    calling script holds it already.
+def run_lock_held(command, given):
+    '''Hold the run lock of the settings ``given`` for the ``with`` block,
+    unless the calling script holds it already.
 
     :raises Busy: naming the run that holds it.
     '''
-    if os.environ.get(lock.HELD_VARIABLE):
+    if given.lock_held:
         yield
         return
 
-    path = os.environ.get(lock.LOCK_VARIABLE, str(lock.DEFAULT_LOCK))
+    path = given.lock_file
     held = lock.acquire(path, command, wait=False)
     if held is None:
         raise Busy(lock.describe(lock.holder(path)))

@@ -131,7 +131,8 @@ def command(args):
 
     # one run per checkout, unless ci/post-upgrade.sh holds the lock
     try:
-        with reframe_call.run_lock_held(_command_line(args)):
+        with reframe_call.run_lock_held(_command_line(args),
+                                        args.settings):
             return _post_upgrade(args)
     except reframe_call.Busy as err:
         print(f'post-upgrade: refused: {err} is running in this checkout',

@@ -41,6 +41,14 @@ def test_reframe_s_own_folders_are_read_once_empty_as_unset():
     assert settings.read({}).reframe_dirs == settings.ReframeDirs()
 
 
+def test_the_run_lock_is_the_checkout_s_unless_named_or_held():
+    assert (settings.read({}).lock_file, settings.read({}).lock_held) == (
+        str(settings.DEFAULT_LOCK), False)
+    given = settings.read({settings.LOCK_FILE: '/run/site.lock',
+                           settings.LOCK_HELD: '1'})
+    assert (given.lock_file, given.lock_held) == ('/run/site.lock', True)
+
+
 @pytest.mark.parametrize('variable, value', [
     (settings.DB_BACKUPS, '0'), (settings.DB_BACKUPS, 'seven'),
     (settings.DB_BACKUPS, '-1'), (settings.MAX_JOBS, '0'),

@@ -10,6 +10,7 @@ import sys
 import time
 
 from conftest import PROJECT_DIR
+from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.launch import lock as run_lock
 
 MODULE = [sys.executable, '-m', 'hpc_acceptance.tools.launch.lock']
@@ -88,4 +89,6 @@ def test_the_command_exit_status_is_returned(tmp_path):
 def test_the_checkout_s_lock_lies_in_its_var_folder():
     # beside the results database, where git ignores it; the rooms'
     # move had put it in checks/var/
-    assert run_lock.DEFAULT_LOCK == PROJECT_DIR / 'var' / 'run.lock'
+    assert command_settings.DEFAULT_LOCK == PROJECT_DIR / 'var' / 'run.lock'
+    assert command_settings.read({}).lock_file == str(
+        PROJECT_DIR / 'var' / 'run.lock')
