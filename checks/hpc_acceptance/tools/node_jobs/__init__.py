@@ -1,5 +1,7 @@
-'''A fleet night as one Slurm job per node (``hpc-acceptance run --fleet``,
-the default ``--fleet-mode=node-jobs``): the night's folder and records
+'''A fleet night as Slurm jobs of one node each, or of several on a big
+night (``hpc-acceptance run --fleet``, the default
+``--fleet-mode=node-jobs``), each node running its whole set: the night's
+folder and records
 (:mod:`.night`), the node's own ReFrame configuration (:mod:`.node_system`),
 the site's limits read from Slurm (:mod:`.site_limits`), the jobs submitted
 and watched (:mod:`.slurm_jobs`), the run inside each job
