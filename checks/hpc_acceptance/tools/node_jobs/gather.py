@@ -143,7 +143,11 @@ def outcome(night, node, job, minutes=None):
                      f'{status.get("reframe_status")} and wrote no report')
         return None, f'{what}; it stopped{where}', None
 
-    if status.get('signal') or state in _STATE_WORDS:
+    # a job of several nodes ends as its last node does (one that died
+    # holds it to its time limit): a node whose run ended on its own,
+    # unsignalled, did its work, whatever the job's end
+    shared = (job.get('nodes') or 1) > 1
+    if status.get('signal') or (state in _STATE_WORDS and not shared):
         return report, (f'stopped{where}: '
                         f'{_why_stopped(state, status, minutes)}'), None
 

@@ -157,6 +157,23 @@ def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
                                          f'%threads=single: {named}')
 
 
+def test_a_node_that_died_in_a_job_of_several_names_itself_alone(night):
+    # as on the test cluster: n2 of the job of n1 to n3 died (its record
+    # has no end), which held the job to its time limit; n1 and n3 had
+    # ended their runs long before
+    path, here = night
+    _edit(here.jobs, lambda jobs: [jobs[node].update(
+        job='7', nodes=3, state='TIMEOUT') for node in ('n1', 'n2', 'n3')])
+    _edit(here.status('n2'), lambda status: status.pop('ended'))
+    os.remove(here.report('n2'))
+    report, status = gather.collect(path, minutes=60)
+    assert status == 1
+    assert list(report[gather.KEY]['faults']) == ['n2']
+    assert report[gather.KEY]['faults']['n2'].startswith('died ')
+    assert [c['result'] for n in ('n1', 'n3', 'n4')
+            for c in _cases(report, n)] == ['pass'] * 3
+
+
 def test_a_node_whose_reframe_ran_nothing_is_no_fault(night):
     path, here = night
     os.remove(here.report('n4'))
