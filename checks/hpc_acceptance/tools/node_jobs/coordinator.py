@@ -209,12 +209,11 @@ def run_night(report, node_map, launcher, reframe_args, head,
     log_path = reframe_call.log_of(report)
     with open(log_path, 'w') as log:
         say = _say(log, launcher.prefix, launcher.echo)
-        say(f'{len(plan["nodes"])} node(s) in {jobs} Slurm job(s), '
-            + ('one a node' if per_job == 1 else
+        how = ('one a node' if per_job == 1 else
                f'of at most {per_job} nodes each')
-            + f', each node '
-            f'running its set by one ReFrame on it; their output goes to '
-            f'{night.folder}/<node>/reframe.log')
+        say(f'{len(plan["nodes"])} node(s) in {jobs} Slurm job(s), {how}, '
+            f'each node running its set by one ReFrame on it; their output '
+            f'goes to {night.folder}/<node>/reframe.log')
         for line in limits.bounds:
             say(f'bound by {line}')
         for line in limits.notes:

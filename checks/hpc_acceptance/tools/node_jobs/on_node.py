@@ -88,7 +88,6 @@ def own_node(env, node, shim_dir):
                 **{SRUN_VARIABLE: real})
 
 
-
 def node_system(system, partitions):
     '''The night's node system with only the partitions ``partitions``
     (the node's).'''

@@ -44,10 +44,9 @@ STUCK = ('ReqNodeNotAvail', 'NodeDown', 'PartitionDown',
          'DependencyNeverSatisfied', 'FrontEndDown', 'Reservation ended')
 
 #: At most this many jobs a night by default: one a node up to this many
-#: nodes, beyond it jobs of several nodes (``ci/bench/README.md``, "A fleet
-#: night: one job per node or one per check": an ``sbatch`` and a line of
-#: every ``squeue`` a job are the coordinator's cost, which grows with the
-#: jobs, not with the nodes).
+#: nodes, beyond it jobs of several nodes. An ``sbatch`` and a line of every
+#: ``squeue`` a job are the coordinator's cost, which grows with the jobs,
+#: not with the nodes (``ci/bench/README.md``, "Jobs of several nodes").
 MOST_JOBS = 64
 
 #: The first poll's delay, and the factor it grows by while nothing
