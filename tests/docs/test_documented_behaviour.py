@@ -29,10 +29,11 @@ TOOLS_README = PROJECT_DIR / 'checks' / 'hpc_acceptance' / 'tools' / \
     'README.md'
 VARIABLES_DOC = PROJECT_DIR / 'config' / 'README.md'
 
-#: Reads of variables no site sets or needs told: the shell's own, and the
-#: process's search path.
+#: Reads of variables no site sets or needs told: the shell's own, the
+#: process's search path, the login's name.
 NOT_SETTINGS = {'PATH', 'HOME', 'PWD', 'BASH_SOURCE', 'EUID', 'UID',
-                'IFS', 'FUNCNAME', 'LINENO', 'RANDOM', 'PIPESTATUS'}
+                'IFS', 'FUNCNAME', 'LINENO', 'RANDOM', 'PIPESTATUS',
+                'LOGNAME', 'USER'}
 #: Reads of a variable whose name is not in the code, with where the docs
 #: say which it is.
 DYNAMIC = {

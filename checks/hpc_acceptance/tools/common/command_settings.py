@@ -14,6 +14,7 @@ because of a typing error in a unit file.
 '''
 
 import os
+import pwd
 import re
 from typing import NamedTuple, Optional
 
@@ -62,6 +63,13 @@ LOCK_HELD = 'HPC_ACCEPTANCE_LOCK_HELD'
 #: The checkout's own run lock, beside its results (config/README.md).
 DEFAULT_LOCK = PROJECT_DIR / 'var' / 'run.lock'
 
+#: Where the reference files are, in place of the site's and the
+#: checkout's (ReFrame's own variable, ``config/settings.py``).
+REFERENCE_PREFIX = 'RFM_REFERENCE_PREFIX'
+
+#: The account that ran ``sudo``: the person behind a command run as root.
+SUDO_USER = 'SUDO_USER'
+
 
 class ReframeDirs(NamedTuple):
     '''Where ReFrame's own variables put a run's files (``None``: where
@@ -107,6 +115,11 @@ class Settings(NamedTuple):
     lock_file: str = str(DEFAULT_LOCK)
     #: whether the script that started this command holds the lock
     lock_held: bool = False
+    #: the reference directory configured in place of the site's and
+    #: the checkout's, else ``None``
+    reference_prefix: Optional[str] = None
+    #: who runs the command: the account behind ``sudo``, else this one
+    user: str = ''
 
     def run_env(self):
         '''What the environment of a run's ReFrame adds to this
@@ -157,4 +170,13 @@ def read(environ=None, db=None, max_jobs=None):
             output=environ.get('RFM_OUTPUT_DIR') or None,
             perflogs=environ.get('RFM_PERFLOG_DIR') or None),
         lock_file=environ.get(LOCK_FILE) or str(DEFAULT_LOCK),
-        lock_held=bool(environ.get(LOCK_HELD)))
+        lock_held=bool(environ.get(LOCK_HELD)),
+        reference_prefix=environ.get(REFERENCE_PREFIX) or None,
+        user=environ.get(SUDO_USER) or _login(environ))
+
+
+def _login(environ):
+    '''The login name, as :func:`getpass.getuser` finds it but in
+    ``environ``: its variables, else the account of this process's uid.'''
+    return (environ.get('LOGNAME') or environ.get('USER') or
+            pwd.getpwuid(os.getuid()).pw_name)

@@ -28,7 +28,7 @@ import time
 from hpc_acceptance.core import site
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.stream import sizing
-from hpc_acceptance.tools.common import identifiers
+from hpc_acceptance.tools.common import command_settings, identifiers
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.new_system import node_probe
 from hpc_acceptance.tools.new_system import partition_entries
@@ -52,12 +52,12 @@ FAILURES = (slurm_facts.SlurmError, node_probe.ProbeError,
             StagedFilesError, site.SiteError)
 
 
-def work_dir():
+def work_dir(prefix=None):
     '''Where the probe jobs write and the files are checked: below
-    ReFrame's prefix (``RFM_PREFIX``, else the checkout's ``var/``), which
-    the compute nodes share as they share the checks' stage directories.'''
-    prefix = os.environ.get('RFM_PREFIX') or PROJECT_DIR / 'var'
-    return os.path.join(prefix, 'new-system')
+    ReFrame's ``prefix`` (``RFM_PREFIX``; ``None``: the checkout's
+    ``var/``), which the compute nodes share as they share the checks'
+    stage directories.'''
+    return os.path.join(prefix or PROJECT_DIR / 'var', 'new-system')
 
 
 def say(message):
@@ -235,8 +235,9 @@ def bring_in(request):
         output was kept.
     '''
     files = StagedFiles(request.site_dir)
-    os.makedirs(work_dir(), exist_ok=True)
-    workdir = tempfile.mkdtemp(prefix=f'{request.name}-', dir=work_dir())
+    below = work_dir(request.reframe_prefix)
+    os.makedirs(below, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix=f'{request.name}-', dir=below)
     try:
         if not request.dry_run:
             files.refuse_to_replace([f'systems/{request.name}.py',
@@ -305,9 +306,16 @@ def setup_parser(parser):
 def command(args):
     '''``hpc-acceptance new-system``: the files brought in, written (or
     shown with ``--dry-run``), then the next commands.'''
+    try:
+        given = command_settings.read()
+    except command_settings.BadSetting as err:
+        print(f'new-system: {err}', file=sys.stderr)
+        return 2
+
     request = Request(args.name, args.site_dir, args.scheduler,
                       args.partition, args.module, args.probe_timeout,
-                      args.dry_run, args.force, args.concretize)
+                      args.dry_run, args.force, args.concretize,
+                      given.reframe_dirs.prefix)
     problem = request.problem()
     if problem:
         raise UsageError(problem)

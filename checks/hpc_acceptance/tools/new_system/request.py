@@ -6,6 +6,7 @@ refuses, a site directory inside this checkout).
 import dataclasses
 import os
 import shlex
+from typing import Optional
 
 from hpc_acceptance.core import site
 from hpc_acceptance.core.paths import PROJECT_DIR
@@ -27,6 +28,9 @@ class Request:
     #: Spack's concretization of the written environment left to the
     #: install (a few minutes of the node's cores saved here)
     concretize: bool = True
+    #: ReFrame's prefix (``RFM_PREFIX``), below which the probes write
+    #: (``None``: the checkout's ``var/``)
+    reframe_prefix: Optional[str] = None
 
     def problem(self):
         '''What makes the request unusable, as a usage error says it;

@@ -343,10 +343,10 @@ def setup_parser(parser):
                              'its quiet repeats in the sessions, as '
                              '<reference dir>/<system>/noise.yaml (written '
                              'with --write)')
-    parser.add_argument('--reference-dir', default=references.reference_dir(
-                            os.environ.get('RFM_REFERENCE_PREFIX')),
+    parser.add_argument('--reference-dir',
                         help='where <system>.yaml lives (default: '
-                             '%(default)s)')
+                             '$RFM_REFERENCE_PREFIX, else the site '
+                             'directory\'s reference/, else the checkout\'s)')
     parser.add_argument('--write', action='store_true',
                         help='write the file instead of only showing the '
                              'diff')
@@ -361,6 +361,10 @@ def command(args):
     except (command_settings.BadSetting, ResultsError) as err:
         print(f'propose_references: {err}', file=sys.stderr)
         return 1
+
+    # the folder the references are read from without the option
+    args.reference_dir = args.reference_dir or references.reference_dir(
+        given.reference_prefix)
 
     if args.calibrate_noise:
         return _calibrate_command(args, testcases)

@@ -19,8 +19,6 @@ Exit status: 0 done; 2 a figure that has no shift, a missing ``--why``, or
 a file that cannot be read or written (named).
 '''
 
-import getpass
-import os
 import sys
 
 from hpc_acceptance.tools.common import arguments, command_settings
@@ -30,10 +28,6 @@ from hpc_acceptance.tools.shifts import acknowledged, limit, nightly
 #: One line for ``hpc-acceptance --help``.
 description = ('the shifts across nights the stored runs stand on; '
                'acknowledge one (--ack)')
-
-
-def _who():
-    return os.environ.get('SUDO_USER') or getpass.getuser()
 
 
 def _standing(args, given, limits, acks):
@@ -55,7 +49,7 @@ def _ack(args, given, limits, path, acks):
     level, nights = shift.level
     entry = acknowledged.add(path, shift.figure, level, nights,
                              shift.nights[shift.point.index].when,
-                             args.by or _who(), args.why or '')
+                             args.by or given.user, args.why or '')
     print(f'shifts: {entry.figure}: level {level:.6g} {shift.unit} '
           f'({nights} nights, {100 * shift.point.size:+.1f} % from the '
           f'level accepted before) acknowledged by {entry.by} '

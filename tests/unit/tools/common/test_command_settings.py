@@ -3,6 +3,7 @@ command_settings): read once from the options and the environment, each
 checked there, the options winning.'''
 
 import os
+import pwd
 
 import pytest
 
@@ -47,6 +48,21 @@ def test_the_run_lock_is_the_checkout_s_unless_named_or_held():
     given = settings.read({settings.LOCK_FILE: '/run/site.lock',
                            settings.LOCK_HELD: '1'})
     assert (given.lock_file, given.lock_held) == ('/run/site.lock', True)
+
+
+def test_the_person_is_the_one_behind_sudo_else_the_login():
+    assert settings.read({settings.SUDO_USER: 'alice',
+                          'LOGNAME': 'root'}).user == 'alice'
+    assert settings.read({'LOGNAME': 'bob', 'USER': 'x'}).user == 'bob'
+    # no variable at all: the account of this process's uid
+    assert settings.read({}).user == pwd.getpwuid(os.getuid()).pw_name
+
+
+def test_a_reference_prefix_is_read_empty_as_unset():
+    assert settings.read({settings.REFERENCE_PREFIX: '/site/ref'}
+                         ).reference_prefix == '/site/ref'
+    assert settings.read({settings.REFERENCE_PREFIX: ''}
+                         ).reference_prefix is None
 
 
 @pytest.mark.parametrize('variable, value', [
