@@ -20,7 +20,9 @@
  * Sizes swept: 0 B and every power of two up to --max-size.  Per size the
  * number of iterations is calibrated so a timed run lasts MIN_RUN_SECONDS;
  * the time of a run is that of the slowest rank, the best of --repeats runs
- * counts.  Figures (MB = 10^6 bytes, us = microseconds):
+ * counts, and beside it the median run says how steady they were (a core
+ * or a link shared with other work slows some runs, not all).  Figures
+ * (MB = 10^6 bytes, us = microseconds):
  *
  *   time.<n>B               one-way time of an n-byte message: half the
  *                           round trip (PingPong) or one exchange (PingPing)
@@ -36,6 +38,10 @@
  *   bandwidth_aggregate     the same summed over the pairs that ran
  *   bandwidth_effective     b_eff style: the aggregate bandwidth averaged
  *                           over all non-zero sizes of the sweep
+ *   latency.median,         the same two at the median run
+ *   bandwidth.median
+ *   best_to_median.latency, best run's time / median run's time (1: all
+ *   best_to_median.bandwidth  runs alike; lower: some were slowed)
  *
  * After the timed runs of each size, the last message every rank received
  * is checked (all messages of a size carry the same bytes): the count must
@@ -150,17 +156,38 @@ static long calibrated_iterations(struct pair_state *s, size_t n)
     return iters;
 }
 
-/* The best (shortest) of `repeats` timed runs. */
-static double best_run(struct pair_state *s, size_t n, long iters,
-                       long repeats)
+/* The best (shortest) and the median of a size's timed runs. */
+struct runs {
+    double best;
+    double median;
+};
+
+static int compare_times(const void *a, const void *b)
 {
-    double best = DBL_MAX;
-    for (long k = 0; k < repeats; k++) {
-        double t = timed_run(s, n, iters);
-        if (t < best)
-            best = t;
-    }
-    return best;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* `repeats` timed runs, their times kept in `times` (room for repeats). */
+static struct runs timed_runs(struct pair_state *s, size_t n, long iters,
+                              long repeats, double *times)
+{
+    for (long k = 0; k < repeats; k++)
+        times[k] = timed_run(s, n, iters);
+    qsort(times, (size_t)repeats, sizeof *times, compare_times);
+    long mid = repeats / 2;
+    struct runs found = {
+        .best = times[0],
+        .median = repeats % 2 ? times[mid]
+                              : 0.5 * (times[mid - 1] + times[mid]),
+    };
+    return found;
+}
+
+/* Best time / median time (1 where the runs took no measurable time). */
+static double ratio_of(struct runs runs)
+{
+    return runs.median > 0.0 ? runs.best / runs.median : 1.0;
 }
 
 /* Checks the last message received at size n; on failure writes why. */
@@ -240,13 +267,15 @@ int main(int argc, char **argv)
     struct pair_state s = {.rank = rank, .pattern = opts.pattern};
     s.send = malloc(opts.max_size ? opts.max_size : 1);
     s.recv = malloc(opts.max_size ? opts.max_size : 1);
-    int have = partner && s.send && s.recv;
+    double *times = malloc((size_t)opts.repeats * sizeof *times);
+    int have = partner && s.send && s.recv && times;
     int all_have;
     MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_have) {
         if (!have)
             fprintf(stderr, "net_pairs: rank %d cannot allocate two %zu-byte "
-                    "message buffers\n", rank, opts.max_size);
+                    "message buffers and %ld run times\n", rank,
+                    opts.max_size, opts.repeats);
         MPI_Finalize();
         return EXIT_ALLOC;
     }
@@ -281,6 +310,7 @@ int main(int argc, char **argv)
     /* Each pair moves 2n bytes per PingPing exchange, n per one-way hop. */
     double bytes_per_transfer = opts.pattern == PATTERN_PINGPING ? 2.0 : 1.0;
     double latency = 0.0, bandwidth = 0.0, sum_aggregate = 0.0;
+    struct runs latency_runs = {0.0, 0.0}, bandwidth_runs = {0.0, 0.0};
     int nonzero_sizes = 0;
     char why[256] = "";
     int ok = 1;
@@ -288,10 +318,11 @@ int main(int argc, char **argv)
     for (size_t n = 0; n <= opts.max_size; n = n ? 2 * n : 1) {
         prepare_buffers(&s, n, corrupt);
 
-        double best;
+        struct runs runs;
         long iters = calibrated_iterations(&s, n);
         for (int attempt = 1;; attempt++) {
-            best = best_run(&s, n, iters, opts.repeats);
+            runs = timed_runs(&s, n, iters, opts.repeats, times);
+            double best = runs.best;
             /* A calibration run slowed down by a disturbance leaves runs
              * too short to time well: scale up and measure again. */
             if (best >= MIN_RUN_SECONDS / 4 || attempt == 3 ||
@@ -307,7 +338,7 @@ int main(int argc, char **argv)
             break;
 
         /* PingPong: an iteration is a round trip, two one-way hops. */
-        double one_way = best / (double)iters /
+        double one_way = runs.best / (double)iters /
                          (opts.pattern == PATTERN_PINGPONG ? 2.0 : 1.0);
         double per_pair = bytes_per_transfer * (double)n / one_way * 1e-6;
         if (rank == 0) {
@@ -317,10 +348,12 @@ int main(int argc, char **argv)
         }
         if (n == 0) {
             latency = one_way * 1e6;
+            latency_runs = runs;
         } else {
             sum_aggregate += per_pair * pairs;
             nonzero_sizes++;
             bandwidth = per_pair;
+            bandwidth_runs = runs;
         }
     }
 
@@ -332,10 +365,20 @@ int main(int argc, char **argv)
             printf("bandwidth_aggregate %.6g MB/s\n", bandwidth * pairs);
             printf("bandwidth_effective %.6g MB/s\n",
                    sum_aggregate / nonzero_sizes);
+            /* the median run is as much slower as best / median says */
+            double latency_ratio = ratio_of(latency_runs);
+            double bandwidth_ratio = ratio_of(bandwidth_runs);
+            printf("latency.median %.6g us\n", latency / latency_ratio);
+            printf("bandwidth.median %.6g MB/s\n",
+                   bandwidth * bandwidth_ratio);
+            printf("best_to_median.latency %.6g ratio\n", latency_ratio);
+            printf("best_to_median.bandwidth %.6g ratio\n",
+                   bandwidth_ratio);
             printf("# validation: passed\n");
         }
     }
 
+    free(times);
     free(partner);
     free(s.send);
     free(s.recv);

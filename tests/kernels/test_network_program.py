@@ -55,6 +55,23 @@ def test_two_ranks_validate_and_report(program, pattern, pairs):
     assert fig['time.4194304B'].value > 10 * fig['time.0B'].value
 
 
+def test_beside_the_best_run_the_median_and_their_ratio(program):
+    done = mpirun(program, '--pattern=pingpong', '--repeats=4')
+    assert done.returncode == 0, done.stderr
+    fig = parse_figures(done.stdout)
+    for name, rate in (('latency', False), ('bandwidth', True)):
+        best, median = fig[name], fig[f'{name}.median']
+        ratio = fig[f'best_to_median.{name}']
+        assert (median.unit, ratio.unit) == (best.unit, 'ratio')
+        assert 0 < ratio.value <= 1
+        # the median run is no faster than the best one, and the ratio
+        # says how much slower
+        worse = (best.value / median.value if rate else
+                 median.value / best.value)
+        assert worse >= 1 - 1e-5
+        assert worse == pytest.approx(1 / ratio.value, rel=1e-4)
+
+
 def test_ranks_report_the_cores_they_were_bound_to(program):
     done = mpirun(program, '--pattern=pingpong', '--repeats=1')
     ranks = parse_rank_lines(done.stdout)

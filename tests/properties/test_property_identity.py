@@ -21,7 +21,6 @@ import copy
 import datetime
 import json
 import re
-from dataclasses import replace
 
 import pytest
 from hypothesis import assume, example, given

@@ -7,25 +7,24 @@ local vs remote streaming. Each check in ``checks/memory/`` runs one of the
 programs and turns its ``name value unit`` lines into performance variables.
 '''
 
-import os
-
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, parameter, run_after,
-                                   run_before, sanity_function, variable)
+                                   sanity_function, variable)
 
 from hpc_acceptance.core import figures, job_status, topology
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
 from hpc_acceptance.core.node_shape import Inapplicable
 from hpc_acceptance.core.openmp_process import OpenMPProcess
+from hpc_acceptance.core.repetitions import RepetitionFigures
 from hpc_acceptance.core.types import PositiveInt
 from hpc_acceptance.memory import layout
 from hpc_acceptance.memory.build import MemoryKernelsBuild
 
 
 class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
-                        OpenMPProcess):
+                        OpenMPProcess, RepetitionFigures):
     '''Runs one program of ``src/memory`` with OpenMP in one process.'''
 
     #: The kernels, built from ``src/memory`` for this environment and every
@@ -161,18 +160,6 @@ class MemoryKernelCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
             )
             for name, unit in self.expected_figures().items()
         })
-
-    @run_before('performance')
-    def set_repetition_variables(self):
-        '''The repetitions' figures the program printed beside the best
-        one (``bandwidth.l1.median``, ``best_to_median.l1``: its median
-        repetition and how steady they were), as performance variables a
-        reference need not bound (:func:`..core.references.unbounded`).'''
-        self.perf_variables.update({
-            variable: sn.make_performance_function(
-                figures.figure_value(self.stdout, name), unit)
-            for variable, (name, unit) in figures.repetition_figures(
-                os.path.join(self.stagedir, self.stdout.evaluate())).items()})
 
     @sanity_function
     def output_is_valid(self):

@@ -49,13 +49,14 @@ from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
 from hpc_acceptance.core.node_shape import Inapplicable, cpu_list
 from hpc_acceptance.core.rank_placement import PlacedRanks
+from hpc_acceptance.core.repetitions import RepetitionFigures
 from hpc_acceptance.core.types import PositiveInt
 from hpc_acceptance.network import layout, rank_report
 from hpc_acceptance.network.build import PROGRAM, NetworkKernelsBuild
 
 
 class NetworkPairsCheck(AcceptanceCheck, rfm.RunOnlyRegressionTest,
-                        PlacedRanks):
+                        PlacedRanks, RepetitionFigures):
     '''Runs ``net_pairs`` on pairs of ranks placed as ``placement`` says.
 
     Each check sets :attr:`pairs` and defines the parameter ``placement``

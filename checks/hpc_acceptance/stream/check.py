@@ -25,18 +25,19 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import ReframeError
 
-from hpc_acceptance.core import figures, identity, job_status, topology
+from hpc_acceptance.core import identity, job_status, topology
 from hpc_acceptance.core.check import AcceptanceCheck
 from hpc_acceptance.core.dependency import Requirement
 from hpc_acceptance.core.node_shape import Inapplicable
 from hpc_acceptance.core.openmp_process import OpenMPProcess
+from hpc_acceptance.core.repetitions import RepetitionFigures
 from hpc_acceptance.core.types import PositiveInt
 from hpc_acceptance.stream import output, sizing
 from hpc_acceptance.stream.build import StreamInTreeBuild
 
 
 class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
-                      OpenMPProcess):
+                      OpenMPProcess, RepetitionFigures):
     '''STREAM copy, scale, add and triad on one node with OpenMP.'''
 
     #: The in-tree program, used where no McCalpin STREAM is available.
@@ -211,18 +212,6 @@ class StreamBenchmark(AcceptanceCheck, rfm.RunOnlyRegressionTest,
                 _percent_of(_rate(self.stdout, 'triad'), self.peak_mbs(peak)),
                 '%'
             )
-
-    @run_before('performance')
-    def set_repetition_variables(self):
-        '''The in-tree program's median repetition of each kernel and its
-        best/median ratio (``triad_median``, ``best_to_median_triad``), as
-        performance variables a reference need not bound
-        (:func:`..core.references.unbounded`); McCalpin's prints none.'''
-        self.perf_variables.update({
-            variable: sn.make_performance_function(
-                figures.figure_value(self.stdout, name), unit)
-            for variable, (name, unit) in figures.repetition_figures(
-                os.path.join(self.stagedir, self.stdout.evaluate())).items()})
 
     def peak_mbs(self, node_peak_gbs):
         '''Peak MB/s of the sockets the threads (and their pages) are on.'''

@@ -21,7 +21,8 @@ def test_a_name_is_replaced_where_it_stands_alone():
 
 
 def test_a_bigger_night_is_each_copy_s_own(tmp_path):
-    report = fleet_collect.scaled(str(NIGHT), 10, str(tmp_path))
+    assert fleet_collect.scaled(str(NIGHT), 10, str(tmp_path)) == \
+        str(tmp_path / 'fleet.json')
     folder = tmp_path / 'fleet-node-runs'
     plan = json.loads((folder / 'night.json').read_text())
     assert sorted(plan['nodes'], key=lambda n: int(n[1:])) == [

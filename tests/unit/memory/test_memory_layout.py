@@ -135,7 +135,6 @@ def test_one_distance_or_none_known_needs_no_more_passes():
 def with_kinds(info, nodes, cpus=None):
     '''``info`` with a view telling each NUMA node's kind: ``{node: (CPU
     list, kind)}``; the run may use ``cpus`` (default: all).'''
-    import copy
     info = copy.deepcopy(info)
     info['topology']['allowed'] = {
         'cpus': cpus, 'mems': None,

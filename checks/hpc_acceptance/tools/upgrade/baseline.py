@@ -186,8 +186,8 @@ def of_systems(sessions, systems):
             for system in ran:
                 others[system] += 1
 
-    notes = ([f'--before session(s) of other systems left out of the '
-              f'baseline: ' + ', '.join(f'{count} of {system}'
+    notes = (['--before session(s) of other systems left out of the '
+              'baseline: ' + ', '.join(f'{count} of {system}'
                                         for system, count in
                                         sorted(others.items()))]
              if others else [])
