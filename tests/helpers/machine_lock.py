@@ -61,11 +61,15 @@ class Alone:
     @contextlib.contextmanager
     def shared(self):
         '''Others may run beside the ``with`` block; alone again after
-        it, through the turnstile as at the start.'''
+        it, through the turnstile as at the start, holding nothing while
+        it waits: a test waiting to be alone holds the turnstile until the
+        cores are free, so waiting for the turnstile with the cores shared
+        would keep both waiting for ever.'''
         fcntl.flock(self._cores, fcntl.LOCK_SH)
         try:
             yield
         finally:
+            fcntl.flock(self._cores, fcntl.LOCK_UN)
             _take(self._cores, fcntl.LOCK_EX)
 
 

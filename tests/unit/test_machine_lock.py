@@ -4,6 +4,8 @@ beside it only for a step that reads no figure. On a lock folder of the
 test's own: the session's tests hold the real one.'''
 
 import fcntl
+import threading
+import time
 
 import pytest
 
@@ -35,6 +37,43 @@ def test_alone_keeps_others_out_but_for_a_shared_step(lock_dir):
         assert not others_may_run(lock_dir)
 
     assert others_may_run(lock_dir)
+
+
+def turnstile_taken(lock_dir):
+    with open(lock_dir / 'hpc-acceptance-tests-turnstile.lock', 'a') as t:
+        try:
+            fcntl.flock(t, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+
+        return False
+
+
+def test_a_shared_step_ends_while_another_test_waits_to_be_alone(lock_dir):
+    # seen in a full run: the quiet test, back from its shared step, waited
+    # for the turnstile holding the cores shared, while the other test
+    # held the turnstile waiting for the cores, each for ever
+    order = []
+
+    def other_quiet_test():
+        with machine_lock.alone():
+            order.append('other')
+
+    def quiet_test():
+        with machine_lock.alone() as cores:
+            with cores.shared():
+                threading.Thread(target=other_quiet_test, daemon=True).start()
+                deadline = time.monotonic() + 10
+                while not turnstile_taken(lock_dir):
+                    assert time.monotonic() < deadline
+                    time.sleep(0.01)
+            order.append('alone again')
+
+    test = threading.Thread(target=quiet_test, daemon=True)
+    test.start()
+    test.join(timeout=10)
+    assert not test.is_alive(), f'stuck after {order}'
+    assert order == ['other', 'alone again']
 
 
 def test_tests_beside_others_run_together(lock_dir):
