@@ -87,6 +87,18 @@ def _why_stopped(state, status, minutes):
     return f'Slurm: {state}' if state else 'its job ended'
 
 
+def _where(night, node, report):
+    '''Where ``node``'s run stopped, as `` at <check>``: the test cases
+    ReFrame aborted, else those its output started and never ended; ''
+    where neither says. Read only for a node that did not do its work:
+    its log is the night's largest file a node.'''
+    stopped_at = [runs.short_name(short(c['display_name']))
+                  for c in runs.final_testcases(report or {})
+                  if c['result'] == 'abort'] or \
+        running_at_end(_read_log(night.log(node)))
+    return f' at {stopped_at[0]}' if stopped_at else ''
+
+
 def outcome(night, node, job, minutes=None):
     '''``(report, fault, left_out)`` of ``node``: its parsed report
     (``None`` if none can be read), why it is named (``None``: it did its
@@ -119,18 +131,11 @@ def outcome(night, node, job, minutes=None):
                         f'before the run on the node started; see '
                         f'{night.folder}/slurm-{job.get("job")}.out'), None
 
-    # where it stopped: the test cases ReFrame aborted, else those its
-    # output started and never ended
-    stopped_at = [runs.short_name(short(c['display_name']))
-                  for c in runs.final_testcases(report or {})
-                  if c['result'] == 'abort'] or \
-        running_at_end(_read_log(night.log(node)))
-    where = f' at {stopped_at[0]}' if stopped_at else ''
     if status.get('ended') is None:
         lost = ('' if report is not None else
                 f': its report is {"truncated" if unreadable else "missing"}')
-        return report, (f'died{where} ({_why_stopped(state, status, None)})'
-                        f'{lost}'), None
+        return report, (f'died{_where(night, node, report)} '
+                        f'({_why_stopped(state, status, None)}){lost}'), None
 
     if report is None and not unreadable and \
             status.get('reframe_status') == 0 and not status.get('signal'):
@@ -141,14 +146,14 @@ def outcome(night, node, job, minutes=None):
         what = (f'wrote a truncated report ({unreadable})' if unreadable
                 else f'ReFrame ended with status '
                      f'{status.get("reframe_status")} and wrote no report')
-        return None, f'{what}; it stopped{where}', None
+        return None, f'{what}; it stopped{_where(night, node, report)}', None
 
     # a job of several nodes ends as its last node does (one that died
     # holds it to its time limit): a node whose run ended on its own,
     # unsignalled, did its work, whatever the job's end
     shared = (job.get('nodes') or 1) > 1
     if status.get('signal') or (state in _STATE_WORDS and not shared):
-        return report, (f'stopped{where}: '
+        return report, (f'stopped{_where(night, node, report)}: '
                         f'{_why_stopped(state, status, minutes)}'), None
 
     return report, None, None
@@ -377,12 +382,17 @@ def store(report_path, log, db_path):
     '''Store the night's report in the results database ``db_path``,
     said in ``log`` (an open file) as ReFrame says it: whether it was
     stored.'''
-    done, present, errors = database.import_reports(str(db_path),
-                                                    [report_path])
-    if done or present:
-        session = runs.report_session(report_path).get('uuid')
-        log.write(f'Current session stored with UUID: {session}\n')
-        return True
+    try:
+        report = database.validated(report_path)
+    except ValueError as err:
+        errors = [str(err)]
+    else:
+        done, present, errors = database.store_validated(
+            str(db_path), [(report_path, report)])
+        if done or present:
+            session = report['session_info'].get('uuid')
+            log.write(f'Current session stored with UUID: {session}\n')
+            return True
 
     for error in errors:
         log.write(f'WARNING: failed to store results in the database: '

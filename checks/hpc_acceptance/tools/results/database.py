@@ -317,14 +317,15 @@ def validated(path):
     :raises ValueError: naming the file and what is wrong, in one line.
     '''
     from reframe.core.exceptions import ReframeError
-    from reframe.frontend import reporting
+
+    from hpc_acceptance.tools.results import reframe_schema
 
     try:
         data = bounded_json.read(path)
         report_shape.check_size(data)
         report = bounded_json.parse(data)
         report_shape.check(report)
-        reporting.restore_session(path)
+        reframe_schema.check(report, path)
     except RecursionError:
         raise ValueError(f'cannot read the run report {path}: ReFrame: '
                          f'{bounded_json.NESTED_TOO_DEEPLY}') from None
@@ -353,8 +354,15 @@ def import_reports(path, reports):
                                  f'stored until every report is)'
                                  for report_path, _ in read]
 
+    return store_validated(path, read)
+
+
+def store_validated(path, read):
+    '''Store the sessions of ``read``, ``[(report path, its report as
+    :func:`validated` returned it)]``; ``(stored, already there,
+    errors)``, of the reports' paths.'''
     storage = reframe_storage(path)
-    done, present = [], []
+    done, present, errors = [], [], []
     for report_path, report in read:
         try:
             storage.store(report, os.path.abspath(report_path))
