@@ -6,6 +6,7 @@ says.'''
 
 from hpc_acceptance.tools.outcome import acceptance_verdict
 from hpc_acceptance.tools.page import report_page
+from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.shifts import limit, nightly
 
 #: The results database: none, where nothing here is read from one (no
@@ -24,4 +25,5 @@ def page_for(session, testcases, history, skipped, runs=30, shift_limit=''):
                                       [], None, shifts, db_path=NO_DATABASE)
     return report_page.page_for(session, testcases, history, skipped,
                                 runs=runs, found=(shifts, None),
-                                judged=judged)
+                                judged=judged, floors=calibration.run_floors(
+                                    testcases, None))

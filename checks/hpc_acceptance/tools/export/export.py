@@ -163,7 +163,8 @@ def command(args):
 
     try:
         given = command_settings.read(db=args.db)
-        limits = limit.site_limits(given.shift_limit)
+        limits = limit.site_limits(given.shift_limit,
+                                   given.reference_prefix)
         path = _database(given, what)
     except (command_settings.BadSetting, limit.LimitError,
             ResultsError) as err:

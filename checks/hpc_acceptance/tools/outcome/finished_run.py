@@ -17,6 +17,7 @@ from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.fleet.node_map import read_node_map
 from hpc_acceptance.tools.results import runs
+from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.shifts import nightly
 
 
@@ -58,6 +59,9 @@ class FinishedRun:
     #: the site's shift limit or the acknowledgements cannot be read
     shifts: list = field(default_factory=list)
     shift_error: str = None
+    #: the noise floors its bands are drawn with and the line that says
+    #: whose (:func:`..references.calibration.run_floors`)
+    floors: tuple = ({}, '')
 
     @property
     def reports(self):
@@ -111,7 +115,7 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
     '''The :class:`FinishedRun` of the reports ``pairs``; ``testcases``
     and ``session_info`` instead where the run is a stored session. Its
     shifts are found with the site's ``limits``
-    (:func:`..shifts.limit.site_limits`; none: no site limit) against
+    (:class:`..shifts.limit.Limits`; none: no site limit) against
     ``shift_history`` (stored test cases) where given, else against the
     last year of the results database ``db_path``.'''
     run = FinishedRun(pairs=list(pairs), logs=list(logs),
@@ -146,6 +150,9 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
     except FleetError as err:
         run.fleet_error = str(err)
 
+    limits = limits or nightly.NO_SITE_LIMIT
+    run.floors = calibration.run_floors(run.testcases,
+                                        limits.reference_prefix)
     try:
         run.shifts = (
             nightly.shifts_of(run.testcases, limits, db_path)

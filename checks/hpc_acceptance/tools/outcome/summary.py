@@ -48,7 +48,8 @@ def setup_parser(parser):
 def command(args):
     try:
         given = command_settings.read()
-        limits = limit.site_limits(given.shift_limit)
+        limits = limit.site_limits(given.shift_limit,
+                                   given.reference_prefix)
     except (command_settings.BadSetting, limit.LimitError) as err:
         raise UsageError(str(err)) from None
 

@@ -12,7 +12,6 @@ from hpc_acceptance.tools.export import run_export
 from hpc_acceptance.tools.fleet import contention, fingerprint, wording
 from hpc_acceptance.tools.fleet.node_map import left_out_line
 from hpc_acceptance.tools.node_jobs.gather import lines as night_lines
-from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import FAILED_RESULTS, short_name
 
@@ -292,11 +291,10 @@ def summary_of(run, width=100, *, db_path):
     console = ''.join(skips.read(log) or '' for log in run.logs)
     # the noise floors the bands were drawn with, and the site's
     # time-series store: what it took of this run, what waits
-    floors = calibration.floors_line(run.testcases)
     return Summary(render(run.testcases, skips.reasons(run.testcases, console),
                           width, run.fleets, run.node_map,
-                          [floors] + run_export.status_lines(run.reports,
-                                                             db_path),
+                          [run.floors[1]] + run_export.status_lines(
+                              run.reports, db_path),
                           run.shifts,
                           [line for report in run.parsed
                            for line in night_lines(report)]),

@@ -15,7 +15,6 @@ from hpc_acceptance.tools.page import html
 from hpc_acceptance.tools.page import trend_plot
 from hpc_acceptance.tools.page import trends
 from hpc_acceptance.tools.page.trends import MAX_TREND_PLOTS, by_check
-from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.results import skips
 from hpc_acceptance.tools.results.runs import ResultsError, Unreadable
 from hpc_acceptance.tools.shifts import nightly
@@ -64,13 +63,13 @@ def _when(testcases):
 
 
 def page_for(session, testcases, history, skipped, *, runs, found, judged,
-             fleets=None, fleet_note=None):
+             floors, fleets=None, fleet_note=None):
     '''The :class:`ReportPage` of a session's ``testcases``: ``found``
     its shifts and why there are none, ``judged`` its verdict (exit status
-    and message), as the run's end made them.'''
+    and message), ``floors`` the noise floors its bands are drawn with and
+    the line that says whose, as the run's end made them.'''
     shifts, shift_note = found
-    floors, floors_note = calibration.floors_of(
-        calibration.system_of(testcases) or '')
+    floors, floors_note = floors
     status, message = judged
     systems = sorted({c.get('system', '?') for c in testcases})
     return ReportPage(
@@ -163,6 +162,7 @@ def write_page(run, history, *, runs=trends.DEFAULT_RUNS, output=None,
     page = page_for(session, run.testcases, history, skipped, runs=runs,
                     fleets=run.fleets, fleet_note=run.fleet_error or
                     run.fleet_note, found=(run.shifts, run.shift_error),
+                    floors=run.floors,
                     judged=judged or acceptance_verdict.verdict_of(
                         run, unreferenced_ok))
     try:

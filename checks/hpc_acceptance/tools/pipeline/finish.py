@@ -58,7 +58,8 @@ def command(args):
 
     try:
         given = command_settings.read()
-        limits = limit.site_limits(given.shift_limit)
+        limits = limit.site_limits(given.shift_limit,
+                                   given.reference_prefix)
     except (command_settings.BadSetting, limit.LimitError) as err:
         print(f'{args.prefix} NOT VALIDATED: {err}', file=sys.stderr)
         return NOT_VALIDATED

@@ -91,7 +91,8 @@ def command(args):
     # stops the night here, not after it (where it would hide a failure)
     try:
         given = command_settings.read(max_jobs=args.max_jobs)
-        limits = limit.site_limits(given.shift_limit)
+        limits = limit.site_limits(given.shift_limit,
+                                   given.reference_prefix)
     except (command_settings.BadSetting, limit.LimitError) as err:
         print(f'{prefix} NOT RUN: {err}', file=sys.stderr)
         return NOT_RUN

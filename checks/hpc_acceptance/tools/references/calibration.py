@@ -68,17 +68,16 @@ class CalibrationError(ValueError):
     and the key.'''
 
 
-def path_of(system, prefix=None):
+def path_of(system, prefix):
     '''Where ``system``'s floors are: the first of the reference
-    directories (``prefix``, else ``RFM_REFERENCE_PREFIX``, else the site
-    directory's and the checkout's) that has them, else where they would
-    be written; a system that is no ReFrame name, or a path that leads
-    out of its directory, is none.
+    directories (``prefix``, the reference directory configured, else the
+    site directory's and the checkout's) that has them, else where they
+    would be written; a system that is no ReFrame name, or a path that
+    leads out of its directory, is none.
 
     :raises CalibrationError: naming the system or the path.
     '''
-    dirs = references.search_dirs(prefix or
-                                  os.environ.get('RFM_REFERENCE_PREFIX'))
+    dirs = references.search_dirs(prefix)
     try:
         identifiers.name(system, 'system')
         for directory in dirs:
@@ -92,7 +91,7 @@ def path_of(system, prefix=None):
         raise CalibrationError(str(err)) from None
 
 
-def load(system, prefix=None):
+def load(system, prefix):
     '''``(floors, provenance, path)`` of ``system``'s own floors; ``None``
     where it has none.
 
@@ -122,7 +121,7 @@ def load(system, prefix=None):
     return floors, data.get('provenance') or {}, path
 
 
-def floors_of(system, prefix=None):
+def floors_of(system, prefix):
     '''``(floors, the line that says which)`` for ``system``: its own,
     else ``{}`` (the built-in floors); an unreadable file is said, and
     the built-in floors used.'''
@@ -164,13 +163,15 @@ def system_of(testcases):
                  if not case.get('fixture') and case.get('system')), None)
 
 
-def floors_line(testcases):
-    '''The line that says which floors a run's bands are drawn with.'''
+def run_floors(testcases, prefix):
+    '''``(floors, the line that says which)`` a run's bands are drawn
+    with (as :func:`floors_of`), read from the reference directory
+    ``prefix`` (as :func:`path_of`).'''
     system = system_of(testcases)
     if system is None:
-        return 'noise floors: no figure in this run'
+        return {}, 'noise floors: no figure in this run'
 
-    return floors_of(system)[1]
+    return floors_of(system, prefix)
 
 
 def _round_up(width):

@@ -17,6 +17,8 @@ beyond it is no noise.
 '''
 
 import math
+from types import MappingProxyType
+from typing import Mapping, NamedTuple, Optional
 
 from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.references import noise
@@ -30,10 +32,23 @@ class LimitError(ValueError):
     variable and the entry.'''
 
 
-def site_limits(text):
-    '''``(limit for every family or None, {family: limit})`` from
-    ``text``, the site's :data:`VARIABLE` (its command's settings).
-    ``(None, {})``: no site limit.
+class Limits(NamedTuple):
+    '''What a shift is judged against beside its reference tolerance:
+    the site's shift limit (:data:`VARIABLE`) and the reference directory
+    the systems' noise floors are read from.'''
+    #: the site's limit for every family, else ``None``
+    every: Optional[float] = None
+    #: ``{family: limit}`` the site set
+    families: Mapping = MappingProxyType({})
+    #: the reference directory configured in place of the site's and the
+    #: checkout's (``RFM_REFERENCE_PREFIX``), else ``None``
+    reference_prefix: Optional[str] = None
+
+
+def site_limits(text, reference_prefix=None):
+    '''The :class:`Limits` of ``text``, the site's :data:`VARIABLE`,
+    and ``reference_prefix`` (both of its command's settings); ``text``
+    empty: no site limit.
 
     :raises LimitError: naming the entry that is neither a fraction nor
         ``FAMILY=FRACTION``.
@@ -53,7 +68,7 @@ def site_limits(text):
             raise LimitError(f'{VARIABLE}={text!r}: {entry!r} is not a '
                              f'fraction between 0 and 1')
 
-    return every, families
+    return Limits(every, MappingProxyType(families), reference_prefix)
 
 
 def loss(size, unit):
@@ -90,12 +105,11 @@ def _number(bound):
 
 def limit_of(check, perf, limits, floors=None, floors_kind='built-in'):
     '''``(limit, what it is)`` of a figure of ``check``: the smaller of its
-    reference tolerance and the site's limit (``limits`` as
-    :func:`site_limits` gives), or where the site set none for its family,
-    of its tolerance and its noise floor (``floors``: the system's own,
+    reference tolerance and the site's limit (:class:`Limits`), or where
+    the site set none for its family, of its tolerance and its noise floor
+    (``floors``: the system's own,
     :func:`..references.calibration.floors_of`; ``floors_kind`` says whose).'''
-    every, families = limits
-    site = families.get(noise.family_of(check), every)
+    site = limits.families.get(noise.family_of(check), limits.every)
     tolerance = reference_tolerance(perf)
     if site is not None:
         other = (site, f'the site\'s shift limit ({VARIABLE})')

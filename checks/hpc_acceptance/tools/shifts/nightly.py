@@ -34,7 +34,7 @@ HISTORY = 'now-365d:now'
 
 #: The limits where the site set none (:func:`.limit.site_limits`): each
 #: figure's reference tolerance and noise floor alone.
-NO_SITE_LIMIT = (None, {})
+NO_SITE_LIMIT = limit.Limits()
 
 #: What cannot be read for the shifts to be judged: the site's limit, the
 #: acknowledgements.
@@ -245,15 +245,26 @@ def _accepted(ack, nights):
     return ack.level, ack.nights, index
 
 
-@functools.lru_cache(maxsize=32)
-def _floors(system):
-    floors, line = calibration.floors_of(system)
-    return floors, ('the system\'s own' if floors else 'built-in')
+def floors_by_system(keys, limits):
+    '''``{system: (noise floors, whose)}`` of the systems of the series
+    ``keys``, read from the reference directory ``limits`` names.'''
+    found = {}
+    for system in {_system_of(key) for key in keys}:
+        floors, _ = calibration.floors_of(system, limits.reference_prefix)
+        found[system] = (floors,
+                         'the system\'s own' if floors else 'built-in')
+
+    return found
 
 
-def judge_series(key, node, variable, sessions, acks, limits):
+def _system_of(key):
+    return key[1].split(':')[0]
+
+
+def judge_series(key, node, variable, sessions, acks, limits, floors):
     '''The :class:`Shift` (or recovery) the sessions of one series end on
-    for ``variable``, or ``None``.'''
+    for ``variable``, or ``None``; ``floors``: its system's noise floors
+    and whose (:func:`floors_by_system`).'''
     nights = nights_of(sessions, variable)
     if len(nights) < detect.MIN_AFTER + 2:
         return None
@@ -271,9 +282,8 @@ def judge_series(key, node, variable, sessions, acks, limits):
     first = point.index if point.recovered else point.left
     shift.changed = night_facts.around(
         [n.case for n in nights], first, FACTS_RADIUS)
-    floors, kind = _floors(key[1].split(':')[0])
     shift.limit, shift.limit_source = limit.limit_of(
-        key[0], perf, limits, floors, kind)
+        key[0], perf, limits, *floors)
     return shift
 
 
@@ -288,7 +298,7 @@ def find(current, history, limits=None, acks=None, *, db_path):
     '''The :class:`Shift` of every figure of the ``current`` test cases
     (one run) whose series, with the stored runs in ``history``, ends away
     from its accepted level or back at it after a shift. ``limits``:
-    :func:`.limit.site_limits` (default: no site limit); ``acks``:
+    :class:`.limit.Limits` (default: no site limit); ``acks``:
     :func:`.acknowledged.latest` (default: the file beside the results
     database ``db_path``).'''
     limits = limits or NO_SITE_LIMIT
@@ -305,12 +315,13 @@ def find(current, history, limits=None, acks=None, *, db_path):
     for case in cases:
         tonight.setdefault(_series_key(case, per_node), []).append(case)
 
+    floors = floors_by_system([key for key, _ in tonight], limits)
     shifts = []
     for (key, node), runs in tonight.items():
         sessions = earlier.get((key, node), []) + [runs]
         for variable in sorted(_figures(runs[-1])):
             shift = judge_series(key, node, variable, sessions, acks,
-                                 limits)
+                                 limits, floors[_system_of(key)])
             if shift is not None:
                 shifts.append(shift)
 
@@ -337,12 +348,13 @@ def standing(history, limits=None, acks=None):
         runs = by_series.setdefault(_series_key(case, per_node), {})
         runs.setdefault(case.get('session_uuid'), []).append(case)
 
+    floors = floors_by_system([key for key, _ in by_series], limits)
     shifts = []
     for (key, node), runs in by_series.items():
         sessions = sorted(runs.values(), key=lambda cs: _when(cs[-1]))
         for variable in sorted(_figures(sessions[-1][-1])):
             shift = judge_series(key, node, variable, sessions, acks,
-                                 limits)
+                                 limits, floors[_system_of(key)])
             if shift is not None:
                 shifts.append(shift)
 

@@ -75,7 +75,8 @@ def setup_parser(parser):
 def command(args):
     try:
         given = command_settings.read(db=args.db)
-        limits = limit.site_limits(given.shift_limit)
+        limits = limit.site_limits(given.shift_limit,
+                                   given.reference_prefix)
     except (command_settings.BadSetting, limit.LimitError) as err:
         print(f'shifts: {err}', file=sys.stderr)
         return 2

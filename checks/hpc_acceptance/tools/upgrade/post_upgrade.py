@@ -122,7 +122,8 @@ def command(args):
     # every setting read and checked before anything runs
     try:
         args.settings = command_settings.read(max_jobs=args.max_jobs)
-        args.limits = limit.site_limits(args.settings.shift_limit)
+        args.limits = limit.site_limits(
+            args.settings.shift_limit, args.settings.reference_prefix)
     except (command_settings.BadSetting, limit.LimitError) as err:
         raise UsageError(str(err)) from None
 
@@ -216,7 +217,8 @@ def _judge_after(args, report):
     if not args.floor:
         # the system's own floors where it measured them
         floors, said = calibration.floors_of(
-            calibration.system_of(new_cases) or '')
+            calibration.system_of(new_cases) or '',
+            args.settings.reference_prefix)
         print(f'post-upgrade: {said}', file=sys.stderr)
 
     console = runs_before_after.console_of(runs)

@@ -88,7 +88,7 @@ def test_a_broken_noise_file_is_named_and_the_built_in_floors_used(
 
 
 def test_an_8_percent_loss_regresses_on_a_system_whose_noise_allows_it(
-        tmp_path, monkeypatch):
+        tmp_path):
     # three --before runs agreeing within 0.3 %, then 8 % less memory
     # bandwidth: within the built-in 15 % floor, beyond a measured one
     before = bl.collect('before', [case(f'b{n}', v)
@@ -99,11 +99,11 @@ def test_an_8_percent_loss_regresses_on_a_system_whose_noise_allows_it(
     row, = judge(after, baselines)
     assert (row['verdict'], row['band']) == ('within noise', 0.15)
 
-    monkeypatch.setenv('RFM_REFERENCE_PREFIX', str(tmp_path))
     floors, details, _ = calibration.measure(quiet_repeats(0.005), 'local')
-    calibration.write(calibration.path_of('local'),
+    calibration.write(calibration.path_of('local', str(tmp_path)),
                       calibration.document(floors, details, 'x'))
-    own, _ = calibration.floors_of(calibration.system_of(after))
+    own, _ = calibration.floors_of(calibration.system_of(after),
+                                   str(tmp_path))
     row, = judge(after, baselines, floors=own)
     assert row['verdict'] == 'regressed'
     assert row['band'] == pytest.approx(noise.family_floor(

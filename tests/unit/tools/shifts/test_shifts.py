@@ -139,10 +139,14 @@ def test_an_acknowledged_level_ends_the_shift_and_measures_the_next():
 
 
 def test_the_site_limit_reads_every_family_and_one_family_in_any_case():
-    assert limit.site_limits('0.05') == (0.05, {})
-    assert limit.site_limits('0.05 Memory=0.03') == (0.05, {'Memory': 0.03})
+    assert limit.site_limits('0.05') == limit.Limits(0.05, {})
+    assert limit.site_limits('0.05 Memory=0.03') == \
+        limit.Limits(0.05, {'Memory': 0.03})
     assert limit.site_limits('memory=0.03 STREAM=0.1') == \
-        (None, {'Memory': 0.03, 'Stream': 0.1})
+        limit.Limits(None, {'Memory': 0.03, 'Stream': 0.1})
+    # where the noise floors are read, as the command's settings say
+    assert limit.site_limits('', '/site/ref') == \
+        limit.Limits(reference_prefix='/site/ref')
     for bad in ('lots', '1.5', 'Memroy=0.1'):
         with pytest.raises(limit.LimitError,
                            match=rf'HPC_ACCEPTANCE_SHIFT_LIMIT=.{bad}'):
@@ -157,21 +161,22 @@ def test_a_loss_is_of_performance_whichever_the_unit():
 
 def test_the_limit_is_the_smaller_of_reference_and_site_or_noise_floor():
     perf = [90.0, 100.0, -0.10, None, 'MB/s', 'pass']
-    assert limit.limit_of('StreamCheck', perf, (0.5, {})) == \
+    assert limit.limit_of('StreamCheck', perf, LOOSE_LIMIT) == \
         (0.10, 'its reference tolerance')
-    assert limit.limit_of('StreamCheck', perf, (0.05, {}))[0] == 0.05
-    assert limit.limit_of('StreamCheck', perf, (0.5, {'Stream': 0.2}))[0] \
+    assert limit.limit_of('StreamCheck', perf, SITE_LIMIT)[0] == 0.05
+    assert limit.limit_of('StreamCheck', perf,
+                          limit.Limits(0.5, {'Stream': 0.2}))[0] \
         == 0.10
     # no site limit: the noise floor, the system's own where measured
     unbounded = [90.0, None, None, None, 'MB/s', 'pass']
-    assert limit.limit_of('StreamCheck', unbounded, (None, {})) == \
+    assert limit.limit_of('StreamCheck', unbounded, NO_SITE_LIMIT) == \
         (0.25, 'its noise floor (built-in)')
-    assert limit.limit_of('StreamCheck', unbounded, (None, {}),
+    assert limit.limit_of('StreamCheck', unbounded, NO_SITE_LIMIT,
                           {'Stream': 0.04}, 'the system\'s own')[0] == 0.04
-    assert limit.limit_of('StreamCheck', perf, (None, {}),
+    assert limit.limit_of('StreamCheck', perf, NO_SITE_LIMIT,
                           {'Stream': 0.04})[0] == 0.04
     time = [1.1, 1.0, None, 0.25, 's', 'pass']
-    assert limit.limit_of('NpbCgCheck', time, (None, {}))[0] == \
+    assert limit.limit_of('NpbCgCheck', time, NO_SITE_LIMIT)[0] == \
         pytest.approx(0.1)
 
 
@@ -227,6 +232,11 @@ def nights(count, shift_from, size, node=None, seed=0, **kwargs):
 
 NO_ACKS = {}
 
+#: The site's shift limit: 5 % for every family; 50 %; none.
+SITE_LIMIT = limit.Limits(0.05)
+LOOSE_LIMIT = limit.Limits(0.5)
+NO_SITE_LIMIT = limit.Limits()
+
 #: The results database: none, where nothing here is read from one (the
 #: acknowledgements and the fleet comparison are given).
 NO_DATABASE = '/nonexistent/results.db'
@@ -235,7 +245,7 @@ NO_DATABASE = '/nonexistent/results.db'
 def test_a_runs_shift_is_named_dated_and_fails_beyond_the_site_limit():
     history = nights(22, 19, -0.07)
     tonight, history = history[-1:], history[:-1]
-    shifts = nightly.find(tonight, history, limits=(0.05, {}), acks=NO_ACKS,
+    shifts = nightly.find(tonight, history, limits=SITE_LIMIT, acks=NO_ACKS,
                           db_path=NO_DATABASE)
     assert len(shifts) == 1
     shift = shifts[0]
@@ -248,20 +258,20 @@ def test_a_runs_shift_is_named_dated_and_fails_beyond_the_site_limit():
             '2027-02-03') in text
     assert 'more than the site\'s shift limit' in text
     # no site limit and no reference: the noise floor (25 % for STREAM)
-    quiet = nightly.find(tonight, history, limits=(None, {}), acks=NO_ACKS,
+    quiet = nightly.find(tonight, history, limits=NO_SITE_LIMIT, acks=NO_ACKS,
                          db_path=NO_DATABASE)
     assert not quiet[0].failing
     assert quiet[0].limit_source.startswith('its noise floor')
     # an improvement never fails
     better = nights(22, 19, 0.07)
-    shift, = nightly.find(better[-1:], better[:-1], limits=(0.05, {}),
+    shift, = nightly.find(better[-1:], better[:-1], limits=SITE_LIMIT,
                           acks=NO_ACKS, db_path=NO_DATABASE)
     assert not shift.worse and not shift.failing
 
 
 def test_without_a_site_limit_a_loss_beyond_the_noise_floor_fails():
     history = nights(24, 19, -0.30)
-    shift, = nightly.find(history[-1:], history[:-1], limits=(None, {}),
+    shift, = nightly.find(history[-1:], history[:-1], limits=NO_SITE_LIMIT,
                           acks=NO_ACKS, db_path=NO_DATABASE)
     assert shift.failing and shift.limit == 0.25
 
@@ -271,7 +281,7 @@ def test_same_day_sessions_are_one_night_and_the_runs_are_counted():
     # a rerun the afternoon of the last night
     rerun = case(21, history[-1]['perfvalues']['local:default:triad'][0],
                  kernel='6.1.0-26', session='rerun-21', hour=14)
-    shift, = nightly.find([rerun], history, limits=(0.05, {}), acks=NO_ACKS,
+    shift, = nightly.find([rerun], history, limits=SITE_LIMIT, acks=NO_ACKS,
                           db_path=NO_DATABASE)
     assert len(shift.nights) == 22 and shift.nights[-1].runs == 2
     assert '2 runs tonight' in shift.describe()
@@ -279,7 +289,7 @@ def test_same_day_sessions_are_one_night_and_the_runs_are_counted():
 
 def test_a_reference_tolerance_fails_a_larger_shift():
     history = nights(22, 19, -0.07, ref=(40000, -0.05, None))
-    shift, = nightly.find(history[-1:], history[:-1], limits=(None, {}),
+    shift, = nightly.find(history[-1:], history[:-1], limits=NO_SITE_LIMIT,
                           acks=NO_ACKS, db_path=NO_DATABASE)
     assert shift.failing and shift.limit == 0.05
     assert shift.limit_source == 'its reference tolerance'
@@ -290,7 +300,7 @@ def test_no_measurement_is_no_night_and_a_retyped_reference_no_bound():
     for night, raw in zip(history[:6], [float('nan'), float('inf'), None,
                                          -1.0, 'n/a', {'v': 1}]):
         night['perfvalues']['local:default:triad'][0] = raw
-    shift, = nightly.find(history[-1:], history[:-1], limits=(0.05, {}),
+    shift, = nightly.find(history[-1:], history[:-1], limits=SITE_LIMIT,
                           acks=NO_ACKS, db_path=NO_DATABASE)
     assert shift.failing and len(shift.nights) == 18
     retyped = [90.0, '100', '-0.1', None, 'MB/s', 'pass']
@@ -304,7 +314,7 @@ def test_a_fleet_run_has_one_series_per_node():
                             node=node, seed=int(node[1:]))]
     tonight = [c for c in runs if c['session_uuid'] == 'night-21']
     history = [c for c in runs if c['session_uuid'] != 'night-21']
-    shifts = nightly.find(tonight, history, limits=(0.05, {}), acks=NO_ACKS,
+    shifts = nightly.find(tonight, history, limits=SITE_LIMIT, acks=NO_ACKS,
                           db_path=NO_DATABASE)
     assert [s.node for s in shifts] == ['n3']
     assert 'on n3: triad' in shifts[0].describe()
@@ -315,7 +325,7 @@ def test_a_fixed_figure_is_said_recovered_and_fails_nothing():
     for night in history[26:]:
         perf = night['perfvalues']['local:default:triad']
         perf[0] = perf[0] / 0.9
-    shift, = nightly.find(history[-1:], history[:-1], limits=(0.05, {}),
+    shift, = nightly.find(history[-1:], history[:-1], limits=SITE_LIMIT,
                           acks=NO_ACKS, db_path=NO_DATABASE)
     assert shift.recovered and not shift.failing and not shift.worse
     assert shift.describe().startswith(
@@ -329,7 +339,7 @@ def test_a_fixed_figure_is_said_recovered_and_fails_nothing():
 
 def test_the_verdict_fails_on_a_failing_shift_and_names_it():
     history = nights(22, 19, -0.07)
-    shifts = nightly.find(history[-1:], history[:-1], limits=(0.05, {}),
+    shifts = nightly.find(history[-1:], history[:-1], limits=SITE_LIMIT,
                           acks=NO_ACKS, db_path=NO_DATABASE)
     report = {'runs': [{'testcases': history[-1:]}]}
     status, message = acceptance_verdict.judge(report, [], shifts=shifts,
@@ -338,7 +348,7 @@ def test_the_verdict_fails_on_a_failing_shift_and_names_it():
     assert 'shift across nights: StreamCheck' in message
     assert message.splitlines()[-1].endswith(
         '1 figure(s) shifted across nights')
-    quiet = nightly.find(history[-1:], history[:-1], limits=(0.5, {}),
+    quiet = nightly.find(history[-1:], history[:-1], limits=LOOSE_LIMIT,
                          acks=NO_ACKS, db_path=NO_DATABASE)
     assert acceptance_verdict.judge(report, [], shifts=quiet,
                                     db_path=NO_DATABASE)[0] == 0
@@ -349,7 +359,8 @@ def test_the_summary_ranks_shifts_by_size_and_hides_only_smaller_ones():
     large = nights(22, 19, -0.18, display='StreamCheck %threads=single')
     history = small[:-1] + large[:-1]
     shifts = nightly.find([small[-1], large[-1]], history,
-                          limits=(0.5, {}), acks=NO_ACKS, db_path=NO_DATABASE)
+                          limits=LOOSE_LIMIT, acks=NO_ACKS,
+                          db_path=NO_DATABASE)
     assert [round(s.point.size, 1) for s in shifts] == [-0.2, -0.0] or \
         abs(shifts[0].point.size) > abs(shifts[1].point.size)
     lines = summary_text.render([small[-1], large[-1]], [], shifts=shifts,
@@ -361,7 +372,7 @@ def test_the_summary_ranks_shifts_by_size_and_hides_only_smaller_ones():
 
 def test_the_export_sends_size_errors_and_failure_beside_the_figure():
     history = nights(22, 19, -0.07)
-    shifts = nightly.find(history[-1:], history[:-1], limits=(0.05, {}),
+    shifts = nightly.find(history[-1:], history[:-1], limits=SITE_LIMIT,
                           acks=NO_ACKS, db_path=NO_DATABASE)
     lines = samples.lines(shifts, {'suite_mode': 'nightly'})
     names = {line['metric']['__name__']: line for line in lines}
@@ -394,14 +405,14 @@ def test_an_acknowledgement_is_kept_with_who_and_why(tmp_path):
 def test_an_acknowledged_shift_ends_in_the_run_that_follows():
     history = nights(30, 19, -0.07)
     figure = 'StreamCheck %threads=single @local:default+gnu: triad'
-    shift, = nightly.find(history[-1:], history[:-1], limits=(0.05, {}),
+    shift, = nightly.find(history[-1:], history[:-1], limits=SITE_LIMIT,
                           acks=NO_ACKS, db_path=NO_DATABASE)
     assert shift.figure == figure
     level, count = shift.level
     ack = acknowledged.Acknowledged(figure, level, count,
                                     shift.nights[shift.point.index].when,
                                     1.8e9 + 30 * DAY, 'alice', 'known')
-    assert nightly.find(history[-1:], history[:-1], limits=(0.05, {}),
+    assert nightly.find(history[-1:], history[:-1], limits=SITE_LIMIT,
                         acks={figure: ack}, db_path=NO_DATABASE) == []
 
 
