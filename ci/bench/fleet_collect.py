@@ -14,7 +14,7 @@ the new nodes, its perflogs folder its own. Then, in this process, the CPU secon
 largest resident memory of
 
     gather.collect(REPORT)                  the nodes' reports into one
-    gather.store(REPORT, log, DATABASE)     the run into an empty database
+    gather.store(REPORT, ..., DATABASE)     the run into an empty database
 
 Prints one line per size. Exit status: 0 measured, 2 cannot run.
 '''
@@ -94,7 +94,8 @@ def measure(source, nodes):
         merged, _ = gather.collect(report)
         collected = _cpu()
         with open(os.devnull, 'w') as log:
-            stored = gather.store(report, log, os.path.join(folder, 'db'))
+            stored = gather.store(report, merged, log,
+                                  os.path.join(folder, 'db'))
         done = _cpu()
         if not stored:
             raise RuntimeError(f'the {nodes}-node night was not stored')

@@ -122,6 +122,6 @@ def command(args):
         return 3
 
     with open(reframe_call.log_of(args.report), 'a') as log:
-        stored = gather.store(args.report, log, given.db)
+        stored = gather.store(args.report, merged, log, given.db)
     _finish_line(args.report, merged, status, stored)
     return 0

@@ -242,7 +242,7 @@ def run_night(report, node_map, launcher, reframe_args, head,
         for node in plan['nodes']:
             _skip_lines(night.log(node), log)
         collected = _cpu()
-        gather.store(report, log, db_path)
+        gather.store(report, merged, log, db_path)
         # what the night cost its coordinator (ci/bench/fleet_cost.py)
         write_json(os.path.join(night.folder, 'cost.json'), {
             'cpu_before': started, 'cpu_watched': watched,

@@ -316,16 +316,37 @@ def validated(path):
 
     :raises ValueError: naming the file and what is wrong, in one line.
     '''
-    from reframe.core.exceptions import ReframeError
-
-    from hpc_acceptance.tools.results import reframe_schema
-
-    try:
+    with _refused(path):
         data = bounded_json.read(path)
         report_shape.check_size(data)
         report = bounded_json.parse(data)
+
+    return checked(report, path)
+
+
+def checked(report, path):
+    '''The run report ``report``, parsed from ``path`` or written there,
+    checked as :func:`validated` checks what it reads.
+
+    :raises ValueError: as :func:`validated`.
+    '''
+    from hpc_acceptance.tools.results import reframe_schema
+
+    with _refused(path):
         report_shape.check(report)
         reframe_schema.check(report, path)
+
+    return report
+
+
+@contextlib.contextmanager
+def _refused(path):
+    '''What goes wrong reading or checking the report at ``path`` in the
+    ``with`` block, as a :class:`ValueError` naming it in one line.'''
+    from reframe.core.exceptions import ReframeError
+
+    try:
+        yield
     except RecursionError:
         raise ValueError(f'cannot read the run report {path}: ReFrame: '
                          f'{bounded_json.NESTED_TOO_DEEPLY}') from None
@@ -335,8 +356,6 @@ def validated(path):
     except ReframeError as err:
         raise ValueError(f'cannot read the run report {path}: ReFrame: '
                          f'{_one_line(err)}') from None
-
-    return report
 
 
 def import_reports(path, reports):
