@@ -18,15 +18,21 @@ def lock_dir(tmp_path, monkeypatch):
     return tmp_path
 
 
-def others_may_run(lock_dir):
-    '''Whether another test could take the cores beside, now.'''
-    with open(lock_dir / 'hpc-acceptance-tests-cores.lock', 'a') as other:
+def could_take(lock_dir, name, mode):
+    '''Whether another test could take the lock ``name`` in ``mode``,
+    now.'''
+    with open(lock_dir / f'hpc-acceptance-tests-{name}.lock', 'a') as other:
         try:
-            fcntl.flock(other, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            fcntl.flock(other, mode | fcntl.LOCK_NB)
         except BlockingIOError:
             return False
 
         return True
+
+
+def others_may_run(lock_dir):
+    '''Whether another test could take the cores beside, now.'''
+    return could_take(lock_dir, 'cores', fcntl.LOCK_SH)
 
 
 def test_alone_keeps_others_out_but_for_a_shared_step(lock_dir):
@@ -40,13 +46,7 @@ def test_alone_keeps_others_out_but_for_a_shared_step(lock_dir):
 
 
 def turnstile_taken(lock_dir):
-    with open(lock_dir / 'hpc-acceptance-tests-turnstile.lock', 'a') as t:
-        try:
-            fcntl.flock(t, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-
-        return False
+    return not could_take(lock_dir, 'turnstile', fcntl.LOCK_EX)
 
 
 def test_a_shared_step_ends_while_another_test_waits_to_be_alone(lock_dir):
