@@ -163,8 +163,7 @@ def command(args):
 
     try:
         given = command_settings.read(db=args.db)
-        limits = limit.site_limits(given.shift_limit,
-                                   given.reference_prefix)
+        limits = limit.of_settings(given)
         path = _database(given, what)
     except (command_settings.BadSetting, limit.LimitError,
             ResultsError) as err:

@@ -48,8 +48,7 @@ def setup_parser(parser):
 def command(args):
     try:
         given = command_settings.read()
-        limits = limit.site_limits(given.shift_limit,
-                                   given.reference_prefix)
+        limits = limit.of_settings(given)
     except (command_settings.BadSetting, limit.LimitError) as err:
         raise UsageError(str(err)) from None
 

@@ -65,8 +65,7 @@ def command(args):
 
     try:
         given = command_settings.read()
-        limits = limit.site_limits(given.shift_limit,
-                                   given.reference_prefix)
+        limits = limit.of_settings(given)
     except (command_settings.BadSetting, limit.LimitError) as err:
         print(f'acceptance NOT VALIDATED: {err}', file=sys.stderr)
         return 2

@@ -58,8 +58,7 @@ def command(args):
 
     try:
         given = command_settings.read()
-        limits = limit.site_limits(given.shift_limit,
-                                   given.reference_prefix)
+        limits = limit.of_settings(given)
     except (command_settings.BadSetting, limit.LimitError) as err:
         print(f'{args.prefix} NOT VALIDATED: {err}', file=sys.stderr)
         return NOT_VALIDATED

@@ -91,8 +91,7 @@ def command(args):
     # stops the night here, not after it (where it would hide a failure)
     try:
         given = command_settings.read(max_jobs=args.max_jobs)
-        limits = limit.site_limits(given.shift_limit,
-                                   given.reference_prefix)
+        limits = limit.of_settings(given)
     except (command_settings.BadSetting, limit.LimitError) as err:
         print(f'{prefix} NOT RUN: {err}', file=sys.stderr)
         return NOT_RUN

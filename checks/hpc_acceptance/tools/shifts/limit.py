@@ -103,6 +103,15 @@ def _number(bound):
         and math.isfinite(bound)
 
 
+def of_settings(given):
+    ''':func:`site_limits` of a command's settings ``given``
+    (:class:`..common.command_settings.Settings`).
+
+    :raises LimitError: as :func:`site_limits`.
+    '''
+    return site_limits(given.shift_limit, given.reference_prefix)
+
+
 def limit_of(check, perf, limits, floors=None, floors_kind='built-in'):
     '''``(limit, what it is)`` of a figure of ``check``: the smaller of its
     reference tolerance and the site's limit (:class:`Limits`), or where

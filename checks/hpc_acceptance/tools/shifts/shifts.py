@@ -75,8 +75,7 @@ def setup_parser(parser):
 def command(args):
     try:
         given = command_settings.read(db=args.db)
-        limits = limit.site_limits(given.shift_limit,
-                                   given.reference_prefix)
+        limits = limit.of_settings(given)
     except (command_settings.BadSetting, limit.LimitError) as err:
         print(f'shifts: {err}', file=sys.stderr)
         return 2

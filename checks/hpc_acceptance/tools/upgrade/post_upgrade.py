@@ -122,8 +122,7 @@ def command(args):
     # every setting read and checked before anything runs
     try:
         args.settings = command_settings.read(max_jobs=args.max_jobs)
-        args.limits = limit.site_limits(
-            args.settings.shift_limit, args.settings.reference_prefix)
+        args.limits = limit.of_settings(args.settings)
     except (command_settings.BadSetting, limit.LimitError) as err:
         raise UsageError(str(err)) from None
 
