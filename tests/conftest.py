@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from reframe.core import runtime
 
-from helpers import machine_lock
+from helpers import cpu_witness, machine_lock
 from helpers import spack_ci as spack_ci_kit
 from helpers import spack_site
 
@@ -159,6 +159,8 @@ def pytest_collection_modifyitems(session, config, items):
 AHEAD = pytest.StashKey()
 #: Where a quiet test keeps the cores it holds alone.
 CORES = pytest.StashKey()
+#: Where a quiet test keeps what /proc said when it took the cores.
+TAKEN = pytest.StashKey()
 
 
 def pytest_collection_finish(session):
@@ -195,7 +197,20 @@ def pytest_runtest_protocol(item, nextitem):
 
     with machine_lock.alone() as cores:
         item.stash[CORES] = cores
+        item.stash[TAKEN] = cpu_witness.snapshot()
         yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    '''A quiet test that failed says what else used the CPUs it held
+    alone (helpers/cpu_witness.py): its figures may be theirs.'''
+    made = yield
+    report = made.get_result()
+    taken = item.stash.get(TAKEN, None)
+    if taken is not None and report.failed:
+        report.sections.append(('what ran beside this quiet test', '\n'.join(
+            cpu_witness.beside(taken, cpu_witness.snapshot(), os.getpid()))))
 
 
 @pytest.fixture

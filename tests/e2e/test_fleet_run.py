@@ -185,7 +185,9 @@ def slowed(cluster, node, until=None):
 #: "lost as a whole"), which a real node's neighbour never does; and a
 #: suspect's rerun runs alone, so the figures it is compared with must have
 #: too (seen: a node at a fifth of its siblings' speed back "within the
-#: band" on its rerun, its siblings measured four at once on two cores).
+#: band" on its rerun, its siblings measured four at once on two cores;
+#: and a slowed node's second night, its jobs four at once beside the
+#: builds of the next, read n4 as slow as the slowed n3).
 ONE_AT_A_TIME = ('--max-jobs', '1')
 #: ReFrame's --distribute, the mode a site may keep: the nights whose
 #: subject is the judgement after the run (a slowed node's drain and
@@ -246,7 +248,7 @@ def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
         state, cluster):
     with slowed(cluster, 'n3'):
         done, report = fleet_run(state, cluster, 'slow-n3', *DISTRIBUTE,
-                                 *ONE_CHECK)
+                                 *ONE_AT_A_TIME, *ONE_CHECK)
 
     assert done.returncode == 1, done.stdout[-5000:]
     assert "the suspects' checks once more, on their nodes" in done.stdout
@@ -313,7 +315,7 @@ def test_a_slowed_node_is_named_after_its_rerun_and_drained_as_signed(
     # the next night it is slow again: a suspect two runs in a row
     with slowed(cluster, 'n3'):
         done, _ = fleet_run(state, cluster, 'slow-n3-again', *DISTRIBUTE,
-                            *ONE_CHECK)
+                            *ONE_AT_A_TIME, *ONE_CHECK)
 
     assert done.returncode == 1, done.stdout[-5000:]
     assert '  n3 [a suspect in the previous fleet run too]: ' in done.stdout

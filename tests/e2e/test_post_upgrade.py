@@ -77,16 +77,23 @@ def native_build_on_path(tmp_path):
 
 def test_before_then_a_quiet_after_is_within_noise_and_says_what_changed(
         tmp_path):
-    before = script(tmp_path, '--before', *SELECT, '--keep-stage-files')
-    assert before.returncode == 0, before.stdout[-3000:]
-    assert 'post-upgrade --before recorded: ' in before.stdout
-    assert 'the baseline now holds 1 --before session(s)' in before.stdout
+    # two baseline runs, as a site takes several: a single --before run
+    # once read an L1 figure at 58 % of the after's (a full test run, the
+    # test alone on the cores: the host's noise), and a one-run baseline
+    # then rightly says "improved"
+    for runs in (1, 2):
+        before = script(tmp_path, '--before', *SELECT, '--keep-stage-files')
+        assert before.returncode == 0, before.stdout[-3000:]
+        assert 'post-upgrade --before recorded: ' in before.stdout
+        assert f'the baseline now holds {runs} --before session(s)' \
+            in before.stdout
 
     after = script(tmp_path, *SELECT, env=native_build_on_path(tmp_path))
     assert after.returncode == 0, after.stdout[-3000:]
     figures = judged(after)
-    assert figures and {f['verdict'] for f in figures} == {'within noise'}
-    assert all(f['baseline'] == 'before' and f['baseline_runs'] == 1 and
+    assert figures and {f['verdict'] for f in figures} == {'within noise'}, \
+        figures
+    assert all(f['baseline'] == 'before' and f['baseline_runs'] == 2 and
                f['note'] == 'few baseline runs' for f in figures)
     changed = after.stdout[after.stdout.index('what changed since'):]
     assert 'MemoryDaxpyCheck %threads=single: binary in-tree:' in changed
