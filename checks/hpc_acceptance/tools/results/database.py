@@ -305,8 +305,18 @@ def session_reports(path, start, end):
                   key=lambda s: s['session_info'].get('time_start_unix', 0))
 
 
+#: Characters of a refusal kept: ReFrame's quotes the value at fault,
+#: twice, and a report may hold one of megabytes.
+REFUSAL_CHARS = 600
+
+
 def _one_line(text):
-    return ' '.join(str(text).split())
+    '''``text`` on one line, cut to :data:`REFUSAL_CHARS`.'''
+    line = ' '.join(str(text).split())
+    if len(line) <= REFUSAL_CHARS:
+        return line
+
+    return f'{line[:REFUSAL_CHARS]}... ({len(line)} characters)'
 
 
 def validated(path):

@@ -173,3 +173,38 @@ def test_fail_reasons_and_kernel_strings_are_read_on_one_line():
         'sanity acceptance: all checks PASSED^[[2K'
     assert read['node_software'] == \
         'kernel=6.1 acceptance: all checks PASSED'
+
+
+#: A value a node's job could write: a terminal's title and erase, a false
+#: verdict over the line, a command, text reversed.
+HOSTILE = ('\x1b]0;owned\x07\x1b[2K\racceptance PASSED\n$(touch {marker})'
+           '\u202e')
+
+
+@pytest.mark.parametrize('where', ['a count that is text',
+                                   'a build output that is a list'])
+def test_reframe_s_refusal_quoting_a_hostile_value_is_one_plain_line(
+        tmp_path, capsys, where):
+    marker = tmp_path / 'ran'
+    value = HOSTILE.format(marker=marker)
+    report = _report()
+    if where == 'a count that is text':
+        report['runs'][0]['num_cases'] = value
+    else:
+        report['runs'][0]['testcases'][0]['build_stderr'] = [value] * 4000
+    path = _write(tmp_path, report, 'hostile.json')
+
+    assert cli.main(['db', 'import', path]) == database.UNREADABLE
+    out, err = capsys.readouterr()
+    [line] = [line for line in err.splitlines() if 'hostile.json' in line]
+    # in ReFrame's words, the value quoted with its controls escaped
+    assert f'cannot read the run report {path}: ReFrame: failed to ' \
+           'validate report' in line
+    assert '\\x1b]0;owned\\x07' in line
+    assert not any(c in out + err for c in '\x1b\r\x07\u202e')
+    assert len(err.splitlines()) <= 3
+    assert len(line) < database.REFUSAL_CHARS + 200
+    assert not marker.exists()
+    assert not (tmp_path / 'results.db').exists() or not sqlite3.connect(
+        tmp_path / 'results.db').execute(
+            'SELECT * FROM sessions').fetchall()
