@@ -324,14 +324,16 @@ def collect(report_path, minutes=None, now=None):
     # compact: Python's C encoder writes it, not its pure-Python one
     # (half the coordinator's collecting at 300 nodes went to the indents)
     write_atomically(report_path, json.dumps(merged))
-    for node in read:
-        merged_mark = os.path.join(night.node_dir(node), 'perflogs.merged')
-        if (os.path.isdir(night.perflogs(node)) and
-                not os.path.exists(merged_mark)):
-            perflogs.merge(night.perflogs(node), plan['perflogs'])
-            # a mark, not data: made, never synced (a sync a node was a
-            # quarter of the collecting)
-            open(merged_mark, 'w').close()
+    with perflogs.RunPerflogs(plan['perflogs']) as run_perflogs:
+        for node in read:
+            merged_mark = os.path.join(night.node_dir(node),
+                                       'perflogs.merged')
+            if (os.path.isdir(night.perflogs(node)) and
+                    not os.path.exists(merged_mark)):
+                run_perflogs.merge(night.perflogs(node))
+                # a mark, not data: made, never synced (a sync a node was
+                # a quarter of the collecting)
+                open(merged_mark, 'w').close()
 
     _leave_out(report_path, plan, left_out)
     return merged, status

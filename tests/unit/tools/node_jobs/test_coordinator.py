@@ -203,10 +203,21 @@ def test_a_node_s_perflogs_follow_reframe_s_header_rule(tmp_path):
     target = run / 'sys' / 'part'
     target.mkdir(parents=True)
     (target / 'Check.log').write_text('a|b\nbefore|0\n')
-    assert perflogs.merge(str(tmp_path / 'node'), str(run)) == 2
-    assert (target / 'Check.log.h0').read_text() == \
-        'a|b\nbefore|0\nold|1\n'
-    assert (target / 'Check.log').read_text() == 'a|b|c\nnew|1|2\n'
+    with perflogs.RunPerflogs(str(run)) as run_perflogs:
+        assert run_perflogs.merge(str(tmp_path / 'node')) == 2
+        # on disk once merged, before the collecting ends
+        assert (target / 'Check.log.h0').read_text() == \
+            'a|b\nbefore|0\nold|1\n'
+        assert (target / 'Check.log').read_text() == 'a|b|c\nnew|1|2\n'
+
+        # the next node's, of the first header again and of the second
+        (node / 'Check.log.h0').write_text('a|b\nolder|3\n')
+        (node / 'Check.log').write_text('a|b|c\nnewer|3|4\n')
+        assert run_perflogs.merge(str(tmp_path / 'node')) == 2
+
+    assert (target / 'Check.log.h1').read_text() == 'a|b|c\nnew|1|2\n'
+    assert (target / 'Check.log.h2').read_text() == 'a|b\nolder|3\n'
+    assert (target / 'Check.log').read_text() == 'a|b|c\nnewer|3|4\n'
 
 
 def test_the_night_s_folder_is_named_after_its_report(tmp_path):
