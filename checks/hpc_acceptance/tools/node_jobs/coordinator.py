@@ -224,7 +224,8 @@ def run_night(report, node_map, launcher, reframe_args, head,
             slurm_jobs.Plan(night.script, common, plan['job_name'],
                             limits.queued, options, per_job,
                             night.group_script),
-            list(plan['nodes']), night.jobs, say)
+            list(plan['nodes']), night.jobs, say,
+            lambda node: night.read_status(node).get('ended') is not None)
         try:
             watch.run()
         except reframe_call.Interrupted:

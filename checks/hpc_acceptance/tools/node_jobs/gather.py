@@ -134,8 +134,9 @@ def outcome(night, node, job, minutes=None):
     if status.get('ended') is None:
         lost = ('' if report is not None else
                 f': its report is {"truncated" if unreadable else "missing"}')
+        why = job.get('lost') or _why_stopped(state, status, None)
         return report, (f'died{_where(night, node, report)} '
-                        f'({_why_stopped(state, status, None)}){lost}'), None
+                        f'({why}){lost}'), None
 
     if report is None and not unreadable and \
             status.get('reframe_status') == 0 and not status.get('signal'):

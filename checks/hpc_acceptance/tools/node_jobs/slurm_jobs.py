@@ -15,9 +15,13 @@ says (:mod:`.collect`). A job pending for a reason Slurm will not resolve
 by itself (a node down, drained or gone, its partition down:
 :data:`STUCK`) is cancelled and its node said not to have started; in a
 job of several nodes, only the nodes Slurm names as unavailable are, and
-the others are submitted again without them. Polls are a second apart
-while jobs change, further apart (up to :func:`slowest_poll`) while they
-do not.
+the others are submitted again without them. A running job of several
+nodes is cancelled once every node of it whose run has not ended is one
+Slurm finds not responding (``sinfo --dead``; asked only while such jobs
+run): with ``--no-kill`` Slurm would hold it to its time limit for the
+dead node (seen: the others' runs ended at 20 s, the job at its limit),
+and the night with it. Polls are a second apart while jobs change,
+further apart (up to :func:`slowest_poll`) while they do not.
 '''
 
 import math
@@ -151,6 +155,14 @@ def cancel(job):
     subprocess.run(['scancel', job], capture_output=True)
 
 
+def unresponsive():
+    '''The nodes Slurm finds not responding (``sinfo --dead``); ``None``
+    when sinfo does not answer.'''
+    done = subprocess.run(['sinfo', '-h', '--dead', '-N', '-o', '%N'],
+                          capture_output=True, text=True)
+    return set(done.stdout.split()) if done.returncode == 0 else None
+
+
 def is_stuck(reason):
     return any(reason.startswith(word) for word in STUCK)
 
@@ -194,12 +206,14 @@ def _named(nodes):
 class Watch:
     '''The night's jobs, submitted and watched (:meth:`run`); ``jobs``:
     ``{node: {job, nodes, submitted, state, reason, started, ended,
-    gave_up, refused}}`` (``nodes``: how many its job covers, where more
-    than one), kept in ``path`` as they change.'''
+    gave_up, refused, lost}}`` (``nodes``: how many its job covers, where
+    more than one), kept in ``path`` as they change; ``finished(node)``:
+    whether the node's run recorded its end.'''
 
-    def __init__(self, plan, nodes, path, say, clock=time.time,
-                 sleep=time.sleep):
+    def __init__(self, plan, nodes, path, say, finished,
+                 clock=time.time, sleep=time.sleep):
         self.plan = plan
+        self.finished = finished
         self.waiting = groups(list(nodes), plan.per_node or {},
                               plan.per_job)
         self.path = path
@@ -272,6 +286,32 @@ class Watch:
                  + (f'; its {len(others)} other node(s) submitted again'
                     if others else ''))
 
+    def _end_held(self):
+        '''Cancel each running job of several nodes whose runs left are
+        all on nodes Slurm finds not responding; those nodes are said
+        ``lost``, the job ended. Whether any was.'''
+        running = [(job, nodes) for job, nodes in self.active.items()
+                   if len(nodes) > 1 and
+                   self.jobs[nodes[0]]['state'] == 'RUNNING']
+        dead = unresponsive() if running else None
+        if not dead:
+            return False
+
+        changed = False
+        for job, nodes in running:
+            left = [node for node in nodes if not self.finished(node)]
+            if left and dead.issuperset(left):
+                cancel(job)
+                del self.active[job]
+                self._update(nodes, state='CANCELLED', ended=self.clock())
+                self._update(left, lost='Slurm found the node not '
+                                        'responding')
+                self.say(f'{_named(left)}: not responding, the other '
+                         f'nodes\' runs ended: job {job} cancelled')
+                changed = True
+
+        return changed
+
     def _poll(self):
         '''Update the jobs from Slurm; whether any changed.'''
         self.polls += 1
@@ -308,7 +348,7 @@ class Watch:
                     self._update(nodes, reason=reason)
             changed = True
 
-        return changed
+        return self._end_held() or changed
 
     def _wait(self, seconds):
         '''Sleep ``seconds``, or until a signal came.'''

@@ -89,12 +89,17 @@ def test_the_nodes_slurm_names_unavailable_are_read(monkeypatch):
 
 class Cluster:
     '''A stand-in Slurm: a job pends ``pending`` polls (forever where its
-    node is ``down``), then runs ``running`` polls and completes.'''
+    node is ``down``), then runs ``running`` polls and completes; a job
+    with a node that dies while it runs (``dead``, which Slurm finds not
+    responding once ``dead_after`` polls have passed) runs until
+    cancelled, as ``--no-kill`` keeps it to its time limit.'''
 
-    def __init__(self, down=(), refuse=(), running=2):
+    def __init__(self, down=(), refuse=(), running=2, dead=(),
+                 dead_after=4):
         self.jobs = {}
         self.down, self.refuse, self.running = set(down), set(refuse), \
             running
+        self.dead, self.dead_after, self.polls = set(dead), dead_after, 0
         self.most_queued = 0
         self.cancelled = []
         self.submitted = []
@@ -114,6 +119,7 @@ class Cluster:
 
     def queue(self, name, states=None):
         found = {}
+        self.polls += states is None
         for job, entry in self.jobs.items():
             if states is None:
                 entry['polls'] += 1
@@ -121,7 +127,8 @@ class Cluster:
                         not self.down.intersection(entry['nodes']):
                     entry['state'] = 'RUNNING'
                 elif (entry['state'] == 'RUNNING' and
-                      entry['polls'] > self.running):
+                      entry['polls'] > self.running and
+                      not self.dead.intersection(entry['nodes'])):
                     entry['state'] = 'COMPLETED'
             if entry['state'] in ('PENDING', 'RUNNING') or states:
                 down = sorted(self.down.intersection(entry['nodes']))
@@ -134,6 +141,15 @@ class Cluster:
         self.cancelled.append(job)
         self.jobs[job]['state'] = 'CANCELLED'
 
+    def unresponsive(self):
+        return self.dead if self.polls > self.dead_after else set()
+
+    def finished(self, node):
+        '''Whether ``node``'s run ended: it ran and did not die.'''
+        return node not in self.dead and any(
+            node in j['nodes'] and j['polls'] > self.running
+            for j in self.jobs.values())
+
 
 @pytest.fixture
 def stand_in_slurm(monkeypatch):
@@ -141,7 +157,7 @@ def stand_in_slurm(monkeypatch):
     whose name marks a test as starting a real one).'''
     def make(**kwargs):
         made = Cluster(**kwargs)
-        for name in ('submit', 'queue', 'cancel'):
+        for name in ('submit', 'queue', 'cancel', 'unresponsive'):
             monkeypatch.setattr(slurm_jobs, name, getattr(made, name))
         # Slurm's host list, as scontrol expands it, of these plain names
         monkeypatch.setattr(slurm_jobs, 'unavailable', lambda reason, nodes: [
@@ -151,13 +167,15 @@ def stand_in_slurm(monkeypatch):
     return make
 
 
-def _watch(tmp_path, queued=None, said=None, per_job=1):
-    '''A watch of the night's four nodes, on a clock of its own.'''
+def _watch(tmp_path, queued=None, said=None, per_job=1, slurm=None):
+    '''A watch of the night's four nodes, on a clock of its own; its
+    nodes' runs end as ``slurm``'s jobs do.'''
     now = [0.0]
     plan = slurm_jobs.Plan('/night/job.sh', [], 'hpcacc-t', queued,
                            per_job=per_job, group_script='/night/nodes.sh')
     return slurm_jobs.Watch(plan, NODES, str(tmp_path / 'jobs.json'),
                             (said if said is not None else []).append,
+                            slurm.finished if slurm else lambda node: False,
                             clock=lambda: now[0],
                             sleep=lambda s: now.__setitem__(0, now[0] + s))
 
@@ -201,6 +219,53 @@ def test_a_job_of_several_nodes_drops_the_one_slurm_cannot_give(
     assert 'n2: its job 1 cannot start (ReqNodeNotAvail, ' \
         'UnavailableNodes:n2): cancelled; its 3 other node(s) submitted ' \
         'again' in said
+
+
+def test_a_job_held_by_a_dead_node_alone_is_cancelled_its_node_lost(
+        stand_in_slurm, tmp_path):
+    slurm = stand_in_slurm(dead={'n2'})
+    said = []
+    jobs = _watch(tmp_path, said=said, per_job=4, slurm=slurm).run()
+    # cancelled once Slurm found n2 not responding, not at a time limit
+    assert slurm.cancelled == ['1']
+    assert slurm.polls == slurm.dead_after + 1
+    assert jobs['n2']['lost'] == 'Slurm found the node not responding'
+    assert [jobs[n].get('lost') for n in ('n1', 'n3', 'n4')] == [None] * 3
+    assert {jobs[n]['state'] for n in NODES} == {'CANCELLED'}
+    assert 'n2: not responding, the other nodes\' runs ended: job 1 ' \
+        'cancelled' in said
+
+
+def test_a_dead_node_s_job_waits_for_the_others_runs(stand_in_slurm,
+                                                     tmp_path):
+    # n2 found dead at once, the others' runs still going for two polls
+    slurm = stand_in_slurm(dead={'n2'}, dead_after=0, running=3)
+    jobs = _watch(tmp_path, per_job=4, slurm=slurm).run()
+    assert slurm.cancelled == ['1']
+    assert slurm.polls == slurm.running + 1
+    assert jobs['n2']['lost']
+
+
+def test_a_job_of_one_node_is_slurm_s_to_end(stand_in_slurm, tmp_path):
+    # without --no-kill Slurm ends it when it finds the node down; a node
+    # alive but not yet ended (a slow run) is never cancelled for
+    slurm = stand_in_slurm(dead={'n2'}, dead_after=0)
+    watch = _watch(tmp_path, slurm=slurm)
+    sleep = watch.sleep
+
+    def until_twenty_polls(seconds):
+        if slurm.polls > 20:
+            watch.received.append(15)
+        sleep(seconds)
+
+    watch.sleep = until_twenty_polls
+    with pytest.raises(reframe_call.Interrupted):
+        watch.run()
+    assert slurm.cancelled == []
+    slurm = stand_in_slurm(dead={'n9'}, dead_after=0)
+    slurm.finished = lambda node: False
+    jobs = _watch(tmp_path, per_job=4, slurm=slurm).run()
+    assert slurm.cancelled == [] and jobs['n1']['state'] == 'COMPLETED'
 
 
 def test_a_job_that_names_no_unavailable_node_gives_up_all_of_them(
