@@ -52,7 +52,7 @@ from hpc_acceptance.tools.export.samples import (report_samples,
                                                  suspect_samples, with_reruns)
 from hpc_acceptance.tools.export.sending import send, show
 from hpc_acceptance.tools.results import database
-from hpc_acceptance.tools.results.runs import ResultsError
+from hpc_acceptance.tools.results.runs import ResultsError, read_report
 from hpc_acceptance.tools.shifts import limit
 
 
@@ -125,10 +125,9 @@ def _samples(args, waiting, path, limits):
         return 'waiting in the spool', waiting.waiting_samples()
 
     if args.run_report:
-        reports = [database.run_report(name) for name in args.run_report]
-        for name, report in zip(args.run_report, reports):
-            if report is None:
-                raise ResultsError(f'{name}: not a ReFrame run report')
+        # at the door, as every reader of a report: a crafted one is
+        # refused, naming the file and the value, before a sample is made
+        reports = [read_report(name) for name in args.run_report]
 
         return 'of this run', run_export.run_samples(reports, db_path=path,
                                                      limits=limits)

@@ -10,14 +10,20 @@ from hpc_acceptance.core.export import settings, spool, store
 from hpc_acceptance.tools.export.samples import report_samples, suspect_samples
 from hpc_acceptance.tools.export.sending import SendResult, send
 from hpc_acceptance.tools.results import database
-from hpc_acceptance.tools.results.runs import ResultsError
+from hpc_acceptance.tools.results.runs import ResultsError, read_report
 from hpc_acceptance.tools.shifts.shift_samples import shift_samples
 
 
 def _report_values(reports):
-    '''The samples of the run reports at ``reports`` (paths) that exist.'''
-    parsed = [database.run_report(path) for path in reports]
-    return [s for report in parsed if report for s in report_samples(report)]
+    '''The samples of the run reports at ``reports`` (paths) that can be
+    read (the summary says why one cannot).'''
+    parsed = []
+    for path in reports:
+        try:
+            parsed.append(read_report(path))
+        except ResultsError:
+            continue
+    return [s for report in parsed for s in report_samples(report)]
 
 
 def status_lines(reports, db_path):

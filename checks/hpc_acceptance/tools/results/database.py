@@ -175,9 +175,11 @@ def backup(path, keep=DEFAULT_KEEP):
     return target
 
 
-def run_report(path):
-    '''The parsed report if ``path`` is a ReFrame JSON run report, else
-    ``None``.'''
+def _looks_like_run_report(path):
+    '''The parsed file if ``path`` looks like a ReFrame JSON run report
+    (a session UUID, a list of runs), else ``None``: which files of a
+    reports folder to import, each then read at the door
+    (:func:`validated`), which names what is wrong with it.'''
     try:
         report = bounded_json.load(path)
     except (OSError, ValueError):
@@ -197,7 +199,7 @@ def reports_since(reports_dir, when):
     found = []
     for path in glob.glob(os.path.join(reports_dir, '*.json')):
         if (not os.path.islink(path) and os.path.getmtime(path) > when and
-                run_report(path) is not None):
+                _looks_like_run_report(path) is not None):
             found.append(path)
 
     return sorted(found, key=os.path.getmtime)
@@ -414,7 +416,10 @@ def run_check(path, report_path, log_path):
         with open(log_path, errors='replace') as fp:
             log = fp.read()
 
-    report = run_report(report_path)
+    try:
+        report = validated(report_path)
+    except ValueError:
+        report = None
     session = (report['session_info']['uuid'] if report else
                next(iter(_STORED_AS.findall(log)), None))
     full = disk_space.full([os.path.dirname(os.path.abspath(p))

@@ -235,3 +235,25 @@ def test_the_database_named_is_the_one_the_suspects_and_shifts_read(
     # the earlier fleet runs (suspects) and the history (shifts) were read
     assert len(asked) >= 2
     assert set(asked) == {str(named)}
+
+
+@pytest.mark.parametrize('node', ['n1\nscontrol update NodeName=n2',
+                                  '$(touch ran)', '../../etc'])
+def test_a_crafted_report_is_refused_at_the_door_and_nothing_sent(
+        site, tmp_path, capsys, node):
+    report = fleet_cases.as_report(fleet_cases.fleet(6),
+                                   session=fleet_cases.session_id(1),
+                                   start=1000, extras={'fleet': 'yes'})
+    report['runs'][0]['testcases'][0]['node'] = node
+    path = tmp_path / 'run.json'
+    path.write_text(json.dumps(report))
+    (tmp_path / 'results.db').touch()
+    assert cli.main(['export', '--run-report', str(path), '--db',
+                     str(tmp_path / 'results.db')]) == 1
+    err = capsys.readouterr().err
+    assert f'export: cannot read the run report {path}: ' in err
+    assert 'node ' in err and len(err.splitlines()) == 1
+    # nothing made to be sent: nothing waits in the spool beside the
+    # database for the store nobody answers at
+    assert spool.Spool(tmp_path / 'results-export.db',
+                       'http://127.0.0.1:9').waiting().samples == 0
