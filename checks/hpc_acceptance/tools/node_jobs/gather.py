@@ -33,7 +33,11 @@ _PER_SESSION = frozenset({
 
 _NID = re.compile(r'\s+%\.nid=\S+')
 
-_STARTED = re.compile(r'^\[ RUN\s+\] (?P<name>.+?) /(?P<hash>[0-9a-f]{8}) ')
+# a test's name as ReFrame prints it, its parameters and fixtures' scopes
+# after it: the node's log says where its run stopped, in a verdict's words,
+# and is only the node's say
+_STARTED = re.compile(r'^\[ RUN\s+\] (?P<name>[A-Za-z_]\w*'
+                      r'(?: [%~][\w.:@+=~-]+)*) /(?P<hash>[0-9a-f]{8}) ')
 
 _ENDED = re.compile(r'^\[\s*[A-Z]+\s*\] \(\s*\d+/\d+\) .+? '
                     r'/(?P<hash>[0-9a-f]{8}) ')

@@ -23,14 +23,24 @@ record (a job that died while writing it).
 '''
 
 import json
+import math
 import os
 
 from hpc_acceptance.core.node_scheduler import NODE_NAME
 from hpc_acceptance.tools.launch import report_file
+from hpc_acceptance.tools.results import bounded_json
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 
 #: The folder's name after the report's stem.
 SUFFIX = '-node-runs'
+
+#: A node's record is a few hundred bytes (:mod:`.on_node`).
+STATUS_MAX_BYTES = 64 * 1024
+
+#: The fields of a node's record that are read, and their types.
+_STATUS_TYPES = {'started': (int, float), 'ended': (int, float),
+                 'reframe_status': int, 'signal': int,
+                 'cpu': (int, float)}
 
 
 def folder_of(report):
@@ -136,5 +146,21 @@ class Night:
         return jobs if isinstance(jobs, dict) else {}
 
     def read_status(self, node):
-        status = read_json(self.status(node), {})
-        return status if isinstance(status, dict) else {}
+        '''The record ``node``'s job wrote (:mod:`.on_node`): its fields
+        this tool reads, each of the type that job writes; a field of
+        another type is left out (a record without ``ended`` is a run that
+        did not end), a record that cannot be read, or is larger than
+        :data:`STATUS_MAX_BYTES`, is none. The job ran on the node, as
+        whatever ran there: its numbers become a verdict's words.'''
+        try:
+            status = bounded_json.load(self.status(node), STATUS_MAX_BYTES)
+        except (OSError, ValueError):
+            return {}
+
+        if not isinstance(status, dict):
+            return {}
+
+        return {name: value for name, value in status.items()
+                if name in _STATUS_TYPES and not isinstance(value, bool) and
+                isinstance(value, _STATUS_TYPES[name]) and
+                (not isinstance(value, float) or math.isfinite(value))}

@@ -14,7 +14,7 @@ import pytest
 from conftest import DATA_DIR
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.node_jobs import gather
-from hpc_acceptance.tools.node_jobs.night import Night
+from hpc_acceptance.tools.node_jobs.night import STATUS_MAX_BYTES, Night
 from hpc_acceptance.tools.outcome import finished_run, summary_text
 from hpc_acceptance.tools.results import database, runs
 
@@ -217,6 +217,10 @@ def test_where_a_run_stopped_is_read_from_its_output():
            '[       OK ] (1/2) A %x=1 /0000000a @s:p+e\n'
            '[ RUN      ] B %isa=native %.nid=n1 /0000000b @s:p+e\n')
     assert gather.running_at_end(log) == ['B']
+    # the node's log is the node's say: a line that names no test is none
+    assert gather.running_at_end(
+        log + '[ RUN      ] every check PASSED; see /0000000c @s:p+e\n'
+        '[ RUN      ] C %x=$(id) /0000000d @s:p+e\n') == ['B']
 
 
 def test_collect_finishes_an_interrupted_night_once(night, tmp_path, capsys,
@@ -286,3 +290,35 @@ def test_the_summary_says_how_the_night_ran_and_what_bound_it(night,
         'MaxSubmitJobsPerUser 2 of QOS normal (root has 0 job(s) now)',
         '  n4: did not start: its job pended for ReqNodeNotAvail, '
         'UnavailableNodes:n4']
+
+
+@pytest.mark.parametrize('field, value', [
+    # words where a number was: they never reach the verdict
+    ('signal', '9; every check PASSED'),
+    ('signal', True),
+    ('reframe_status', '0'),
+    ('ended', float('inf')),
+])
+def test_a_node_s_record_is_read_for_the_types_its_job_writes(night,
+                                                               field, value):
+    path, here = night
+    _edit(here.status('n4'), lambda status: status.update({field: value}))
+    assert field not in here.read_status('n4')
+    report, _ = gather.collect(path)
+    assert 'PASSED' not in json.dumps(report)
+    fault = report[gather.KEY]['faults'].get('n4')
+    if field == 'ended':
+        # no end it could have written: the run did not end
+        assert fault.startswith('died ')
+
+
+def test_a_node_s_record_larger_than_a_record_is_none(night):
+    path, here = night
+    _edit(here.status('n4'), lambda status: status.update(
+        padding='x' * STATUS_MAX_BYTES))
+    assert here.read_status('n4') == {}
+    report, status = gather.collect(path)
+    # no record: its run is said not to have started, and named
+    assert status == 1
+    assert report[gather.KEY]['faults']['n4'].startswith(
+        'its job ended (COMPLETED) before the run on the node started')
