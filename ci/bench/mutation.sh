@@ -20,7 +20,8 @@
 # table's format, the runs and the command, in modules of their own, are
 # not decisions).
 # Environment: MODULES (default: the decision modules, paths under
-#   checks/), STATE_DIR (default var/bench/mutation-<time>: one folder per
+#   checks/), TESTS (default: the unit tests of those modules, below;
+#   paths under tests/ that run in this process), STATE_DIR (default var/bench/mutation-<time>: one folder per
 #   run with mutmut's mutants/ and results.txt, the table in table.md),
 #   JOBS (mutmut's workers, default: the CPUs).
 # mutmut 3 imports the mutated package from mutants/src/: each run works
@@ -96,6 +97,13 @@ unit_tests=(tests/unit/tools/fleet/test_fleet.py
             tests/unit/tools/results/test_measurement.py
             tests/unit/tools/results/test_plausible.py
             tests/unit/tools/results/test_units.py)
+if [[ -n ${TESTS:-} ]]; then
+    read -r -a unit_tests <<< "$TESTS"
+    for test in "${unit_tests[@]}"; do
+        [[ $test == tests/*.py && -f $test ]] ||
+            die "TESTS: $test is no test file of tests/"
+    done
+fi
 property_tests=(tests/properties/test_property_order.py
                 tests/properties/test_property_like_with_like.py
                 tests/properties/test_property_monotone.py

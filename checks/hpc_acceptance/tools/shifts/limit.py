@@ -126,7 +126,8 @@ def limit_of(check, perf, limits, floors=None, floors_kind='built-in'):
         other = (noise.family_floor(check, floors),
                  f'its noise floor ({floors_kind})')
 
+    # the tolerance first: named where the two are equal
     found = [(value, what) for value, what in
              ((tolerance, 'its reference tolerance'), other)
              if value is not None]
-    return min(found, key=lambda item: item[0], default=(None, None))
+    return min(found, key=lambda item: item[0])
