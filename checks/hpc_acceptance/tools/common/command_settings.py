@@ -70,6 +70,10 @@ REFERENCE_PREFIX = 'RFM_REFERENCE_PREFIX'
 #: The account that ran ``sudo``: the person behind a command run as root.
 SUDO_USER = 'SUDO_USER'
 
+#: The site directory (config/README.md, "The site directory"; ReFrame's
+#: process reads it as :data:`hpc_acceptance.core.site.VARIABLE`).
+SITE_DIR = 'HPC_ACCEPTANCE_SITE_DIR'
+
 
 class ReframeDirs(NamedTuple):
     '''Where ReFrame's own variables put a run's files (``None``: where
@@ -120,6 +124,8 @@ class Settings(NamedTuple):
     reference_prefix: Optional[str] = None
     #: who runs the command: the account behind ``sudo``, else this one
     user: str = ''
+    #: the site directory, else ``None``
+    site_dir: Optional[str] = None
 
     def run_env(self):
         '''What the environment of a run's ReFrame adds to this
@@ -172,7 +178,8 @@ def read(environ=None, db=None, max_jobs=None):
         lock_file=environ.get(LOCK_FILE) or str(DEFAULT_LOCK),
         lock_held=bool(environ.get(LOCK_HELD)),
         reference_prefix=environ.get(REFERENCE_PREFIX) or None,
-        user=environ.get(SUDO_USER) or _login(environ))
+        user=environ.get(SUDO_USER) or _login(environ),
+        site_dir=environ.get(SITE_DIR) or None)
 
 
 def _login(environ):

@@ -143,8 +143,10 @@ def _samples(args, waiting, path, limits):
 def command(args):
     what = _what(args)
     try:
-        export = settings.of_site(args.site_dir)
-    except settings.ExportSettingsError as err:
+        given = command_settings.read(db=args.db)
+        export = settings.of_directory(args.site_dir or given.site_dir)
+    except (command_settings.BadSetting,
+            settings.ExportSettingsError) as err:
         print(f'export: {err}', file=sys.stderr)
         return 2
 
@@ -161,11 +163,9 @@ def command(args):
         print(f'export: {warning}', file=sys.stderr)
 
     try:
-        given = command_settings.read(db=args.db)
         limits = limit.of_settings(given)
         path = _database(given, what)
-    except (command_settings.BadSetting, limit.LimitError,
-            ResultsError) as err:
+    except (limit.LimitError, ResultsError) as err:
         print(f'export: {err}', file=sys.stderr)
         return 2
 

@@ -26,13 +26,14 @@ def _report_values(reports):
     return [s for report in parsed for s in report_samples(report)]
 
 
-def status_lines(reports, db_path):
+def status_lines(reports, db_path, site_dir):
     '''The lines a run's summary ends with: what the store took of this
     run's values (``reports``: its JSON reports), and what waits for it
     (in the spool beside the results database ``db_path``) since when and
-    why; none when the export is off and nothing waits.'''
+    why; none when the export is off (in the site directory ``site_dir``,
+    or there is none) and nothing waits.'''
     try:
-        export = settings.of_site()
+        export = settings.of_directory(site_dir)
         waiting = spool.Spool(
             spool.path_beside(db_path),
             export.url if export else None)
@@ -84,15 +85,16 @@ def run_samples(reports, compared=None, found=None, *, db_path,
             shift_samples(reports, found, db_path, limits))
 
 
-def after_run(reports, compared, found, unreadable, db_path):
-    '''Send a run's :func:`run_samples` where the export is on; what
-    was sent (:class:`.sending.SendResult`), ``None`` where the export is
-    off; its spool beside the results database ``db_path``.
+def after_run(reports, compared, found, unreadable, db_path, site_dir):
+    '''Send a run's :func:`run_samples` where the export is on (in the
+    site directory ``site_dir``); what was sent
+    (:class:`.sending.SendResult`), ``None`` where the export is off; its
+    spool beside the results database ``db_path``.
     ``unreadable``: why the run's reports cannot be read (nothing sent).
     A store in trouble never fails a run: what it did not take waits in
     the spool.'''
     try:
-        export = settings.of_site()
+        export = settings.of_directory(site_dir)
     except settings.ExportSettingsError as err:
         return SendResult(2, '', f'export: {err}')
 

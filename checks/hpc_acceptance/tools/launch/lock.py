@@ -124,14 +124,18 @@ def main(argv=None):
         prog='run_lock', description=__doc__.split('\n\n')[0])
     parser.add_argument('--wait', action='store_true',
                         help='wait for a running run instead of refusing')
-    parser.add_argument('--lock-file', default=os.environ.get(
-                            command_settings.LOCK_FILE,
-                            str(command_settings.DEFAULT_LOCK)),
+    parser.add_argument('--lock-file',
                         help=f'the lock (default: '
                              f'${command_settings.LOCK_FILE}, else '
-                             f'%(default)s)')
+                             f'{command_settings.DEFAULT_LOCK})')
     parser.add_argument('command', nargs='+', help='the run, after --')
     args = parser.parse_args(argv)
+    try:
+        given = command_settings.read()
+    except command_settings.BadSetting as err:
+        print(f'run_lock: {err}', file=sys.stderr)
+        return 2
+    args.lock_file = args.lock_file or given.lock_file
 
     # var/, the lock and all the run writes: the site's and its account's
     file_modes.keep_private()

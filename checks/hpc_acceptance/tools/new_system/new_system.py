@@ -284,7 +284,6 @@ def setup_parser(parser):
                         help='a module of the site\'s compiler or MPI '
                              '(repeatable); without it, Spack finds them')
     parser.add_argument('--site-dir',
-                        default=os.environ.get(site.VARIABLE),
                         help=f'the site directory to write into (default: '
                              f'${site.VARIABLE})')
     parser.add_argument('--probe-timeout', type=float, default=600,
@@ -312,7 +311,8 @@ def command(args):
         print(f'new-system: {err}', file=sys.stderr)
         return 2
 
-    request = Request(args.name, args.site_dir, args.scheduler,
+    request = Request(args.name, args.site_dir or given.site_dir,
+                      args.scheduler,
                       args.partition, args.module, args.probe_timeout,
                       args.dry_run, args.force, args.concretize,
                       given.reframe_dirs.prefix)

@@ -299,6 +299,10 @@ class Watch:
 
         changed = False
         for job, nodes in running:
+            # a node's record is read only for a job with a dead node:
+            # a site's cluster has some at any time, its night's jobs not
+            if dead.isdisjoint(nodes):
+                continue
             left = [node for node in nodes if not self.finished(node)]
             if left and dead.issuperset(left):
                 cancel(job)

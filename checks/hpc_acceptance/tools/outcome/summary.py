@@ -55,6 +55,6 @@ def command(args):
     summary = summary_text.summary_of(
         finished_run.of_reports(args.reports, args.log, args.nodes, limits,
                                 db_path=given.db),
-        args.width, db_path=given.db)
+        args.width, db_path=given.db, site_dir=given.site_dir)
     summary_text.show(summary)
     return 1 if summary.error else 0

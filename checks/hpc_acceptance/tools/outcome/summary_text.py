@@ -280,10 +280,11 @@ class Summary(NamedTuple):
     note: str = None
 
 
-def summary_of(run, width=100, *, db_path):
+def summary_of(run, width=100, *, db_path, site_dir):
     '''The :class:`Summary` of the :class:`.finished_run.FinishedRun`
     ``run``: no lines where it cannot be read or compared; what waits for
-    the site's store is read beside the results database ``db_path``.'''
+    the site's store (the export setting of the site directory
+    ``site_dir``) is read beside the results database ``db_path``.'''
     error = run.unreadable or run.fleet_error or run.nodes_error
     if error:
         return Summary([], error=error)
@@ -294,7 +295,7 @@ def summary_of(run, width=100, *, db_path):
     return Summary(render(run.testcases, skips.reasons(run.testcases, console),
                           width, run.fleets, run.node_map,
                           [run.floors[1]] + run_export.status_lines(
-                              run.reports, db_path),
+                              run.reports, db_path, site_dir),
                           run.shifts,
                           [line for report in run.parsed
                            for line in night_lines(report)]),

@@ -45,11 +45,12 @@ def show(run, given, prefix='acceptance', judged=None):
 
     sent = run_export.after_run(run.parsed, (run.fleets, run.fleet_error),
                                 (run.shifts, run.shift_error), run.unreadable,
-                                given.db)
+                                given.db, given.site_dir)
     if sent and sent.trouble:
         print(sent.trouble, file=sys.stderr)
 
-    summary_text.show(summary_text.summary_of(run, db_path=given.db))
+    summary_text.show(summary_text.summary_of(run, db_path=given.db,
+                                              site_dir=given.site_dir))
     for drift in binary_sources.of_reports(
             [final_testcases(report) for report in run.parsed], given.db):
         binary_sources.show(drift)

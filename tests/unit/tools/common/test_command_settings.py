@@ -7,6 +7,7 @@ import pwd
 
 import pytest
 
+from hpc_acceptance.core import site
 from hpc_acceptance.tools.common import command_settings as settings
 
 
@@ -91,3 +92,9 @@ def test_reading_the_settings_changes_no_environment(monkeypatch):
     before = dict(os.environ)
     settings.read(max_jobs='8')
     assert dict(os.environ) == before
+
+
+def test_the_site_directory_is_read_where_reframe_reads_it():
+    assert settings.SITE_DIR == site.VARIABLE
+    assert settings.read({site.VARIABLE: '/site'}).site_dir == '/site'
+    assert settings.read({site.VARIABLE: ''}).site_dir is None

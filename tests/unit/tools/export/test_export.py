@@ -186,14 +186,14 @@ def test_this_run_s_values_are_counted_as_the_store_took_them(
     ours = export.report_samples(json.loads(NIGHTLY.read_text()))
     waiting = spool.Spool(tmp_path / 'results-export.db',
                           'http://127.0.0.1:9')
-    assert run_export.status_lines([str(NIGHTLY)], db) == [
+    assert run_export.status_lines([str(NIGHTLY)], db, site) == [
         f"export: this run's {len(ours)} value(s): 0 taken by the store "
         f"http://127.0.0.1:9, {len(ours)} not sent (the export was not on "
         f'for them: "hpc-acceptance export --since" sends them)']
 
     waiting.delivered(ours[2:])
     waiting.hold(ours[:2], 'HTTP 429 Too Many Requests')
-    first, second = run_export.status_lines([str(NIGHTLY)], db)
+    first, second = run_export.status_lines([str(NIGHTLY)], db, site)
     assert first == (f"export: this run's {len(ours)} value(s): "
                      f'{len(ours) - 2} taken by the store '
                      f'http://127.0.0.1:9, 2 waiting')
@@ -257,3 +257,16 @@ def test_a_crafted_report_is_refused_at_the_door_and_nothing_sent(
     # database for the store nobody answers at
     assert spool.Spool(tmp_path / 'results-export.db',
                        'http://127.0.0.1:9').waiting().samples == 0
+
+
+def test_the_site_directory_is_the_one_the_settings_name(site, tmp_path,
+                                                         monkeypatch):
+    '''The summary's export lines read the export setting of the site
+    directory they are given (the command's settings), not one the
+    environment names deeper down.'''
+    monkeypatch.setenv('HPC_ACCEPTANCE_SITE_DIR', str(tmp_path / 'other'))
+    db = str(tmp_path / 'results.db')
+    [line] = run_export.status_lines([str(NIGHTLY)], db, site)
+    assert line.startswith("export: this run's ") and \
+        'http://127.0.0.1:9' in line
+    assert run_export.status_lines([str(NIGHTLY)], db, None) == []

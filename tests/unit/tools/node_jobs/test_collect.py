@@ -283,7 +283,8 @@ def test_the_summary_says_how_the_night_ran_and_what_bound_it(night,
     _did_not_start(here)
     gather.collect(path)
     lines = summary_text.summary_of(
-        finished_run.of_reports([path], db_path=db), 200, db_path=db).lines
+        finished_run.of_reports([path], db_path=db), 200, db_path=db,
+        site_dir=None).lines
     start = lines.index('node jobs: 4 job(s) for 4 node(s), one a node')
     assert lines[start + 1:start + 3] == [
         '  bound by: at most 2 node job(s) queued at once of 4: '
