@@ -17,10 +17,10 @@ by itself (a node down, drained or gone, its partition down:
 job of several nodes, only the nodes Slurm names as unavailable are, and
 the others are submitted again without them. A running job of several
 nodes is cancelled once every node of it whose run has not ended is one
-Slurm finds not responding (``sinfo --dead``; asked only while such jobs
-run): with ``--no-kill`` Slurm would hold it to its time limit for the
-dead node (seen: the others' runs ended at 20 s, the job at its limit),
-and the night with it. Polls are a second apart while jobs change,
+Slurm has set down for not responding (:func:`dead_nodes`; asked only
+while such jobs run): with ``--no-kill`` Slurm would hold it to its time
+limit for the dead node (seen: the others' runs ended at 20 s, the job at
+its limit), and the night with it. Polls are a second apart while jobs change,
 further apart (up to :func:`slowest_poll`) while they do not.
 '''
 
@@ -155,12 +155,19 @@ def cancel(job):
     subprocess.run(['scancel', job], capture_output=True)
 
 
-def unresponsive():
-    '''The nodes Slurm finds not responding (``sinfo --dead``); ``None``
-    when sinfo does not answer.'''
-    done = subprocess.run(['sinfo', '-h', '--dead', '-N', '-o', '%N'],
+def dead_nodes():
+    '''The nodes Slurm has set down for not responding (``sinfo --dead``,
+    in state ``down``): a node that missed a ping alone (a loaded node's
+    slurmd may) is not, its run may still end; ``None`` when sinfo does
+    not answer.'''
+    done = subprocess.run(['sinfo', '-h', '--dead', '-N', '-o', '%N|%T'],
                           capture_output=True, text=True)
-    return set(done.stdout.split()) if done.returncode == 0 else None
+    if done.returncode != 0:
+        return None
+
+    return {node for node, _, state in (
+        line.partition('|') for line in done.stdout.split())
+        if state.lower().startswith('down')}
 
 
 def is_stuck(reason):
@@ -288,12 +295,12 @@ class Watch:
 
     def _end_held(self):
         '''Cancel each running job of several nodes whose runs left are
-        all on nodes Slurm finds not responding; those nodes are said
-        ``lost``, the job ended. Whether any was.'''
+        all on nodes Slurm has set down (:func:`dead_nodes`); those nodes
+        are said ``lost``, the job ended. Whether any was.'''
         running = [(job, nodes) for job, nodes in self.active.items()
                    if len(nodes) > 1 and
                    self.jobs[nodes[0]]['state'] == 'RUNNING']
-        dead = unresponsive() if running else None
+        dead = dead_nodes() if running else None
         if not dead:
             return False
 
@@ -308,9 +315,9 @@ class Watch:
                 cancel(job)
                 del self.active[job]
                 self._update(nodes, state='CANCELLED', ended=self.clock())
-                self._update(left, lost='Slurm found the node not '
+                self._update(left, lost='Slurm set the node down: not '
                                         'responding')
-                self.say(f'{_named(left)}: not responding, the other '
+                self.say(f'{_named(left)}: down, not responding; the other '
                          f'nodes\' runs ended: job {job} cancelled')
                 changed = True
 

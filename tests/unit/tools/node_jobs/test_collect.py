@@ -175,19 +175,19 @@ def test_a_node_that_died_in_a_job_of_several_names_itself_alone(night):
 
 
 def test_a_dead_node_whose_job_the_coordinator_ended_says_why(night):
-    # the coordinator cancelled the job n2 alone held once Slurm found n2
-    # not responding (slurm_jobs.Watch): n2 died, the others did their work
+    # the coordinator cancelled the job n2 alone held once Slurm set n2
+    # down (slurm_jobs.Watch): n2 died, the others did their work
     path, here = night
     _edit(here.jobs, lambda jobs: [jobs[node].update(
         job='7', nodes=3, state='CANCELLED') for node in ('n1', 'n2', 'n3')])
     _edit(here.jobs, lambda jobs: jobs['n2'].update(
-        lost='Slurm found the node not responding'))
+        lost='Slurm set the node down: not responding'))
     _edit(here.status('n2'), lambda status: status.pop('ended'))
     os.remove(here.report('n2'))
     report, status = gather.collect(path, minutes=60)
     assert status == 1
     assert report[gather.KEY]['faults'] == {'n2': (
-        'died (Slurm found the node not responding): its report is '
+        'died (Slurm set the node down: not responding): its report is '
         'missing')}
 
 

@@ -33,6 +33,22 @@ def test_squeue_s_answer_is_read(monkeypatch):
     assert not slurm_jobs.is_stuck('Resources')
 
 
+def test_only_nodes_slurm_set_down_are_dead(monkeypatch):
+    # sinfo --dead lists every node that missed a ping; one still up (a
+    # loaded node's slurmd) may yet end its run
+    def sinfo(command, **_):
+        return subprocess.CompletedProcess(
+            command, 0, 'n1|down*\nn2|allocated*\nn3|down+drain*\n'
+            'n3|down+drain*\nn4|mixed*\n', '')
+
+    monkeypatch.setattr(slurm_jobs.subprocess, 'run', sinfo)
+    assert slurm_jobs.dead_nodes() == {'n1', 'n3'}
+    monkeypatch.setattr(slurm_jobs.subprocess, 'run',
+                        lambda command, **_: subprocess.CompletedProcess(
+                            command, 1, '', 'slurmctld not responding'))
+    assert slurm_jobs.dead_nodes() is None
+
+
 def test_a_node_s_name_is_an_argument_of_sbatch_not_shell_text():
     plan = slurm_jobs.Plan('/night/job.sh', ['--exclusive'], 'hpcacc-x',
                            per_node={'n1': ['--partition=compute']})
@@ -90,9 +106,9 @@ def test_the_nodes_slurm_names_unavailable_are_read(monkeypatch):
 class Cluster:
     '''A stand-in Slurm: a job pends ``pending`` polls (forever where its
     node is ``down``), then runs ``running`` polls and completes; a job
-    with a node that dies while it runs (``dead``, which Slurm finds not
-    responding once ``dead_after`` polls have passed) runs until
-    cancelled, as ``--no-kill`` keeps it to its time limit.'''
+    with a node that dies while it runs (``dead``, which Slurm sets down
+    once ``dead_after`` polls have passed) runs until cancelled, as
+    ``--no-kill`` keeps it to its time limit.'''
 
     def __init__(self, down=(), refuse=(), running=2, dead=(),
                  dead_after=4):
@@ -141,7 +157,7 @@ class Cluster:
         self.cancelled.append(job)
         self.jobs[job]['state'] = 'CANCELLED'
 
-    def unresponsive(self):
+    def dead_nodes(self):
         return self.dead if self.polls > self.dead_after else set()
 
     def finished(self, node):
@@ -157,7 +173,7 @@ def stand_in_slurm(monkeypatch):
     whose name marks a test as starting a real one).'''
     def make(**kwargs):
         made = Cluster(**kwargs)
-        for name in ('submit', 'queue', 'cancel', 'unresponsive'):
+        for name in ('submit', 'queue', 'cancel', 'dead_nodes'):
             monkeypatch.setattr(slurm_jobs, name, getattr(made, name))
         # Slurm's host list, as scontrol expands it, of these plain names
         monkeypatch.setattr(slurm_jobs, 'unavailable', lambda reason, nodes: [
@@ -226,14 +242,14 @@ def test_a_job_held_by_a_dead_node_alone_is_cancelled_its_node_lost(
     slurm = stand_in_slurm(dead={'n2'})
     said = []
     jobs = _watch(tmp_path, said=said, per_job=4, slurm=slurm).run()
-    # cancelled once Slurm found n2 not responding, not at a time limit
+    # cancelled once Slurm set n2 down, not at a time limit
     assert slurm.cancelled == ['1']
     assert slurm.polls == slurm.dead_after + 1
-    assert jobs['n2']['lost'] == 'Slurm found the node not responding'
+    assert jobs['n2']['lost'] == 'Slurm set the node down: not responding'
     assert [jobs[n].get('lost') for n in ('n1', 'n3', 'n4')] == [None] * 3
     assert {jobs[n]['state'] for n in NODES} == {'CANCELLED'}
-    assert 'n2: not responding, the other nodes\' runs ended: job 1 ' \
-        'cancelled' in said
+    assert 'n2: down, not responding; the other nodes\' runs ended: job ' \
+        '1 cancelled' in said
 
 
 def test_a_dead_node_s_job_waits_for_the_others_runs(stand_in_slurm,
