@@ -10,25 +10,14 @@ from hpc_acceptance.core.export import settings, spool, store
 from hpc_acceptance.tools.export.samples import report_samples, suspect_samples
 from hpc_acceptance.tools.export.sending import SendResult, send
 from hpc_acceptance.tools.results import database
-from hpc_acceptance.tools.results.runs import ResultsError, read_report
+from hpc_acceptance.tools.results.runs import ResultsError
 from hpc_acceptance.tools.shifts.shift_samples import shift_samples
-
-
-def _report_values(reports):
-    '''The samples of the run reports at ``reports`` (paths) that can be
-    read (the summary says why one cannot).'''
-    parsed = []
-    for path in reports:
-        try:
-            parsed.append(read_report(path))
-        except ResultsError:
-            continue
-    return [s for report in parsed for s in report_samples(report)]
 
 
 def status_lines(reports, db_path, site_dir):
     '''The lines a run's summary ends with: what the store took of this
-    run's values (``reports``: its JSON reports), and what waits for it
+    run's values (``reports``: its parsed JSON reports, as the finished
+    run read them at the door), and what waits for it
     (in the spool beside the results database ``db_path``) since when and
     why; none when the export is off (in the site directory ``site_dir``,
     or there is none) and nothing waits.'''
@@ -38,7 +27,7 @@ def status_lines(reports, db_path, site_dir):
             spool.path_beside(db_path),
             export.url if export else None)
         left = waiting.waiting()
-        ours = _report_values(reports)
+        ours = [s for report in reports for s in report_samples(report)]
         taken = waiting.taken(ours) if export else 0
         ours_waiting = waiting.waiting_count(ours)
     except (settings.ExportSettingsError, sqlite3.Error, OSError) as err:

@@ -295,7 +295,7 @@ def summary_of(run, width=100, *, db_path, site_dir):
     return Summary(render(run.testcases, skips.reasons(run.testcases, console),
                           width, run.fleets, run.node_map,
                           [run.floors[1]] + run_export.status_lines(
-                              run.reports, db_path, site_dir),
+                              run.parsed, db_path, site_dir),
                           run.shifts,
                           [line for report in run.parsed
                            for line in night_lines(report)]),

@@ -16,6 +16,8 @@ from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.outcome import summary_text
 
 NIGHTLY = DATA_DIR / 'reframe_runs' / 'nightly-report.json'
+#: The nightly report as a finished run reads it.
+NIGHTLY_REPORT = json.loads(NIGHTLY.read_text())
 
 
 def names(samples):
@@ -186,14 +188,14 @@ def test_this_run_s_values_are_counted_as_the_store_took_them(
     ours = export.report_samples(json.loads(NIGHTLY.read_text()))
     waiting = spool.Spool(tmp_path / 'results-export.db',
                           'http://127.0.0.1:9')
-    assert run_export.status_lines([str(NIGHTLY)], db, site) == [
+    assert run_export.status_lines([NIGHTLY_REPORT], db, site) == [
         f"export: this run's {len(ours)} value(s): 0 taken by the store "
         f"http://127.0.0.1:9, {len(ours)} not sent (the export was not on "
         f'for them: "hpc-acceptance export --since" sends them)']
 
     waiting.delivered(ours[2:])
     waiting.hold(ours[:2], 'HTTP 429 Too Many Requests')
-    first, second = run_export.status_lines([str(NIGHTLY)], db, site)
+    first, second = run_export.status_lines([NIGHTLY_REPORT], db, site)
     assert first == (f"export: this run's {len(ours)} value(s): "
                      f'{len(ours) - 2} taken by the store '
                      f'http://127.0.0.1:9, 2 waiting')
@@ -266,7 +268,7 @@ def test_the_site_directory_is_the_one_the_settings_name(site, tmp_path,
     environment names deeper down.'''
     monkeypatch.setenv('HPC_ACCEPTANCE_SITE_DIR', str(tmp_path / 'other'))
     db = str(tmp_path / 'results.db')
-    [line] = run_export.status_lines([str(NIGHTLY)], db, site)
+    [line] = run_export.status_lines([NIGHTLY_REPORT], db, site)
     assert line.startswith("export: this run's ") and \
         'http://127.0.0.1:9' in line
-    assert run_export.status_lines([str(NIGHTLY)], db, None) == []
+    assert run_export.status_lines([NIGHTLY_REPORT], db, None) == []
