@@ -38,7 +38,7 @@ double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double measure_core_clock_ghz(void)
+double add_chain_ghz(void)
 {
 #if defined(__GNUC__)
     /* A chain of dependent register-register integer adds: one add per
@@ -47,32 +47,40 @@ double measure_core_clock_ghz(void)
      * nor vectorise the chain; the increment is a register, not an
      * immediate, because recent cores (e.g. Intel Golden Cove) execute
      * chains of add-immediate in the renamer, several per cycle. */
-    const long blocks = 6250000; /* 8 adds each: 50 million adds per trial */
-    double best = DBL_MAX;
+    const long blocks = 6250000; /* 8 adds each: 50 million adds */
     uint64_t x = 1, y = 1;
     __asm__ volatile("" : "+r"(y));
-    for (int trial = 0; trial < 5; trial++) {
-        double t0 = now_seconds();
-        for (long i = 0; i < blocks; i++) {
-            x += y; __asm__ volatile("" : "+r"(x));
-            x += y; __asm__ volatile("" : "+r"(x));
-            x += y; __asm__ volatile("" : "+r"(x));
-            x += y; __asm__ volatile("" : "+r"(x));
-            x += y; __asm__ volatile("" : "+r"(x));
-            x += y; __asm__ volatile("" : "+r"(x));
-            x += y; __asm__ volatile("" : "+r"(x));
-            x += y; __asm__ volatile("" : "+r"(x));
-        }
-        double t = now_seconds() - t0;
-        if (t < best)
-            best = t;
+    double t0 = now_seconds();
+    for (long i = 0; i < blocks; i++) {
+        x += y; __asm__ volatile("" : "+r"(x));
+        x += y; __asm__ volatile("" : "+r"(x));
+        x += y; __asm__ volatile("" : "+r"(x));
+        x += y; __asm__ volatile("" : "+r"(x));
+        x += y; __asm__ volatile("" : "+r"(x));
+        x += y; __asm__ volatile("" : "+r"(x));
+        x += y; __asm__ volatile("" : "+r"(x));
+        x += y; __asm__ volatile("" : "+r"(x));
     }
-    if (x != 1 + 5 * 8 * (uint64_t)blocks || !(best > 0))
+    double t = now_seconds() - t0;
+    if (x != 1 + 8 * (uint64_t)blocks || !(t > 0))
         return 0.0;
-    return 8.0 * (double)blocks / best * 1e-9;
+    return 8.0 * (double)blocks / t * 1e-9;
 #else
     return 0.0;
 #endif
+}
+
+double measure_core_clock_ghz(void)
+{
+    double best = 0.0;
+    for (int trial = 0; trial < 5; trial++) {
+        double ghz = add_chain_ghz();
+        if (ghz <= 0.0)
+            return 0.0;
+        if (ghz > best)
+            best = ghz;
+    }
+    return best;
 }
 
 /* ------------------------------------------------------------------ */

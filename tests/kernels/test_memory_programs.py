@@ -51,6 +51,9 @@ def run(bindir, program, *args, threads=2, env=None):
      {'time_per_iteration.l2': 'ns'}),
     ('mem_daxpy', [SMALL, '--repeats=2', '--span-ms=1'],
      {'flops.l1': 'MFLOP/s', 'time_per_iteration.memory': 'ns'}),
+    ('core_clock', ['--repeats=3'],
+     {'core_clock': 'GHz', 'core_clock.median': 'GHz',
+      'best_to_median': 'ratio'}),
 ])
 def test_programs_validate_and_print_their_figures(bindir, program, args,
                                                    expected):
@@ -87,20 +90,23 @@ def test_each_figure_is_the_best_of_runs_spanning_span_ms(bindir, program,
 
 
 @pytest.mark.parametrize('program, args, best, median, ratio', [
-    ('mem_readbw', ['--sizes=l1:16K'], 'bandwidth.l1',
+    ('mem_readbw', ['--sizes=l1:16K', '--span-ms=200'], 'bandwidth.l1',
      'bandwidth.l1.median', 'best_to_median.l1'),
-    ('mem_daxpy', ['--sizes=l1:16K'], 'flops.l1', 'flops.l1.median',
-     'best_to_median.l1'),
-    ('mem_gatherdot', ['--sizes=l2:256K'], 'time_per_iteration.l2',
-     'time_per_iteration.l2.median', 'best_to_median.l2'),
-    ('mem_dotstreams', ['--size=1M'], 'bandwidth', 'bandwidth.median',
-     'best_to_median'),
-    ('mem_latency', ['--max=64K', '--sizes=l1:16K'], 'latency.l1',
-     'latency.l1.median', 'best_to_median.l1'),
+    ('mem_daxpy', ['--sizes=l1:16K', '--span-ms=200'], 'flops.l1',
+     'flops.l1.median', 'best_to_median.l1'),
+    ('mem_gatherdot', ['--sizes=l2:256K', '--span-ms=200'],
+     'time_per_iteration.l2', 'time_per_iteration.l2.median',
+     'best_to_median.l2'),
+    ('mem_dotstreams', ['--size=1M', '--span-ms=200'], 'bandwidth',
+     'bandwidth.median', 'best_to_median'),
+    ('mem_latency', ['--max=64K', '--sizes=l1:16K', '--span-ms=200'],
+     'latency.l1', 'latency.l1.median', 'best_to_median.l1'),
+    # the clock probe: --repeats chains, the fastest and the median one
+    ('core_clock', [], 'core_clock', 'core_clock.median', 'best_to_median'),
 ])
 def test_beside_the_best_repetition_the_median_and_their_ratio(
         bindir, program, args, best, median, ratio):
-    done = run(bindir, program, *args, '--repeats=5', '--span-ms=200')
+    done = run(bindir, program, *args, '--repeats=5')
     assert done.returncode == 0, done.stderr
     figures = parse_figures(done.stdout)
     assert figures[ratio].unit == 'ratio'

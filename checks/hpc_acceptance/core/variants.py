@@ -22,7 +22,8 @@ non-default case carries the ``variant`` tag (nightly leaves them out).
   two CPUs are two cores).
 
 Every check also measures the effective core clock before and after its
-benchmark (``core_clock``, GHz) and records the node it ran on and that
+benchmark (``core_clock``, GHz, with its median chain and the ratio of the
+two: ``core_clock_median``, ``best_to_median_core_clock``) and records the node it ran on and that
 node's Turbo and SMT state.
 '''
 
@@ -47,6 +48,13 @@ DEFAULTS = {'isa': 'native', 'turbo': 'as-configured',
 _CLOCK_BEFORE = 'core_clock.before'
 _CLOCK_AFTER = 'core_clock.after'
 _NODE_STATE = 'node_state.txt'
+#: ``{performance variable: (core_clock's figure, unit)}``, each the mean
+#: of the probe's before and after the benchmark.
+_CLOCK_FIGURES = {
+    'core_clock': ('core_clock', 'GHz'),
+    'core_clock_median': ('core_clock.median', 'GHz'),
+    'best_to_median_core_clock': ('best_to_median', 'ratio'),
+}
 
 
 def allocation_problems(probed, ranks_per_node, threads):
@@ -220,15 +228,19 @@ class HardwareVariants(rfm.RegressionTestPlugin):
     @run_after('setup')
     def record_core_clock(self):
         # Set before the check's own performance variables, which add to
-        # these: a check that measures the clock during its run replaces it.
-        before, after = (
-            figures.figure_value(os.path.join(self.stagedir, probe),
-                                 'core_clock')
-            for probe in (_CLOCK_BEFORE, _CLOCK_AFTER)
-        )
-        self.perf_variables['core_clock'] = sn.make_performance_function(
-            (before + after) / 2, 'GHz'
-        )
+        # these: a check that measures the clock during its run replaces
+        # core_clock. The median chain and its ratio to the fastest say
+        # whether something took the core in slices (unbounded by the
+        # references, read by the fleet's contention rule).
+        for variable, (name, unit) in _CLOCK_FIGURES.items():
+            before, after = (
+                figures.figure_value(os.path.join(self.stagedir, probe),
+                                     name)
+                for probe in (_CLOCK_BEFORE, _CLOCK_AFTER)
+            )
+            self.perf_variables[variable] = sn.make_performance_function(
+                (before + after) / 2, unit
+            )
 
     @run_before('run')
     def launch_on_hardware_threads(self):
@@ -318,7 +330,7 @@ class HardwareVariants(rfm.RegressionTestPlugin):
                 continue
 
             found = [f'{name}: {p}' for p in figures.output_problems(
-                text, {'core_clock': 'GHz'}, name)]
+                text, dict(_CLOCK_FIGURES.values()), name)]
             problems += found
             if not found:
                 clocks.append(

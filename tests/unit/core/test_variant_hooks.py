@@ -25,7 +25,8 @@ NO_TURBO = 'intel_pstate/no_turbo'
 BASE = 'cpu0/cpufreq/base_frequency'
 #: core_clock's output (src/memory), the measured clock left to fill in
 CLOCK = ('# core_clock (memory benchmark kernels; figures are best of '
-         'repeats)\n# built for: avx512\ncore_clock {:.5f} GHz\n'
+         'repeats)\n# built for: avx512\ncore_clock {0:.5f} GHz\n'
+         'core_clock.median {0:.5f} GHz\nbest_to_median 1 ratio\n'
          '# validation: passed\n')
 
 
@@ -241,3 +242,17 @@ def test_a_job_given_fewer_cpus_than_its_plan_needs_fails():
     assert '--exclusive' in problem
     assert allocation_problems(probed, 2, 3) == []
     assert allocation_problems('allowed unknown', 32, 1) == []
+
+
+def test_a_clock_probe_without_its_median_is_named(tmp_path):
+    # a core_clock built before it printed its median chain: the check's
+    # core_clock_median and best_to_median_core_clock would be missing
+    check = finished(tmp_path, {}, (2.6, 2.6), 'as-configured',
+                     partition(None))
+    old = ''.join(line for line in CLOCK.format(2.6).splitlines(True)
+                  if 'median' not in line)
+    (tmp_path / 'stage' / 'core_clock.after').write_text(old)
+    problems = HardwareVariants.variant_problems(check)
+    assert [p for p in problems if p.startswith('core_clock.after')] == [
+        "core_clock.after: figure 'core_clock.median' is missing",
+        "core_clock.after: figure 'best_to_median' is missing"]
