@@ -232,13 +232,13 @@ class HardwareVariants(rfm.RegressionTestPlugin):
         # core_clock. The median chain and its ratio to the fastest say
         # whether something took the core in slices (unbounded by the
         # references, read by the fleet's contention rule).
-        for variable, (name, unit) in _CLOCK_FIGURES.items():
+        for perf_name, (name, unit) in _CLOCK_FIGURES.items():
             before, after = (
                 figures.figure_value(os.path.join(self.stagedir, probe),
                                      name)
                 for probe in (_CLOCK_BEFORE, _CLOCK_AFTER)
             )
-            self.perf_variables[variable] = sn.make_performance_function(
+            self.perf_variables[perf_name] = sn.make_performance_function(
                 (before + after) / 2, unit
             )
 
