@@ -99,7 +99,7 @@ _site = site.configuration(_SITE_DIR) if _SITE_DIR else {}
 # when it is set up, whichever configuration files define them.
 try:
     references.check_files(references.search_dirs(
-        os.environ.get('RFM_REFERENCE_PREFIX')))
+        os.environ.get('RFM_REFERENCE_PREFIX'), _SITE_DIR))
 except references.ReferenceFileError as err:
     raise ConfigError(f'unusable reference file: {err}') from None
 

@@ -8,7 +8,15 @@ at a time.
 
     .venv/bin/python ci/bench/throttled_node.py STATE_DIR [--nodes 5]
         [--slow n3] [--percent 40] [--period-us 10000]
-        [ACCEPTANCE ARGS...]      (as root, under the e2e lock)
+        [--bursts ON_MS/OFF_MS] [ACCEPTANCE ARGS...]
+                                  (as root, under the e2e lock)
+
+``--bursts 400/200`` holds the node to the quota for 400 ms, then lets it
+run free for 200 ms, over and over: a neighbour that takes the cores in
+bursts longer than a repetition (the kernels' last at least 50 ms), so
+some repetitions run at full speed and most do not, the case the fleet
+names *contended*. Without it the quota holds all night, slowing every
+repetition alike, which the fleet names a suspect.
 
 Default checks: the nightly's one-thread memory and STREAM checks
 (``-n StreamCheck.*single -n MemoryDaxpyCheck.*single
@@ -25,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / 'tests'))
@@ -62,12 +71,51 @@ def quota(pid, name, percent, period_us):
         for key, value in limits.items():
             (group / key).write_text(value)
         (group / 'cgroup.procs').write_text(str(pid))
-        yield
+        yield group
     finally:
         for left in (group / 'cgroup.procs').read_text().split():
             with contextlib.suppress(OSError):
                 (parent / 'cgroup.procs').write_text(left)
         group.rmdir()
+
+
+@contextlib.contextmanager
+def bursts(group, on_ms, off_ms):
+    """Lift the quota of the cgroup ``group`` (as :func:`quota` made it)
+    for ``off_ms`` after every ``on_ms``, until the block ends."""
+    v1 = (group / 'cpu.cfs_quota_us').exists()
+    key = 'cpu.cfs_quota_us' if v1 else 'cpu.max'
+    held = (group / key).read_text().strip()
+    free = '-1' if v1 else f'max {held.split()[1]}'
+    done = threading.Event()
+
+    def toggle():
+        while True:
+            for value, ms in ((held, on_ms), (free, off_ms)):
+                (group / key).write_text(value)
+                if done.wait(ms / 1000):
+                    return
+
+    thread = threading.Thread(target=toggle, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+def burst_times(text):
+    """``(on_ms, off_ms)`` of ``--bursts ON_MS/OFF_MS``."""
+    try:
+        on, off = (int(part) for part in text.split('/'))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f'--bursts {text!r}: expected ON_MS/OFF_MS, e.g. 400/200')
+    if on < 1 or off < 1:
+        raise argparse.ArgumentTypeError(
+            f'--bursts {text!r}: both times must be at least 1 ms')
+    return on, off
 
 
 def node_figures(report):
@@ -95,6 +143,7 @@ def main(argv=None):
     parser.add_argument('--slow', default='n3')
     parser.add_argument('--percent', type=int, default=40)
     parser.add_argument('--period-us', type=int, default=10000)
+    parser.add_argument('--bursts', type=burst_times)
     parser.add_argument('args', nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     state = args.state
@@ -117,7 +166,9 @@ def main(argv=None):
                        HPC_ACCEPTANCE_LOCK_FILE=str(state / 'run.lock'),
                        HPC_ACCEPTANCE_SPACK='off')
             with quota(pid, f'rfmacc-throttled-{args.slow}', args.percent,
-                       args.period_us), \
+                       args.period_us) as group, \
+                    (bursts(group, *args.bursts) if args.bursts else
+                     contextlib.nullcontext()), \
                     open(state / 'acceptance.log', 'w') as log:
                 status = subprocess.run(
                     [str(PROJECT / 'ci' / 'acceptance.sh'), '--fleet',
@@ -131,7 +182,9 @@ def main(argv=None):
 
     text = (state / 'acceptance.log').read_text()
     print(f'throttled_node: {args.nodes} nodes, {args.slow} held to '
-          f'{args.percent} % of a CPU in {args.period_us} us periods; '
+          f'{args.percent} % of a CPU in {args.period_us} us periods'
+          + (f' for {args.bursts[0]} ms in every {sum(args.bursts)} ms'
+             if args.bursts else '') + '; '
           f'acceptance.sh exit {status}; log in {state}/acceptance.log')
     words = ' '.join(text.split())
     for line in text.splitlines():

@@ -26,4 +26,4 @@ def page_for(session, testcases, history, skipped, runs=30, shift_limit=''):
     return report_page.page_for(session, testcases, history, skipped,
                                 runs=runs, found=(shifts, None),
                                 judged=judged, floors=calibration.run_floors(
-                                    testcases, None))
+                                    testcases, limit.CHECKOUT_DIRS))

@@ -35,8 +35,8 @@ from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
 
 from hpc_acceptance.core import (dependency, identity, node_facts,
-                                 node_shape, node_view, references, topology,
-                                 topology_change)
+                                 node_shape, node_view, references, site,
+                                 topology, topology_change)
 from hpc_acceptance.core.skip_reason import RecordedSkip
 from hpc_acceptance.core.spack import (SpackEnvironmentError,
                                        SpackEnvironmentPlugin)
@@ -242,7 +242,10 @@ class AcceptanceCheck(SpackEnvironmentPlugin, HardwareVariants,
     @run_after('setup')
     def use_system_references(self):
         prefix = runtime.runtime().get_option('general/0/reference_prefix')
-        path = references.reference_file(self.current_system.name, prefix)
+        # ReFrame's process is given no settings but its environment
+        path = references.reference_file(
+            self.current_system.name,
+            references.search_dirs(prefix, site.named()))
         if path is None:
             self.reference_file = 'none'
             return

@@ -66,26 +66,21 @@ class IdentityMismatch(MissingReferenceEntry):
         self.differing = differing
 
 
-def search_dirs(configured_prefix=None):
+def search_dirs(configured_prefix, site_root):
     '''The directories a system's file is looked for in, in order: the
-    configured prefix alone, else the site's and the checkout's.'''
+    configured prefix alone, else the site directory ``site_root``'s
+    (``None``: no site directory) and the checkout's.'''
     if configured_prefix:
         return [str(configured_prefix)]
 
-    root = site.named()
-    dirs = [str(site.reference_dir(root))] if root else []
+    dirs = [str(site.reference_dir(site_root))] if site_root else []
     return dirs + [str(REFERENCE_DIR)]
 
 
-def reference_dir(configured_prefix=None):
-    '''Where a new reference file goes: the configured prefix, else the
-    site directory's ``reference/``, else the checkout's.'''
-    return search_dirs(configured_prefix)[0]
-
-
-def reference_file(system_name, prefix=None):
-    '''Path of the system's reference file, or ``None`` if it has none.'''
-    for directory in search_dirs(prefix):
+def reference_file(system_name, directories):
+    '''Path of the system's reference file in the first of
+    ``directories`` (:func:`search_dirs`) that has one, or ``None``.'''
+    for directory in directories:
         path = os.path.join(directory, f'{system_name}.yaml')
         if os.path.isfile(path):
             return path

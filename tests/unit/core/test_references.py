@@ -27,9 +27,9 @@ def write(tmp_path, text, name='cluster.yaml'):
 
 def test_reference_file_is_looked_up_by_system_name(tmp_path):
     write(tmp_path, GOOD)
-    assert references.reference_file('cluster', str(tmp_path)).endswith(
+    assert references.reference_file('cluster', [str(tmp_path)]).endswith(
         'cluster.yaml')
-    assert references.reference_file('other', str(tmp_path)) is None
+    assert references.reference_file('other', [str(tmp_path)]) is None
 
 
 def test_a_good_file_loads(tmp_path):
@@ -92,14 +92,18 @@ def test_check_files_reads_every_file_of_every_directory(tmp_path):
 def test_a_site_directory_comes_before_the_checkout(tmp_path, monkeypatch):
     from hpc_acceptance.core import site
     from hpc_acceptance.core.paths import REFERENCE_DIR
-    monkeypatch.setenv(site.VARIABLE, str(tmp_path))
-    assert references.search_dirs() == [str(tmp_path / 'reference'),
-                                        str(REFERENCE_DIR)]
-    # new files go to the site; a configured prefix is the only place
-    assert references.reference_dir() == str(tmp_path / 'reference')
-    assert references.search_dirs('/refs') == ['/refs']
-    monkeypatch.delenv(site.VARIABLE)
-    assert references.search_dirs() == [str(REFERENCE_DIR)]
+    # the directory given, whatever the environment names
+    monkeypatch.setenv(site.VARIABLE, '/elsewhere')
+    assert references.search_dirs(None, tmp_path) == [
+        str(tmp_path / 'reference'), str(REFERENCE_DIR)]
+    # the first is where new files go; a configured prefix is the only place
+    assert references.search_dirs('/refs', tmp_path) == ['/refs']
+    assert references.search_dirs(None, None) == [str(REFERENCE_DIR)]
+    # the first that has the system's file
+    (tmp_path / 'reference').mkdir()
+    write(tmp_path / 'reference', GOOD)
+    assert references.reference_file('cluster', references.search_dirs(
+        None, tmp_path)) == str(tmp_path / 'reference' / 'cluster.yaml')
 
 
 def test_partition_keys_must_match_a_partition(tmp_path):

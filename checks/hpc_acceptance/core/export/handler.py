@@ -30,7 +30,7 @@ from reframe.core.logging import getlogger, register_log_handler
 from reframe.utility import osext
 
 from hpc_acceptance.core.export import series, settings, spool, store
-from hpc_acceptance.core import node_scheduler
+from hpc_acceptance.core import node_scheduler, site
 
 #: The handler's type in ReFrame's logging configuration.
 TYPE = 'hpc_acceptance_export'
@@ -191,7 +191,8 @@ class ExportHandler(logging.Handler):
 
 @register_log_handler(TYPE)
 def _create_handler(site_config, config_prefix):
-    export = settings.of_site()
+    # ReFrame's process is given no settings but its environment
+    export = settings.of_directory(site.named())
     if export is None or os.environ.get(node_scheduler.ON_NODE):
         # a fleet night's node run: its coordinator sends the night's
         # figures, once, from the report it collects

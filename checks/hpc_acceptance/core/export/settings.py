@@ -292,13 +292,6 @@ def read(root):
     return parse(data, source)
 
 
-def of_site(root=None):
-    '''The export setting of the site directory ``root``, else of the one
-    :data:`hpc_acceptance.core.site.VARIABLE` names (in ReFrame's process,
-    which is given no other); ``None`` when off.'''
-    return of_directory(root or site.named())
-
-
 def of_directory(root):
     '''The export setting of the site directory ``root``; ``None`` when
     off, or there is no site directory (``root`` ``None``).'''

@@ -151,8 +151,7 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
         run.fleet_error = str(err)
 
     limits = limits or nightly.NO_SITE_LIMIT
-    run.floors = calibration.run_floors(run.testcases,
-                                        limits.reference_prefix)
+    run.floors = calibration.run_floors(run.testcases, limits.reference_dirs)
     try:
         run.shifts = (
             nightly.shifts_of(run.testcases, limits, db_path)

@@ -35,7 +35,6 @@ import statistics
 
 import yaml
 
-from hpc_acceptance.core import references
 from hpc_acceptance.tools.common import identifiers
 from hpc_acceptance.tools.common.path_inside import path_inside
 from hpc_acceptance.tools.references import noise
@@ -68,16 +67,15 @@ class CalibrationError(ValueError):
     and the key.'''
 
 
-def path_of(system, prefix):
+def path_of(system, dirs):
     '''Where ``system``'s floors are: the first of the reference
-    directories (``prefix``, the reference directory configured, else the
-    site directory's and the checkout's) that has them, else where they
-    would be written; a system that is no ReFrame name, or a path that
-    leads out of its directory, is none.
+    directories ``dirs``
+    (:func:`hpc_acceptance.core.references.search_dirs`) that has them,
+    else where they would be written, in the first; a system that is no
+    ReFrame name, or a path that leads out of its directory, is none.
 
     :raises CalibrationError: naming the system or the path.
     '''
-    dirs = references.search_dirs(prefix)
     try:
         identifiers.name(system, 'system')
         for directory in dirs:
@@ -91,13 +89,13 @@ def path_of(system, prefix):
         raise CalibrationError(str(err)) from None
 
 
-def load(system, prefix):
+def load(system, dirs):
     '''``(floors, provenance, path)`` of ``system``'s own floors; ``None``
     where it has none.
 
     :raises CalibrationError: naming the file and what is wrong.
     '''
-    path = path_of(system, prefix)
+    path = path_of(system, dirs)
     if not os.path.isfile(path):
         return None
 
@@ -121,12 +119,13 @@ def load(system, prefix):
     return floors, data.get('provenance') or {}, path
 
 
-def floors_of(system, prefix):
-    '''``(floors, the line that says which)`` for ``system``: its own,
+def floors_of(system, dirs):
+    '''``(floors, the line that says which)`` for ``system``, read from
+    the reference directories ``dirs`` (as :func:`path_of`): its own,
     else ``{}`` (the built-in floors); an unreadable file is said, and
     the built-in floors used.'''
     try:
-        found = load(system, prefix)
+        found = load(system, dirs)
     except CalibrationError as err:
         return {}, (f'noise floors: built-in family floors (system '
                     f'{system}\'s own cannot be read: {err})')
@@ -163,15 +162,15 @@ def system_of(testcases):
                  if not case.get('fixture') and case.get('system')), None)
 
 
-def run_floors(testcases, prefix):
+def run_floors(testcases, dirs):
     '''``(floors, the line that says which)`` a run's bands are drawn
-    with (as :func:`floors_of`), read from the reference directory
-    ``prefix`` (as :func:`path_of`).'''
+    with (as :func:`floors_of`), read from the reference directories
+    ``dirs`` (as :func:`path_of`).'''
     system = system_of(testcases)
     if system is None:
         return {}, 'noise floors: no figure in this run'
 
-    return floors_of(system, prefix)
+    return floors_of(system, dirs)
 
 
 def _round_up(width):

@@ -264,7 +264,7 @@ def calibrate(testcases, system, *, min_runs, reference_dir, command):
         return Calibration({}, {}, None, [], notes)
 
     return Calibration(floors, calibration.document(floors, details, command),
-                       calibration.path_of(system, reference_dir),
+                       calibration.path_of(system, [reference_dir]),
                        calibration.unbounded(floors), notes)
 
 
@@ -363,8 +363,8 @@ def command(args):
         return 1
 
     # the folder the references are read from without the option
-    args.reference_dir = args.reference_dir or references.reference_dir(
-        given.reference_prefix)
+    args.reference_dir = args.reference_dir or references.search_dirs(
+        given.reference_prefix, given.site_dir)[0]
 
     if args.calibrate_noise:
         return _calibrate_command(args, testcases)
@@ -372,7 +372,7 @@ def command(args):
     floor, floors = floors_of(args.floor)
     if not args.floor:
         floors, said = calibration.floors_of(args.system,
-                                             args.reference_dir)
+                                             [args.reference_dir])
         print(said, file=sys.stderr)
 
     found = proposal(testcases, args.system, floor=floor, floors=floors,

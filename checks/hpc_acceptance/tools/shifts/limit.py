@@ -18,13 +18,19 @@ beyond it is no noise.
 
 import math
 from types import MappingProxyType
-from typing import Mapping, NamedTuple, Optional
+from typing import Mapping, NamedTuple, Optional, Tuple
 
+from hpc_acceptance.core import references
+from hpc_acceptance.core.paths import REFERENCE_DIR
 from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.references import noise
 
 #: The environment variable of the site's shift limit.
 VARIABLE = command_settings.SHIFT_LIMIT
+
+
+#: The reference directories without a prefix or a site directory.
+CHECKOUT_DIRS = (str(REFERENCE_DIR),)
 
 
 class LimitError(ValueError):
@@ -34,21 +40,20 @@ class LimitError(ValueError):
 
 class Limits(NamedTuple):
     '''What a shift is judged against beside its reference tolerance:
-    the site's shift limit (:data:`VARIABLE`) and the reference directory
-    the systems' noise floors are read from.'''
+    the site's shift limit (:data:`VARIABLE`) and the reference
+    directories the systems' noise floors are read from.'''
     #: the site's limit for every family, else ``None``
     every: Optional[float] = None
     #: ``{family: limit}`` the site set
     families: Mapping = MappingProxyType({})
-    #: the reference directory configured in place of the site's and the
-    #: checkout's (``RFM_REFERENCE_PREFIX``), else ``None``
-    reference_prefix: Optional[str] = None
+    #: the reference directories, in the order they are searched
+    #: (:func:`hpc_acceptance.core.references.search_dirs`)
+    reference_dirs: Tuple[str, ...] = CHECKOUT_DIRS
 
 
-def site_limits(text, reference_prefix=None):
+def site_limits(text, reference_dirs=CHECKOUT_DIRS):
     '''The :class:`Limits` of ``text``, the site's :data:`VARIABLE`,
-    and ``reference_prefix`` (both of its command's settings); ``text``
-    empty: no site limit.
+    and ``reference_dirs``; ``text`` empty: no site limit.
 
     :raises LimitError: naming the entry that is neither a fraction nor
         ``FAMILY=FRACTION``.
@@ -68,7 +73,7 @@ def site_limits(text, reference_prefix=None):
             raise LimitError(f'{VARIABLE}={text!r}: {entry!r} is not a '
                              f'fraction between 0 and 1')
 
-    return Limits(every, MappingProxyType(families), reference_prefix)
+    return Limits(every, MappingProxyType(families), tuple(reference_dirs))
 
 
 def loss(size, unit):
@@ -109,7 +114,8 @@ def of_settings(given):
 
     :raises LimitError: as :func:`site_limits`.
     '''
-    return site_limits(given.shift_limit, given.reference_prefix)
+    return site_limits(given.shift_limit, references.search_dirs(
+        given.reference_prefix, given.site_dir))
 
 
 def limit_of(check, perf, limits, floors=None, floors_kind='built-in'):

@@ -247,10 +247,10 @@ def _accepted(ack, nights):
 
 def floors_by_system(keys, limits):
     '''``{system: (noise floors, whose)}`` of the systems of the series
-    ``keys``, read from the reference directory ``limits`` names.'''
+    ``keys``, read from the reference directories ``limits`` names.'''
     found = {}
     for system in {_system_of(key) for key in keys}:
-        floors, _ = calibration.floors_of(system, limits.reference_prefix)
+        floors, _ = calibration.floors_of(system, limits.reference_dirs)
         found[system] = (floors,
                          'the system\'s own' if floors else 'built-in')
 

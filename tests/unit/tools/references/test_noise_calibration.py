@@ -54,15 +54,15 @@ def test_figures_of_too_few_runs_are_left_out_and_said():
 def test_the_floors_are_written_with_provenance_and_read_back(tmp_path):
     floors, details, _ = calibration.measure(quiet_repeats(0.01), 'local')
     content = calibration.document(floors, details, 'hpc-acceptance x')
-    path = calibration.path_of('local', str(tmp_path))
+    path = calibration.path_of('local', [str(tmp_path)])
     assert path == str(tmp_path / 'local' / 'noise.yaml')
     calibration.write(path, content)
     written = yaml.safe_load(open(path))
     assert written['provenance']['sessions']['count'] == 8
     assert written['provenance']['method'] == calibration.METHOD
     assert written['provenance']['command'] == 'hpc-acceptance x'
-    assert calibration.load('local', str(tmp_path))[0] == floors
-    found, line = calibration.floors_of('local', str(tmp_path))
+    assert calibration.load('local', [str(tmp_path)])[0] == floors
+    found, line = calibration.floors_of('local', [str(tmp_path)])
     assert found == floors
     own = f"system local's own (Memory {100 * floors['Memory']:.1f} %)"
     assert own in line
@@ -70,7 +70,7 @@ def test_the_floors_are_written_with_provenance_and_read_back(tmp_path):
 
 
 def test_a_system_without_its_own_says_the_built_in_floors_apply(tmp_path):
-    floors, line = calibration.floors_of('other', str(tmp_path))
+    floors, line = calibration.floors_of('other', [str(tmp_path)])
     assert floors == {}
     assert line.startswith('noise floors: built-in family floors (Stream '
                            '25 %, Memory 15 %')
@@ -82,7 +82,7 @@ def test_a_broken_noise_file_is_named_and_the_built_in_floors_used(
     path = tmp_path / 'local' / 'noise.yaml'
     path.parent.mkdir()
     path.write_text('floors: {Memroy: 0.1}\n')
-    floors, line = calibration.floors_of('local', str(tmp_path))
+    floors, line = calibration.floors_of('local', [str(tmp_path)])
     assert floors == {}
     assert str(path) in line and "unknown family 'Memroy'" in line
 
@@ -100,10 +100,10 @@ def test_an_8_percent_loss_regresses_on_a_system_whose_noise_allows_it(
     assert (row['verdict'], row['band']) == ('within noise', 0.15)
 
     floors, details, _ = calibration.measure(quiet_repeats(0.005), 'local')
-    calibration.write(calibration.path_of('local', str(tmp_path)),
+    calibration.write(calibration.path_of('local', [str(tmp_path)]),
                       calibration.document(floors, details, 'x'))
     own, _ = calibration.floors_of(calibration.system_of(after),
-                                   str(tmp_path))
+                                   [str(tmp_path)])
     row, = judge(after, baselines, floors=own)
     assert row['verdict'] == 'regressed'
     assert row['band'] == pytest.approx(noise.family_floor(
@@ -120,7 +120,7 @@ def test_calibrate_noise_writes_only_with_write(tmp_path, monkeypatch,
     assert 'floors:' in capsys.readouterr().out
     assert not (tmp_path / 'local' / 'noise.yaml').exists()
     assert cli.main(args + ['--write']) == 0
-    assert calibration.load('local', str(tmp_path))[0]['Memory'] >= 0.02
+    assert calibration.load('local', [str(tmp_path)])[0]['Memory'] >= 0.02
     # no runs of the system: said, exit 1
     assert cli.main(['propose-references', '--system', 'none',
                      '--calibrate-noise', '--reference-dir',

@@ -5,6 +5,7 @@ a command hands over (the mutants ci/bench/mutation.sh left alive).'''
 
 import pytest
 
+from hpc_acceptance.core.paths import REFERENCE_DIR
 from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.references import calibration
 from hpc_acceptance.tools.shifts import limit, nightly
@@ -66,17 +67,23 @@ def test_a_command_s_settings_hand_over_the_limit_and_the_floors_place():
         command_settings.SHIFT_LIMIT: 'Stream=0.07',
         command_settings.REFERENCE_PREFIX: '/site/reference'})
     assert limit.of_settings(given) == limit.Limits(
-        None, {'Stream': 0.07}, '/site/reference')
+        None, {'Stream': 0.07}, ('/site/reference',))
+    # without a prefix: the site directory's, then the checkout's
+    given = command_settings.read({command_settings.SITE_DIR: '/site'})
+    assert limit.of_settings(given).reference_dirs == (
+        '/site/reference', str(REFERENCE_DIR))
+    assert limit.of_settings(command_settings.read({})).reference_dirs == (
+        str(REFERENCE_DIR),)
 
 
 def test_each_system_s_floors_are_its_own_from_the_directory_named(
         tmp_path):
-    calibration.write(calibration.path_of('alpha', str(tmp_path)),
+    calibration.write(calibration.path_of('alpha', [str(tmp_path)]),
                       {'floors': {'Stream': 0.04}})
     keys = [('StreamCheck', 'alpha:compute', 'gnu', (), ''),
             ('StreamCheck', 'alpha:gpu', 'gnu', (), ''),
             ('StreamCheck', 'beta:compute', 'gnu', (), '')]
     found = nightly.floors_by_system(
-        keys, limit.Limits(reference_prefix=str(tmp_path)))
+        keys, limit.Limits(reference_dirs=(str(tmp_path),)))
     assert found == {'alpha': ({'Stream': 0.04}, "the system's own"),
                      'beta': ({}, 'built-in')}

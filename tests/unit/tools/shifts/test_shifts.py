@@ -145,8 +145,8 @@ def test_the_site_limit_reads_every_family_and_one_family_in_any_case():
     assert limit.site_limits('memory=0.03 STREAM=0.1') == \
         limit.Limits(None, {'Memory': 0.03, 'Stream': 0.1})
     # where the noise floors are read, as the command's settings say
-    assert limit.site_limits('', '/site/ref') == \
-        limit.Limits(reference_prefix='/site/ref')
+    assert limit.site_limits('', ['/site/ref']) == \
+        limit.Limits(reference_dirs=('/site/ref',))
     for bad in ('lots', '1.5', 'Memroy=0.1'):
         with pytest.raises(limit.LimitError,
                            match=rf'HPC_ACCEPTANCE_SHIFT_LIMIT=.{bad}'):
