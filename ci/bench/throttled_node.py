@@ -144,8 +144,8 @@ def main(argv=None):
     parser.add_argument('--percent', type=int, default=40)
     parser.add_argument('--period-us', type=int, default=10000)
     parser.add_argument('--bursts', type=burst_times)
-    parser.add_argument('args', nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
+    # what this parser does not know goes to acceptance.sh, wherever it is
+    args, acceptance_args = parser.parse_known_args(argv)
     state = args.state
     if state.exists():
         parser.error(f'{state} exists: a night needs a new folder')
@@ -172,7 +172,7 @@ def main(argv=None):
                     open(state / 'acceptance.log', 'w') as log:
                 status = subprocess.run(
                     [str(PROJECT / 'ci' / 'acceptance.sh'), '--fleet',
-                     '--max-jobs', '1', *(args.args or CHECKS),
+                     '--max-jobs', '1', *(acceptance_args or CHECKS),
                      '-C', str(OVERLAY), '--system', 'slurm-nodes'],
                     env=env, stdout=log, stderr=subprocess.STDOUT
                 ).returncode

@@ -9,7 +9,11 @@ the fleet rule, while its median repetition, and every application, runs
 slower. Such a node's ratio departs from its fleet's: it is named
 *contended* when its ratio is below the fleet's median one by more than
 :data:`MIN_DROP` and more than :data:`SPREAD_FACTOR` robust standard
-deviations of the fleet's ratios, on the figure where it departs most.
+deviations of the fleet's ratios on :data:`MIN_FIGURES` of its figures
+(on its one figure where it has one), and said on the figure where it
+departs most. One figure's dip is one set of repetitions, which a
+virtual machine's neighbours give any node (a 5-node night on a 2-core
+guest named an unthrottled node on one figure of 19).
 '''
 
 import statistics
@@ -28,6 +32,9 @@ MIN_DROP = 0.15
 #: than.
 SPREAD_FACTOR = 4
 
+#: The figures a node's ratio must depart on.
+MIN_FIGURES = 2
+
 
 @dataclass(frozen=True)
 class Contended:
@@ -36,13 +43,17 @@ class Contended:
     label: str
     ratio: float
     fleet: float
+    #: the figures its ratio departed on, of those it has
+    departed: int = 1
+    figures: int = 1
 
     def describe(self):
         return (f'{self.node}: contended: its repetitions ran at '
                 f'{self.ratio:.2f} of its best ({self.label}; the fleet\'s '
-                f'median {self.fleet:.2f}): something takes its cores in '
-                f'slices (a CPU quota, another job), which the best '
-                f'repetition hides')
+                f'median {self.fleet:.2f}; {self.departed} of its '
+                f'{self.figures} repetition figure(s) departed): something '
+                f'takes its cores in slices (a CPU quota, another job), '
+                f'which the best repetition hides')
 
 
 def _robust_sd(values, middle):
@@ -52,7 +63,7 @@ def _robust_sd(values, middle):
 def of_partition(fleet):
     '''The :class:`Contended` nodes of a :class:`.model.PartitionFleet`,
     in node order.'''
-    worst = {}
+    worst, departed, figures = {}, {}, {}
     for spread in fleet.spreads:
         if not spread.figure.variable.startswith(PREFIX) or \
                 len(spread.values) < 3 or spread.median <= 0:
@@ -63,14 +74,20 @@ def of_partition(fleet):
                     _robust_sd(ratios.values(), spread.median) /
                     spread.median)
         for node, ratio in ratios.items():
-            drop = 1 - ratio / spread.median
-            if drop > limit and (node not in worst or
-                                 ratio / spread.median <
-                                 worst[node].ratio / worst[node].fleet):
+            figures[node] = figures.get(node, 0) + 1
+            if 1 - ratio / spread.median <= limit:
+                continue
+            departed[node] = departed.get(node, 0) + 1
+            if node not in worst or ratio / spread.median < \
+                    worst[node].ratio / worst[node].fleet:
                 worst[node] = Contended(node, spread.figure.label, ratio,
                                         spread.median)
 
-    return [worst[node] for node in sorted(worst, key=natural_order)]
+    return [Contended(found.node, found.label, found.ratio, found.fleet,
+                      departed[node], figures[node])
+            for node, found in sorted(worst.items(),
+                                      key=lambda item: natural_order(item[0]))
+            if departed[node] >= min(MIN_FIGURES, figures[node])]
 
 
 def lines(fleets):

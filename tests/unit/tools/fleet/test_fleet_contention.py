@@ -50,3 +50,28 @@ def test_a_steady_fleet_and_a_wobbly_one_name_nobody():
                      'n5': 0.85, 'n6': 0.45})
     fleet, = comparison.compare(wobbly)
     assert contention.of_partition(fleet) == []
+
+
+def _two_figure_cases(ratios):
+    '''As :func:`_cases` with two figures a node: ``ratios`` maps a node
+    to its (l1, memory) ratios.'''
+    return [fleet_cases.case(node, 'MemoryReadBandwidthCheck', {
+        'bandwidth_l1': (50000.0, 'MB/s'),
+        'best_to_median_l1': (l1, 'ratio'),
+        'bandwidth_memory': (9000.0, 'MB/s'),
+        'best_to_median_memory': (memory, 'ratio')})
+        for node, (l1, memory) in ratios.items()]
+
+
+def test_one_figure_s_dip_is_no_contention_where_a_node_has_several():
+    # the night of ci/bench/throttled_node.py --bursts 400/200 (bench
+    # README): the throttled n3 departs on both, the unthrottled n5 on one
+    cases = _two_figure_cases({
+        'n1': (0.97, 0.97), 'n2': (0.98, 0.93), 'n3': (0.75, 0.50),
+        'n4': (0.98, 0.97), 'n5': (0.68, 0.96)})
+    fleet, = comparison.compare(cases)
+    found = contention.of_partition(fleet)
+    assert [c.node for c in found] == ['n3']
+    # said on the figure where it departs most, with how many departed
+    assert found[0].ratio == 0.50
+    assert '2 of its 2 repetition figure(s) departed' in found[0].describe()
