@@ -13,7 +13,8 @@ import pytest
 from reframe.utility.cpuinfo import cpuinfo
 
 from conftest import DATA_DIR
-from helpers.report_cases import DEFAULT_VARIANTS, case_of, results
+from helpers.report_cases import (CLOCK_FIGURES, DEFAULT_VARIANTS, case_of,
+                                  results)
 from hpc_acceptance.core import identity
 from hpc_acceptance.stream import output as stream_output
 from hpc_acceptance.stream import sizing as stream_sizing
@@ -23,7 +24,7 @@ KERNELS = {'copy', 'scale', 'add', 'triad'}
 # the in-tree program's median repetition and best/median of each kernel
 REPETITIONS = ({f'{k}_median' for k in KERNELS} |
                {f'best_to_median_{k}' for k in KERNELS})
-FIGURES = KERNELS | REPETITIONS | {'core_clock'}
+FIGURES = KERNELS | REPETITIONS | CLOCK_FIGURES
 # The layouts' sizes are STREAM's rule, so every run is full size: few
 # repetitions keep the test short. Not a test of the variants: the default
 # ones only.

@@ -10,6 +10,10 @@ from hpc_acceptance.tools.results.runs import variant_of
 #: configured): what a test that is not about variants runs.
 DEFAULT_VARIANTS = ['--exclude-tag=variant']
 
+#: The figures of the clock probe every check runs before and after its
+#: benchmark (hpc_acceptance.core.variants).
+CLOCK_FIGURES = {'core_clock', 'core_clock_median', 'best_to_median_core_clock'}
+
 
 def results(report_file):
     '''``{display name: test case}`` of the last run, fixtures left out.'''
