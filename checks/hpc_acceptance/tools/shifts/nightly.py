@@ -136,9 +136,10 @@ class Shift:
         point = self.point
         if self.recovered:
             return (f'{self.figure} recovered since {date(self.since)} '
-                    f'(it was {100 * point.size:+.1f} % from '
-                    f'{self._accepted()} from '
-                    f'{date(self.nights[point.left].when)}); not a failure')
+                    f'(it was {100 * point.size:+.1f} % against '
+                    f'{self._accepted()}, from '
+                    f'{date(self.nights[point.left].when)} on), '
+                    f'{_that_night(self)}; not a failure')
 
         tonight = self.nights[-1]
         runs = f', {tonight.runs} runs tonight' if tonight.runs > 1 else ''

@@ -13,8 +13,7 @@ from hpc_acceptance.tools.outcome import acceptance_verdict, summary_text
 from hpc_acceptance.tools.shifts import (acknowledged, detect, limit,
                                          night_facts, nightly)
 from hpc_acceptance.tools.shifts import shift_samples as samples
-
-DAY = 86400.0
+from helpers.shift_nights import DAY, case, nights
 
 
 def series(rng, nights, noise=0.01, shift=0.0, since=None, level=100.0):
@@ -200,34 +199,6 @@ def test_what_changed_is_searched_around_the_estimated_night():
     assert night_facts.around(cases, 6, 2)[0] == 5
     assert night_facts.around(cases, 3, 2)[0] == 5
     assert night_facts.around(cases, 8, 2) is None
-
-
-def case(night, value, node=None, kernel='6.1.0-25', unit='MB/s',
-         ref=(None, None, None), display='StreamCheck %threads=single',
-         session=None, hour=0.0):
-    if node:
-        display += f' %.nid={node}'
-
-    found = {'display_name': display, 'system': 'local',
-             'partition': 'default', 'environ': 'gnu', 'result': 'pass',
-             'session_uuid': session or f'night-{night}', 'fixture': False,
-             'job_completion_time_unix': 1.8e9 + night * DAY + hour * 3600,
-             'node_software': f'kernel={kernel}',
-             'perfvalues': {'local:default:triad': [value, *ref, unit,
-                                                    'pass']}}
-    if node:
-        found['node'] = node
-
-    return found
-
-
-def nights(count, shift_from, size, node=None, seed=0, **kwargs):
-    rng = random.Random(seed)
-    return [case(n, 40000 * (1 + 0.01 * rng.gauss(0, 1)) *
-                 (1 + size if n >= shift_from else 1), node=node,
-                 kernel='6.1.0-26' if n >= shift_from else '6.1.0-25',
-                 **kwargs)
-            for n in range(count)]
 
 
 NO_ACKS = {}
