@@ -59,6 +59,9 @@ class FinishedRun:
     #: the site's shift limit or the acknowledgements cannot be read
     shifts: list = field(default_factory=list)
     shift_error: str = None
+    #: the stored test cases its shifts were found against and its page's
+    #: trends drawn from (none where the database cannot be read)
+    shift_history: list = field(default_factory=list)
     #: the noise floors its bands are drawn with and the line that says
     #: whose (:func:`..references.calibration.run_floors`)
     floors: tuple = ({}, '')
@@ -117,7 +120,7 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
     shifts are found with the site's ``limits``
     (:class:`..shifts.limit.Limits`; none: no site limit) against
     ``shift_history`` (stored test cases) where given, else against the
-    last year of the results database ``db_path``.'''
+    last year of the results database ``db_path``, read once here.'''
     run = FinishedRun(pairs=list(pairs), logs=list(logs),
                       nodes_path=nodes_path)
     if testcases is None:
@@ -153,11 +156,15 @@ def read(pairs, logs=(), nodes_path=None, testcases=None,
     limits = limits or nightly.NO_SITE_LIMIT
     run.floors = calibration.run_floors(run.testcases, limits.reference_dirs)
     try:
-        run.shifts = (
-            nightly.shifts_of(run.testcases, limits, db_path)
-            if shift_history is None else
-            nightly.find(run.testcases, shift_history, limits,
-                         db_path=db_path))
+        # a database that cannot be read: no shifts, as the run's other
+        # tools say
+        run.shift_history = (nightly.history(db_path=db_path)
+                             if shift_history is None else shift_history)
+    except runs.ResultsError:
+        run.shift_history = []
+    try:
+        run.shifts = nightly.find(run.testcases, run.shift_history, limits,
+                                  db_path=db_path)
     except nightly.UNREADABLE as err:
         run.shift_error = str(err)
 

@@ -85,7 +85,7 @@ def command(args):
             if run.unreadable:
                 raise ResultsError(run.unreadable)
 
-        print(report_page.write_page(run, history, runs=args.runs,
+        print(report_page.write_page(run, runs=args.runs,
                                      output=args.output,
                                      unreferenced_ok=given.unreferenced_ok))
     except ResultsError as err:

@@ -128,11 +128,11 @@ def _keep(source, kept):
         shutil.copyfile(source, kept)
 
 
-def write_page(run, history, *, runs=trends.DEFAULT_RUNS, output=None,
+def write_page(run, *, runs=trends.DEFAULT_RUNS, output=None,
                judged=None, unreferenced_ok=frozenset()):
     '''Write the page of the :class:`..outcome.finished_run.FinishedRun`
     ``run`` (not unreadable), its trends drawn from the stored test cases
-    ``history``; its path. ``judged`` is the run's verdict, judged here
+    its shifts were found against (``run.shift_history``); its path. ``judged`` is the run's verdict, judged here
     where not given (with the site's ``unreferenced_ok``). Its console
     output and node list are kept beside it.
 
@@ -159,7 +159,8 @@ def write_page(run, history, *, runs=trends.DEFAULT_RUNS, output=None,
 
     _keep(run.nodes_path, kept_nodes)
     skipped = skips.reasons(run.testcases, skips.read(kept_log))
-    page = page_for(session, run.testcases, history, skipped, runs=runs,
+    page = page_for(session, run.testcases, run.shift_history, skipped,
+                    runs=runs,
                     fleets=run.fleets, fleet_note=run.fleet_error or
                     run.fleet_note, found=(run.shifts, run.shift_error),
                     floors=run.floors,

@@ -15,7 +15,6 @@ from hpc_acceptance.tools.outcome.finished_run import written
 from hpc_acceptance.tools.page import report_page
 from hpc_acceptance.tools.results import database
 from hpc_acceptance.tools.results.runs import ResultsError, final_testcases
-from hpc_acceptance.tools.shifts import nightly
 
 
 #: Exit status of a run whose results the results database does not hold.
@@ -58,10 +57,8 @@ def show(run, given, prefix='acceptance', judged=None):
     try:
         if run.unreadable:
             raise ResultsError(run.unreadable)
-        # the year of stored runs the run's shifts were found against
         path = report_page.write_page(
-            run, nightly.history(db_path=given.db),
-            judged=judged or acceptance_verdict.verdict_of(
+            run, judged=judged or acceptance_verdict.verdict_of(
                 run, given.unreferenced_ok))
     except Exception as err:
         print(f'{prefix}: the report page could not be written '

@@ -14,7 +14,6 @@ from :func:`shifts_of` (or :func:`find` with the history read once).
 '''
 
 import datetime
-import functools
 import os
 import statistics
 from dataclasses import dataclass
@@ -362,19 +361,14 @@ def standing(history, limits=None, acks=None):
     return ranked(shifts)
 
 
-@functools.lru_cache(maxsize=4)
-def _stored(path, mtime_ns, query):
-    return stored_testcases(query, db_path=path)
-
-
 def history(query=HISTORY, *, db_path):
     '''The stored test cases of ``query`` in the results database
-    ``db_path``, read once per process and version of the database.'''
+    ``db_path`` (none where there is no database).'''
     path = str(db_path)
     if not os.path.exists(path):
         return []
 
-    return _stored(path, os.stat(path).st_mtime_ns, query)
+    return stored_testcases(query, db_path=path)
 
 
 def shifts_of(current, limits, db_path):

@@ -237,6 +237,28 @@ def test_the_reports_of_a_run_are_read_as_one(tmp_path, no_database):
     assert read['runs'] == first['runs'] + rerun['runs']
 
 
+def test_a_run_reads_the_stored_history_once_and_holds_it(tmp_path,
+                                                         monkeypatch):
+    stored = [_one(system='local')]
+    reads = []
+    database = tmp_path / 'results.db'
+    database.write_text('')
+    monkeypatch.setattr(nightly_shifts, 'stored_testcases',
+                        lambda query, db_path: reads.append(db_path) or
+                        stored)
+    report = fleet_cases.as_report([_one(system='local')],
+                                   session=fleet_cases.session_id(1),
+                                   start=1000)
+    run = finished_run.read([(_write(tmp_path, 'r.json', report), 0)],
+                            db_path=str(database))
+    # what its shifts were found against, and what its page draws from
+    assert reads == [str(database)] and run.shift_history == stored
+    # a history given is not read again
+    finished_run.read([(_write(tmp_path, 'r.json', report), 0)],
+                      shift_history=[], db_path=str(database))
+    assert len(reads) == 1
+
+
 # -- the command --------------------------------------------------------------
 
 @pytest.mark.parametrize('argv', [[], ['report.json'],
@@ -283,8 +305,8 @@ def test_a_shift_limit_that_cannot_be_read_is_not_validated(
 
 def test_the_command_judges_the_shifts_of_its_run(tmp_path, monkeypatch):
     shifted = SimpleNamespace(failing=True, describe=lambda: 'triad -30 %')
-    monkeypatch.setattr(nightly_shifts, 'shifts_of',
-                        lambda cases, *settings: [shifted])
+    monkeypatch.setattr(nightly_shifts, 'find',
+                        lambda cases, history, *settings, **where: [shifted])
     report = fleet_cases.as_report([_one(system='local')],
                                    session=fleet_cases.session_id(1),
                                    start=1000)
