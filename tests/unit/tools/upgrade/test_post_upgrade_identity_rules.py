@@ -10,7 +10,7 @@ import pytest
 from helpers import fleet_cases
 from helpers import upgrade_runs as runs
 from hpc_acceptance.tools.upgrade import baseline
-from hpc_acceptance.tools.upgrade.judgement import (NO_MEASUREMENT,
+from hpc_acceptance.tools.upgrade.judgement import (MISSING, NO_MEASUREMENT,
                                                     NOT_COMPARED, conclusion,
                                                     exit_status, judge)
 
@@ -179,3 +179,52 @@ def test_another_systems_nightly_runs_are_left_out(monkeypatch):
                                  {'local'}, db_path=runs.SERVED)
     key = baseline.workload_key(stream(1.0))
     assert made.values[key, 'triad', None] == [38000.0]
+
+
+# -- rows the mutants found unpinned (ci/bench/mutation.sh) --------------------
+
+def _figures(**figures):
+    return runs.case(STREAM, figures, identity=WORK)
+
+
+def test_a_unit_no_multiple_names_its_baseline_and_judges_the_next_figure():
+    before = [_figures(copy=(36000.0, 'MB/s'), triad=(38500.0, 'MB/s'))
+              for _ in range(3)]
+    rows = _judged(before, [_figures(copy=(36000.0, '%'),
+                                     triad=(38400.0, 'MB/s'))])
+    copy, triad = sorted(rows, key=lambda r: r['figure'])
+    assert (copy['verdict'], copy['baseline'], copy['baseline_runs']) == (
+        NOT_COMPARED, 'before', 3)
+    # the figure after it is judged as ever
+    assert triad['verdict'] == 'within noise'
+
+
+def test_how_steady_the_repetitions_were_is_said_not_judged():
+    after = _figures(triad=(38400.0, 'MB/s'),
+                     best_to_median_triad=(0.5, 'ratio'),
+                     triad_median=(19200.0, 'MB/s'))
+    for before in ([], [_figures(triad=(38500.0, 'MB/s'),
+                                 best_to_median_triad=(0.98, 'ratio'),
+                                 triad_median=(37700.0, 'MB/s'))] * 3):
+        rows = {r['figure']: r for r in _judged(before, [after])}
+        for figure in ('best_to_median_triad', 'triad_median'):
+            assert (rows[figure]['verdict'], rows[figure]['note']) == (
+                'not judged',
+                'how steady the repetitions were; the best one is judged')
+
+
+def test_a_skipped_case_beside_a_run_one_is_no_second_record():
+    before = [stream(38500.0) for _ in range(3)]
+    skipped = runs.case(STREAM, {}, identity=WORK, result='skip',
+                        skip_reason='no AVX-512')
+    rows = _judged(before, [stream(38400.0), skipped])
+    assert [r['verdict'] for r in rows] == ['within noise']
+
+
+def test_a_figure_missing_after_the_upgrade_keeps_its_baseline_s_unit():
+    before = [_figures(copy=(36000.0, 'MB/s'), triad=(38500.0, 'MB/s'))
+              for _ in range(3)]
+    rows = {r['figure']: r for r in _judged(
+        before, [_figures(triad=(38400.0, 'MB/s'))])}
+    assert (rows['copy']['verdict'], rows['copy']['unit']) == (
+        MISSING, 'MB/s')
