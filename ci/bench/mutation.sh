@@ -93,6 +93,7 @@ unit_tests=(tests/unit/tools/fleet/test_fleet.py
             tests/unit/tools/upgrade/test_post_upgrade_rules.py
             tests/unit/tools/upgrade/test_upgrade_baseline_rules.py
             tests/unit/tools/fleet/test_fleet_identity_rules.py
+            tests/unit/tools/fleet/test_fleet_grouping_rules.py
             tests/unit/tools/upgrade/test_post_upgrade_identity_rules.py
             tests/unit/tools/results/test_measurement.py
             tests/unit/tools/results/test_plausible.py
