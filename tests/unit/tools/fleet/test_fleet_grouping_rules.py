@@ -104,3 +104,13 @@ def test_a_figure_no_node_measured_has_no_unit():
     figures, = measured.values()
     assert figures['copy'].unit == '' and figures['copy'].values == {}
     assert figures['triad'].unit == 'MB/s'
+
+
+def test_a_figure_every_node_measured_does_not_end_the_search():
+    # 'add' first (every node measured it), then 'triad', which n3 lacks
+    cases = [fleet_cases.case(node, STREAM, {'add': (38000.0, 'MB/s'),
+                                             'triad': (38500.0, 'MB/s')})
+             for node in ('n1', 'n2', 'n4')]
+    cases.append(fleet_cases.case('n3', STREAM, {'add': (38000.0, 'MB/s')}))
+    by_node, _ = grouping._unmeasured(grouping._measured(cases))
+    assert [label.split()[-1] for label, _ in by_node['n3']] == ['triad']
