@@ -123,9 +123,10 @@ class Shift:
             return (f'the level acknowledged {self.ack.when} by '
                     f'{self.ack.by}')
 
-        first = self.nights[0].when
-        return (f'its first {self.point.before} nights from {date(first)}'
-                if self.point.before else 'its accepted level')
+        # without an acknowledgement the accepted level is the series'
+        # first MIN_BEFORE nights or more (detect.judge)
+        return (f'its first {self.point.before} nights from '
+                f'{date(self.nights[0].when)}')
 
     def describe(self):
         '''``triad -14.0 % since 2026-11-03 from its first 20 nights (...;
