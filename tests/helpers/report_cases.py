@@ -12,7 +12,8 @@ DEFAULT_VARIANTS = ['--exclude-tag=variant']
 
 #: The figures of the clock probe every check runs before and after its
 #: benchmark (hpc_acceptance.core.variants).
-CLOCK_FIGURES = {'core_clock', 'core_clock_median', 'best_to_median_core_clock'}
+CLOCK_FIGURES = {'core_clock', 'core_clock_median',
+                 'best_to_median_core_clock'}
 
 
 def results(report_file):

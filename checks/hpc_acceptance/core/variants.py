@@ -23,8 +23,8 @@ non-default case carries the ``variant`` tag (nightly leaves them out).
 
 Every check also measures the effective core clock before and after its
 benchmark (``core_clock``, GHz, with its median chain and the ratio of the
-two: ``core_clock_median``, ``best_to_median_core_clock``) and records the node it ran on and that
-node's Turbo and SMT state.
+two: ``core_clock_median``, ``best_to_median_core_clock``) and records the
+node it ran on and that node's Turbo and SMT state.
 '''
 
 import os

@@ -44,8 +44,8 @@ class Contended:
     ratio: float
     fleet: float
     #: the figures its ratio departed on, of those it has
-    departed: int = 1
-    figures: int = 1
+    departed: int
+    figures: int
 
     def describe(self):
         return (f'{self.node}: contended: its repetitions ran at '
@@ -63,6 +63,7 @@ def _robust_sd(values, middle):
 def of_partition(fleet):
     '''The :class:`Contended` nodes of a :class:`.model.PartitionFleet`,
     in node order.'''
+    # {node: (label, ratio, fleet's median)} where it departs most
     worst, departed, figures = {}, {}, {}
     for spread in fleet.spreads:
         if not spread.figure.variable.startswith(PREFIX) or \
@@ -79,14 +80,11 @@ def of_partition(fleet):
                 continue
             departed[node] = departed.get(node, 0) + 1
             if node not in worst or ratio / spread.median < \
-                    worst[node].ratio / worst[node].fleet:
-                worst[node] = Contended(node, spread.figure.label, ratio,
-                                        spread.median)
+                    worst[node][1] / worst[node][2]:
+                worst[node] = (spread.figure.label, ratio, spread.median)
 
-    return [Contended(found.node, found.label, found.ratio, found.fleet,
-                      departed[node], figures[node])
-            for node, found in sorted(worst.items(),
-                                      key=lambda item: natural_order(item[0]))
+    return [Contended(node, *worst[node], departed[node], figures[node])
+            for node in sorted(worst, key=natural_order)
             if departed[node] >= min(MIN_FIGURES, figures[node])]
 
 

@@ -132,9 +132,10 @@ def write_page(run, *, runs=trends.DEFAULT_RUNS, output=None,
                judged=None, unreferenced_ok=frozenset()):
     '''Write the page of the :class:`..outcome.finished_run.FinishedRun`
     ``run`` (not unreadable), its trends drawn from the stored test cases
-    its shifts were found against (``run.shift_history``); its path. ``judged`` is the run's verdict, judged here
-    where not given (with the site's ``unreferenced_ok``). Its console
-    output and node list are kept beside it.
+    its shifts were found against (``run.shift_history``); its path.
+    ``judged`` is the run's verdict, judged here where not given (with
+    the site's ``unreferenced_ok``). Its console output and node list are
+    kept beside it.
 
     :raises ResultsError: if no test case names its session.
     '''
@@ -160,8 +161,7 @@ def write_page(run, *, runs=trends.DEFAULT_RUNS, output=None,
     _keep(run.nodes_path, kept_nodes)
     skipped = skips.reasons(run.testcases, skips.read(kept_log))
     page = page_for(session, run.testcases, run.shift_history, skipped,
-                    runs=runs,
-                    fleets=run.fleets, fleet_note=run.fleet_error or
+                    runs=runs, fleets=run.fleets, fleet_note=run.fleet_error or
                     run.fleet_note, found=(run.shifts, run.shift_error),
                     floors=run.floors,
                     judged=judged or acceptance_verdict.verdict_of(

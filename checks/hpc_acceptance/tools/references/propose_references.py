@@ -363,8 +363,7 @@ def command(args):
         return 1
 
     # the folder the references are read from without the option
-    args.reference_dir = args.reference_dir or references.search_dirs(
-        given.reference_prefix, given.site_dir)[0]
+    args.reference_dir = args.reference_dir or given.reference_dirs()[0]
 
     if args.calibrate_noise:
         return _calibrate_command(args, testcases)

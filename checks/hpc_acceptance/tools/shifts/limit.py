@@ -20,7 +20,6 @@ import math
 from types import MappingProxyType
 from typing import Mapping, NamedTuple, Optional, Tuple
 
-from hpc_acceptance.core import references
 from hpc_acceptance.core.paths import REFERENCE_DIR
 from hpc_acceptance.tools.common import command_settings
 from hpc_acceptance.tools.references import noise
@@ -114,8 +113,7 @@ def of_settings(given):
 
     :raises LimitError: as :func:`site_limits`.
     '''
-    return site_limits(given.shift_limit, references.search_dirs(
-        given.reference_prefix, given.site_dir))
+    return site_limits(given.shift_limit, given.reference_dirs())
 
 
 def limit_of(check, perf, limits, floors=None, floors_kind='built-in'):

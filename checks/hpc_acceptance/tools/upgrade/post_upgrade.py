@@ -55,7 +55,6 @@ import os
 import sys
 import time
 
-from hpc_acceptance.core import references
 from hpc_acceptance.tools.common import arguments, command_settings
 from hpc_acceptance.tools.common.arguments import UsageError
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
@@ -218,8 +217,7 @@ def _judge_after(args, report):
         # the system's own floors where it measured them
         floors, said = calibration.floors_of(
             calibration.system_of(new_cases) or '',
-            references.search_dirs(args.settings.reference_prefix,
-                                   args.settings.site_dir))
+            args.settings.reference_dirs())
         print(f'post-upgrade: {said}', file=sys.stderr)
 
     console = runs_before_after.console_of(runs)

@@ -181,7 +181,7 @@ def test_another_systems_nightly_runs_are_left_out(monkeypatch):
     assert made.values[key, 'triad', None] == [38000.0]
 
 
-# -- rows the mutants found unpinned (ci/bench/mutation.sh) --------------------
+# -- rows the mutants found unpinned (ci/bench/mutation.sh) -------------------
 
 def _figures(**figures):
     return runs.case(STREAM, figures, identity=WORK)
