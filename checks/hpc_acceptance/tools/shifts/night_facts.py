@@ -13,6 +13,8 @@ are searched (:func:`around`), nearest first.
 
 from collections import OrderedDict
 
+from hpc_acceptance.tools.common.console import one_line
+
 #: What a test case says about its binary: ``{field: name}``.
 BINARY_FIELDS = OrderedDict([('dependency_source', 'binary'),
                              ('spack_spec', 'Spack spec'),
@@ -52,6 +54,9 @@ def describe(changed):
     if not changed:
         return 'nothing the runs recorded changed'
 
+    # what a node recorded of itself, on one line with its controls
+    # spelled out: the line reaches a terminal and the summary
+    changed = [tuple(map(one_line, change)) for change in changed]
     words = [f'the {name} went from {old} to {new}' if number == 0 else
              f'the {name} from {old} to {new}'
              for number, (name, old, new) in enumerate(changed)]

@@ -281,3 +281,16 @@ def test_failing_shifts_come_first_then_by_size():
     # the 7 % loss fails its reference tolerance; the 12 % one passes
     assert [(s.failing, round(s.point.size, 2)) for s in found] == [
         (True, -0.07), (False, -0.12)]
+
+
+def test_what_a_node_recorded_reaches_the_line_on_one_line_and_inert():
+    history = nights(32, 19, -0.10)
+    hostile = '$(touch /tmp/x)\x1b[31m`id`\nacceptance passed'
+    for night in history[26:]:
+        night['perfvalues']['local:default:triad'][0] /= 0.9
+        night['node_software'] = f'kernel={hostile}'
+    shift, = nightly.find(history[-1:], history[:-1], SITE_LIMIT, {},
+                          db_path=NO_DATABASE)
+    text = shift.describe()
+    assert '\n' not in text and '\x1b' not in text
+    assert 'to $(touch /tmp/x)^[[31m`id` acceptance passed the night' in text
