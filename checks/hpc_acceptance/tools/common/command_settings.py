@@ -18,7 +18,6 @@ import pwd
 import re
 from typing import NamedTuple, Optional
 
-from hpc_acceptance.core import references
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.tools.common import arguments
 
@@ -132,12 +131,6 @@ class Settings(NamedTuple):
         '''What the environment of a run's ReFrame adds to this
         process's: the bound on its jobs at once (:data:`MAX_JOBS`).'''
         return {MAX_JOBS: self.max_jobs} if self.max_jobs else {}
-
-    def reference_dirs(self):
-        '''The directories the systems' reference and noise files are
-        looked for in, in order
-        (:func:`hpc_acceptance.core.references.search_dirs`).'''
-        return references.search_dirs(self.reference_prefix, self.site_dir)
 
 
 def names(text):

@@ -35,6 +35,7 @@ import statistics
 
 import yaml
 
+from hpc_acceptance.core import references
 from hpc_acceptance.tools.common import identifiers
 from hpc_acceptance.tools.common.path_inside import path_inside
 from hpc_acceptance.tools.references import noise
@@ -65,6 +66,14 @@ NO_BOUND = 0.9
 class CalibrationError(ValueError):
     '''A system's noise file cannot be used; the message names the file
     and the key.'''
+
+
+def reference_dirs(given):
+    '''The directories the systems' reference and noise files are looked
+    for in, in order, as a command's settings ``given``
+    (:class:`..common.command_settings.Settings`) name them
+    (:func:`hpc_acceptance.core.references.search_dirs`).'''
+    return references.search_dirs(given.reference_prefix, given.site_dir)
 
 
 def path_of(system, dirs):

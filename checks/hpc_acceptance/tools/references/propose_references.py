@@ -363,7 +363,8 @@ def command(args):
         return 1
 
     # the folder the references are read from without the option
-    args.reference_dir = args.reference_dir or given.reference_dirs()[0]
+    args.reference_dir = (args.reference_dir or
+                          calibration.reference_dirs(given)[0])
 
     if args.calibrate_noise:
         return _calibrate_command(args, testcases)

@@ -22,7 +22,7 @@ from typing import Mapping, NamedTuple, Optional, Tuple
 
 from hpc_acceptance.core.paths import REFERENCE_DIR
 from hpc_acceptance.tools.common import command_settings
-from hpc_acceptance.tools.references import noise
+from hpc_acceptance.tools.references import calibration, noise
 
 #: The environment variable of the site's shift limit.
 VARIABLE = command_settings.SHIFT_LIMIT
@@ -113,7 +113,8 @@ def of_settings(given):
 
     :raises LimitError: as :func:`site_limits`.
     '''
-    return site_limits(given.shift_limit, given.reference_dirs())
+    return site_limits(given.shift_limit,
+                       calibration.reference_dirs(given))
 
 
 def limit_of(check, perf, limits, floors=None, floors_kind='built-in'):

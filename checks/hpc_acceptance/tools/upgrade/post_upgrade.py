@@ -217,7 +217,7 @@ def _judge_after(args, report):
         # the system's own floors where it measured them
         floors, said = calibration.floors_of(
             calibration.system_of(new_cases) or '',
-            args.settings.reference_dirs())
+            calibration.reference_dirs(args.settings))
         print(f'post-upgrade: {said}', file=sys.stderr)
 
     console = runs_before_after.console_of(runs)
