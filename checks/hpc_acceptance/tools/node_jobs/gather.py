@@ -11,6 +11,7 @@ import sys
 import time
 import uuid as uuids
 
+from hpc_acceptance.tools.common import console
 from hpc_acceptance.tools.fleet.model import natural_order
 from hpc_acceptance.tools.fleet.node_map import (node_map_path, read_node_map,
                                                  write_node_map)
@@ -103,6 +104,40 @@ def _where(night, node, report):
     return f' at {stopped_at[0]}' if stopped_at else ''
 
 
+def _read_report(path):
+    '''``(report, why unreadable, refused)`` of the node's report at
+    ``path``: its parsed report, or ``None`` and why it cannot be used
+    (``None`` where there is no file), and whether ReFrame's schema is
+    what refused it.
+
+    A node's report is checked here, at its door, as a report read is
+    (:func:`..results.database.checked`): one that ReFrame would refuse
+    names its node and is left out, where checked in the night's report
+    it would keep the whole night from being stored. The night's report
+    is made of these and is not checked again (:func:`store`).'''
+    from reframe.core.exceptions import ReframeError
+
+    from hpc_acceptance.tools.results import reframe_schema
+
+    try:
+        report = runs.read_report(path)
+    except runs.Unreadable as err:
+        return None, (str(err) if os.path.exists(path) else None), False
+
+    try:
+        reframe_schema.check(report, path)
+    except ReframeError as err:
+        return None, console.one_line(f'ReFrame: {err}'), True
+
+    return report, None, False
+
+
+def _lost(unreadable, refused):
+    if refused:
+        return 'refused by ReFrame'
+    return 'truncated' if unreadable else 'missing'
+
+
 def outcome(night, node, job, minutes=None):
     '''``(report, fault, left_out)`` of ``node``: its parsed report
     (``None`` if none can be read), why it is named (``None``: it did its
@@ -122,13 +157,7 @@ def outcome(night, node, job, minutes=None):
 
     status = night.read_status(node)
     state = job.get('state') or ''
-    try:
-        report = runs.read_report(night.report(node))
-        unreadable = None
-    except runs.Unreadable as err:
-        report = None
-        unreadable = (None if not os.path.exists(night.report(node))
-                      else str(err))
+    report, unreadable, refused = _read_report(night.report(node))
 
     if not status.get('started'):
         return report, (f'its job ended ({state or "state unknown"}) '
@@ -136,8 +165,8 @@ def outcome(night, node, job, minutes=None):
                         f'{night.folder}/slurm-{job.get("job")}.out'), None
 
     if status.get('ended') is None:
-        lost = ('' if report is not None else
-                f': its report is {"truncated" if unreadable else "missing"}')
+        lost = '' if report is not None else \
+            f': its report is {_lost(unreadable, refused)}'
         why = job.get('lost') or _why_stopped(state, status, None)
         return report, (f'died{_where(night, node, report)} '
                         f'({why}){lost}'), None
@@ -146,6 +175,10 @@ def outcome(night, node, job, minutes=None):
             status.get('reframe_status') == 0 and not status.get('signal'):
         # ReFrame writes no report where no test case ran: nothing selected
         return None, None, None
+
+    if refused:
+        return None, (f'wrote a report ReFrame refuses ({unreadable}): its '
+                      f'results are not used'), None
 
     if report is None:
         what = (f'wrote a truncated report ({unreadable})' if unreadable
@@ -389,19 +422,16 @@ def store(report_path, report, log, db_path):
     '''Store the night's report ``report``, as :func:`collect` wrote it
     to ``report_path``, in the results database ``db_path``, said in
     ``log`` (an open file) as ReFrame says it: whether it was stored. It
-    is checked as a report read is (:func:`..results.database.checked`),
-    not read again: at 10,000 nodes a second copy was a gigabyte.'''
-    try:
-        database.checked(report, report_path)
-    except ValueError as err:
-        errors = [str(err)]
-    else:
-        done, present, errors = database.store_validated(
-            str(db_path), [(report_path, report)])
-        if done or present:
-            session = report['session_info'].get('uuid')
-            log.write(f'Current session stored with UUID: {session}\n')
-            return True
+    is not read or checked again: its nodes' reports were, at their door
+    (:func:`_read_report`), and the rest is made by :func:`collect` (at
+    10,000 nodes the second check was a third of the coordinator's
+    collecting).'''
+    done, present, errors = database.store_validated(
+        str(db_path), [(report_path, report)])
+    if done or present:
+        session = report['session_info'].get('uuid')
+        log.write(f'Current session stored with UUID: {session}\n')
+        return True
 
     for error in errors:
         log.write(f'WARNING: failed to store results in the database: '

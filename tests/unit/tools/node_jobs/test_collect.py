@@ -5,6 +5,7 @@ nodes each ran MemoryDaxpyCheck in a job of its own
 it: a job that did not start, a run stopped at its time limit, a run that
 died, a truncated report, a node whose job was never submitted.'''
 
+import io
 import json
 import os
 import shutil
@@ -127,6 +128,14 @@ def _truncated(here):
     _edit(here.status('n4'), lambda s: s.update(reframe_status=0))
 
 
+def _refused_by_reframe(here):
+    # our reading takes it (the verdicts do not read a case's times);
+    # ReFrame's schema, which its database keeps, does not
+    _edit(here.report('n4'), lambda report: [
+        case.update(time_total='soon')
+        for case in report['runs'][0]['testcases']])
+
+
 @pytest.mark.parametrize('fault, named', [
     (_did_not_start, 'did not start: its job pended for ReqNodeNotAvail, '
                      'UnavailableNodes:n4'),
@@ -135,6 +144,8 @@ def _truncated(here):
     (_died, 'died at MemoryDaxpyCheck %threads=single (its node failed '
             '(Slurm: NODE_FAIL)): its report is missing'),
     (_truncated, 'wrote a truncated report (cannot read the run report '),
+    (_refused_by_reframe, "wrote a report ReFrame refuses (ReFrame: failed "
+                          "to validate report '"),
 ])
 def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
         night, tmp_path, fault, named):
@@ -155,6 +166,12 @@ def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
     assert suspect.node == 'n4' and suspect.failures
     assert suspect.describe().startswith(f'n4: failed MemoryDaxpyCheck '
                                          f'%threads=single: {named}')
+    # the night is stored as collected, unchecked: its every part passes
+    # the checks of a report read (the nodes' at their door)
+    assert database.checked(report, path) is report
+    log = io.StringIO()
+    assert gather.store(path, report, log, str(tmp_path / 'stored.db'))
+    assert log.getvalue().startswith('Current session stored with UUID: ')
 
 
 def test_a_node_that_died_in_a_job_of_several_names_itself_alone(night):
