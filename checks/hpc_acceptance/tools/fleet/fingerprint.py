@@ -58,6 +58,11 @@ def of_case(case):
     return found
 
 
+def _fingerprint(case):
+    found = of_case(case)
+    return tuple(found[field] for field in FIELDS)
+
+
 def _gib(kilobytes):
     '''A memory size as people read it: ``187 GiB``, ``62.5 GiB``.'''
     gib = kilobytes / 2 ** 20
@@ -103,8 +108,7 @@ def of_nodes(cases_by_node):
     nodes of one partition, from ``{node: [test cases]}``: each node's
     most common one (a job that ended before its probe ran recorded
     nothing), memory as its cluster's size (:func:`memory_sizes`).'''
-    prints = {node: _most_common(tuple(of_case(case)[f] for f in FIELDS)
-                                 for case in cases)
+    prints = {node: _most_common(_fingerprint(case) for case in cases)
               for node, cases in cases_by_node.items()}
     column = FIELDS.index('memory')
     names = memory_sizes([int(p[column]) for p in prints.values()

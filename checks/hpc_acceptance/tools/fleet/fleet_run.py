@@ -12,9 +12,7 @@ from hpc_acceptance.tools.fleet.model import MIN_NODES
 from hpc_acceptance.tools.fleet.node_map import read_node_map
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.results.runs import (ResultsError, Unreadable,
-                                               report_session,
-                                               report_testcases,
-                                               session_rows)
+                                               report_run, session_rows)
 
 
 class NotAFleetRun(ResultsError):
@@ -76,8 +74,7 @@ def read_run(run_reports=None, session=None, *, db_path):
     stored in the results database ``db_path`` (default: the latest fleet
     run).'''
     if run_reports:
-        return (report_testcases(*run_reports),
-                report_session(*run_reports))
+        return report_run(*run_reports)
 
     session = session or latest_fleet_session(db_path)
     testcases = history.stored_run(session, db_path=db_path)
@@ -156,11 +153,10 @@ def rerun_of(report, nodes, db_path):
     :raises ResultsError: if the report or the node map cannot be read.
     :raises FleetError: if the run cannot be compared.
     '''
-    testcases = report_testcases(report)
+    testcases, info = report_run(report)
     if not comparison.is_fleet_run(testcases):
         return None
 
-    info = report_session(report)
     fleets, _ = history.compare(testcases, info.get('uuid'),
                                 info.get('time_start'), db_path=db_path)
     variants, rerun_nodes = confirm.rerun_selection(fleets, testcases)

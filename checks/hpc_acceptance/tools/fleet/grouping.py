@@ -31,8 +31,8 @@ from hpc_acceptance.tools.fleet.wording import node_list, number
 from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.results import measurement, units
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figure_key,
-                                               figures_of, passed_on_retry,
-                                               short_name, unmeasured)
+                                               figures_and_unmeasured,
+                                               passed_on_retry, short_name)
 
 
 def _order(key):
@@ -169,9 +169,10 @@ def _measured(cases):
         nodes = runs[key]
         measured, missing = defaultdict(dict), defaultdict(dict)
         for node, case in nodes.items():
-            for variable, figure in figures_of(case).items():
+            figures, unmeasured = figures_and_unmeasured(case)
+            for variable, figure in figures.items():
                 measured[variable][node] = figure
-            for variable, (why, _) in unmeasured(case).items():
+            for variable, (why, _) in unmeasured.items():
                 missing[variable][node] = why
 
         found[key] = {}

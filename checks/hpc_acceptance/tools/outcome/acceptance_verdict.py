@@ -9,9 +9,10 @@ from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.fleet.comparison import judged_by_siblings
 from hpc_acceptance.tools.fleet.model import FleetError
 from hpc_acceptance.tools.references import noise, unreferenced
-from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figures_of,
+from hpc_acceptance.tools.results.runs import (FAILED_RESULTS,
+                                               figures_and_unmeasured,
                                                final_testcases,
-                                               passed_on_retry, unmeasured)
+                                               passed_on_retry)
 
 
 #: What a passed fleet run says when some figure was compared only across
@@ -55,11 +56,11 @@ def no_measurements(cases):
         if case.get('fixture') or case['result'] != 'pass':
             continue
 
-        missing = unmeasured(case)
+        figures, missing = figures_and_unmeasured(case)
         found += [f'{case["display_name"]}: no measurement of {variable} '
                   f'({why})' for variable, (why, _) in sorted(
                       missing.items())]
-        if not missing and not figures_of(case) and noise.family_of(
+        if not missing and not figures and noise.family_of(
                 case['display_name'].split()[0]):
             found.append(f'{case["display_name"]}: no measurement: no '
                          f'figure reported')

@@ -109,8 +109,8 @@ def _point(cases, variable, unit):
     its nodes' measurements (:func:`..results.runs.figures_of`: no word,
     NaN or implausible figure), in ``unit`` (a value in a unit that is no
     multiple of it left out); ``None`` if none has the figure.'''
-    values = [units.convert(*figures_of(c)[variable], unit) for c in cases
-              if variable in figures_of(c)]
+    values = [units.convert(*figures[variable], unit) for c in cases
+              for figures in [figures_of(c)] if variable in figures]
     values = [value for value in values if value is not None]
     if not values:
         return None

@@ -47,6 +47,7 @@ logarithms: a jump seen in quiet runs may recur half as far again, as a
 factor.
 '''
 
+import functools
 import math
 import re
 import statistics
@@ -96,7 +97,14 @@ def higher_is_better(unit):
     not for a time or a count of cycles, alone or per something
     (:data:`LOWER_IS_BETTER`: ``usec``, ``µs``, ``s/iter``, ``ns per
     access``, in any case), for every other unit.'''
-    counted = _PER.split(str(unit or '').lower().translate(_MICRO), 1)[0]
+    return _higher_is_better(str(unit or '').lower())
+
+
+@functools.lru_cache(maxsize=1024)
+def _higher_is_better(unit):
+    # asked at every comparison of every node's figure (a tenth of
+    # judging a fleet), of a handful of units
+    counted = _PER.split(unit.translate(_MICRO), 1)[0]
     word = _COUNTED.match(counted)
     return not (word and word[1] in LOWER_IS_BETTER)
 

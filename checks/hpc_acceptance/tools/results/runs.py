@@ -337,8 +337,22 @@ def report_testcases(*paths):
     their sessions ran (:func:`read_reports`: a fleet run: the nodes' run,
     its confirmation rerun, the multi-node run) as one report, each by its
     final attempt (:func:`final_testcases`).'''
-    return final_testcases({'runs': [run for _, report in read_reports(*paths)
-                                     for run in report['runs']]})
+    return report_run(*paths)[0]
+
+
+def report_run(*paths):
+    '''``(test cases, session_info)`` of one run's ReFrame JSON reports,
+    each read once: the test cases as :func:`report_testcases` gives
+    them, the session as :func:`report_session` does. A fleet run's
+    reports are a gigabyte at 10,000 nodes, and the second reading was
+    half of judging it.
+
+    :raises Unreadable: as :func:`read_reports`.
+    '''
+    reports = read_reports(*paths)
+    testcases = final_testcases({'runs': [run for _, report in reports
+                                          for run in report['runs']]})
+    return testcases, reports[0][1].get('session_info') or {}
 
 
 def report_session(*paths):
@@ -423,18 +437,27 @@ def figures_of(case):
     '''``{performance variable: (value, unit)}`` of the figures of a test
     case that are measurements (:mod:`.measurement`) its nodes could have
     delivered (:mod:`.plausible`), each value a float.'''
-    return {variable: (value, unit)
-            for variable, value, unit, _ in _judged(case)
-            if value is not None}
+    return figures_and_unmeasured(case)[0]
 
 
 def unmeasured(case):
     '''``{performance variable: (why, unit)}`` of the figures a test case
     recorded that are no measurement (:mod:`.measurement`), or beyond what
     its nodes could deliver (:mod:`.plausible`).'''
-    return {variable: (why, unit)
-            for variable, value, unit, why in _judged(case)
-            if value is None}
+    return figures_and_unmeasured(case)[1]
+
+
+def figures_and_unmeasured(case):
+    '''``(figures_of(case), unmeasured(case))``, its values judged once
+    (a reader that needs both, at every figure of a fleet).'''
+    figures, missing = {}, {}
+    for variable, value, unit, why in _judged(case):
+        if value is None:
+            missing[variable] = (why, unit)
+        else:
+            figures[variable] = (value, unit)
+
+    return figures, missing
 
 
 def describe_key(key):

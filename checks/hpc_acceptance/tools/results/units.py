@@ -23,6 +23,7 @@ micro, ...) is read only for a time: ``mb/s`` is someone's ``MB/s`` or
 ``Mb/s``, which no one can tell, so it is a unit of its own.
 '''
 
+import functools
 import re
 
 #: SI and binary prefixes, as factors.
@@ -56,7 +57,13 @@ _PREFIX = re.compile(r'(Ki|Mi|Gi|Ti|Pi|[kKMGTPEmunp]?)')
 def parse(unit):
     '''``(quantity, factor)`` of ``unit`` (``'GB/s'`` -> ``('B/s',
     1e9)``), or ``None`` for a unit this module does not know.'''
-    text = str(unit or '').strip().translate(_MICRO)
+    return _parsed(str(unit or '').strip().translate(_MICRO))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(text):
+    # a fleet's figures use a handful of units, each asked for at every
+    # figure of every node (a tenth of judging 10,000 nodes)
     for spelling, quantity, factor in _SPELLINGS:
         if text.endswith(spelling):
             prefix = text[:-len(spelling)]

@@ -214,8 +214,12 @@ def _point(cases, variable):
     '''``(when, value, a case)`` of one session: the median of its cases
     (the retries of a case, or several nodes of a series that is not per
     node); ``None`` without the figure.'''
-    measured = [c for c in cases if variable in _figures(c)]
-    values = [float(_figures(c)[variable][0]) for c in measured]
+    measured, values = [], []
+    for case in cases:
+        figures = _figures(case)
+        if variable in figures:
+            measured.append(case)
+            values.append(float(figures[variable][0]))
     if not values:
         return None
 

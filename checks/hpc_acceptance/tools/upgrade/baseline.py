@@ -50,10 +50,11 @@ from typing import Dict, List
 from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet.model import node_of
 from hpc_acceptance.tools.results import units
-from hpc_acceptance.tools.results.runs import (figure_key, figures_of,
+from hpc_acceptance.tools.results.runs import (figure_key,
+                                               figures_and_unmeasured,
                                                session_rows,
                                                session_testcases,
-                                               stored_testcases, unmeasured)
+                                               stored_testcases)
 
 #: Figures with no measurement a baseline's note names, at most.
 NAMED = 3
@@ -131,11 +132,11 @@ def collect(name, testcases, notes=()):
         used.append(case)
         key, node = workload_key(case), node_of(case)
         names.setdefault(key, case['display_name'])
+        figures, missing = figures_and_unmeasured(case)
         found += [(key, variable, node, value, unit, case['display_name'])
-                  for variable, (value, unit) in figures_of(case).items()]
+                  for variable, (value, unit) in figures.items()]
         left_out += [f'{case["display_name"]} {variable} ({why})'
-                     for variable, (why, _) in sorted(
-                         unmeasured(case).items())]
+                     for variable, (why, _) in sorted(missing.items())]
 
     given = defaultdict(list)
     for key, variable, _, _, unit, _ in found:
