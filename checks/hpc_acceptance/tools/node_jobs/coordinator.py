@@ -240,8 +240,7 @@ def run_night(report, node_map, launcher, reframe_args, head,
         merged, status = gather.collect(report, limits.minutes)
         for line in gather.lines(merged)[1:]:
             say(line.strip())
-        for node in plan['nodes']:
-            _skip_lines(night.log(node), log)
+        gather.copy_skip_lines(merged, night, log)
         collected = _cpu()
         gather.store(report, merged, log, db_path)
         # what the night cost its coordinator (ci/bench/fleet_cost.py)
@@ -262,13 +261,3 @@ def _cpu():
     return round(own.ru_utime + own.ru_stime + children.ru_utime +
                  children.ru_stime, 3)
 
-
-def _skip_lines(node_log, log):
-    '''The ``SKIP`` lines of a node's ReFrame output, into the night's
-    log: the reasons of the skips ReFrame makes itself.'''
-    try:
-        with open(node_log, errors='replace') as fp:
-            log.writelines(line for line in fp
-                           if line.startswith('[      SKIP ]'))
-    except OSError:
-        pass

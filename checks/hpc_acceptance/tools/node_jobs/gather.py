@@ -12,7 +12,7 @@ import time
 import uuid as uuids
 
 from hpc_acceptance.tools.common import console
-from hpc_acceptance.tools.fleet.model import natural_order
+from hpc_acceptance.tools.fleet.model import natural_order, node_of
 from hpc_acceptance.tools.fleet.node_map import (node_map_path, read_node_map,
                                                  write_node_map)
 from hpc_acceptance.tools.node_jobs import perflogs, slurm_jobs
@@ -416,6 +416,32 @@ def lines(report):
         (night.get('left_out') or {}).items(),
         key=lambda item: natural_order(item[0]))]
     return said
+
+
+def copy_skip_lines(report, night, log):
+    '''Into ``log`` (the night's, an open file), the ``SKIP`` lines of the
+    ReFrame output of each node of ``night`` whose collected ``report``
+    holds a skipped test case that recorded no reason: the skips ReFrame
+    makes itself, which only its output explains. No other node's output
+    is read: it is a node's largest file, a tenth of collecting a
+    night.'''
+    unexplained = {node_of(case) for run in report['runs']
+                   for case in run['testcases']
+                   if case['result'] == 'skip' and
+                   not case.get('skip_reason')}
+    for node in night.read_plan()['nodes']:
+        # a skipped case no node can be told of: every node's output
+        if node in unexplained or None in unexplained:
+            _copy_skip_lines(night.log(node), log)
+
+
+def _copy_skip_lines(node_log, log):
+    try:
+        with open(node_log, errors='replace') as fp:
+            log.writelines(line for line in fp
+                           if line.startswith('[      SKIP ]'))
+    except OSError:
+        pass
 
 
 def store(report_path, report, log, db_path):

@@ -340,3 +340,32 @@ def test_a_node_s_record_larger_than_a_record_is_none(night):
     assert status == 1
     assert report[gather.KEY]['faults']['n4'].startswith(
         'its job ended (COMPLETED) before the run on the node started')
+
+
+def test_only_the_nodes_with_a_skip_reframe_made_have_their_output_read(
+        night):
+    '''A skip ReFrame makes itself (a dependency skipped) records no
+    reason: its SKIP line in the node's output is the only one, and it
+    reaches the night's log. A node whose skips recorded their reasons,
+    or that skipped nothing, keeps its output unread.'''
+    path, here = night
+    line = ('[      SKIP ] (2/3) MemoryDaxpyCheck %threads=single /0a1b2c3d '
+            '@slurm-nodes:compute+gnu [{}]\n')
+    for node in ('n2', 'n3', 'n4'):
+        with open(here.log(node), 'a') as fp:
+            fp.write(line.format(f'why on {node}'))
+
+    def skipped(reason):
+        def change(report):
+            case = next(c for c in report['runs'][0]['testcases']
+                        if not c['fixture'])
+            # never submitted: no job, its node only in its name
+            case.update(result='skip', perfvalues={}, skip_reason=reason,
+                        job_nodelist=[], node=None)
+        return change
+    _edit(here.report('n2'), skipped(''))
+    _edit(here.report('n3'), skipped('no Turbo control on this node'))
+    report, _ = gather.collect(path)
+    log = io.StringIO()
+    gather.copy_skip_lines(report, here, log)
+    assert log.getvalue() == line.format('why on n2')
