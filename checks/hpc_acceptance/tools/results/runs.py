@@ -5,6 +5,7 @@ Both give ReFrame's test-case records (``display_name``, ``result``,
 '''
 
 import datetime
+import functools
 import os
 import re
 import sqlite3
@@ -376,9 +377,28 @@ def variant_of(display_name):
     Whole numbers come back as ``int``: ReFrame looks references up with
     the parameter's own value, and the numeric parameters are integers.
     '''
+    name, params = _variant(_unpinned(display_name))
+    return name, dict(params)
+
+
+def _unpinned(display_name):
+    '''``display_name`` without the node ReFrame's ``--distribute`` (or a
+    node job) pinned it to, where that ends it: no parameter of a
+    variant, and each node's own.'''
+    head, pinned, node = display_name.rpartition(' %.nid=')
+    alone = node.split() == [node] and '%' not in node
+    return head if pinned and head.strip() and alone else display_name
+
+
+@functools.lru_cache(maxsize=4096)
+def _variant(display_name):
+    # a fleet's figures are grouped by it at each step of judging them:
+    # ten times a test case, a tenth of judging 10,000 nodes; without its
+    # node a display name is one of a few hundred
     name = display_name.split()[0]
-    return name, {m['name']: int(m['value']) if m['value'].isdigit()
-                  else m['value'] for m in _PARAM.finditer(display_name)}
+    return name, tuple({m['name']: int(m['value']) if m['value'].isdigit()
+                        else m['value']
+                        for m in _PARAM.finditer(display_name)}.items())
 
 
 def short_name(display_name):
@@ -403,9 +423,9 @@ def figure_key(case):
     References, baselines, trends and reports group runs by this one
     function.
     '''
-    check, params = variant_of(case['display_name'])
+    check, params = _variant(_unpinned(case['display_name']))
     return (check, f'{case["system"]}:{case["partition"]}', case['environ'],
-            tuple(params.items()), identity_of(case))
+            params, identity_of(case))
 
 
 def _perfvalues(case):

@@ -210,34 +210,40 @@ def _runs(history, sessions, until, per_node):
             for key, runs in found.items()}
 
 
-def _point(cases, variable):
-    '''``(when, value, a case)`` of one session: the median of its cases
-    (the retries of a case, or several nodes of a series that is not per
-    node); ``None`` without the figure.'''
-    measured, values = [], []
+#: The fewest nights a series is judged on (:func:`.detect.judge`).
+MIN_NIGHTS = detect.MIN_AFTER + 2
+
+
+def _points(cases):
+    '''``{variable: (when, value, a case)}`` of one session: of each
+    figure, the median of its cases (the retries of a case, or several
+    nodes of a series that is not per node).'''
+    measured = {}
     for case in cases:
-        figures = _figures(case)
-        if variable in figures:
-            measured.append(case)
-            values.append(float(figures[variable][0]))
-    if not values:
-        return None
+        for variable, perf in _figures(case).items():
+            measured.setdefault(variable, []).append((case, float(perf[0])))
 
-    return (max(_when(c) for c in measured), statistics.median(values),
-            measured[-1])
+    return {variable: (max(_when(case) for case, _ in pairs),
+                       statistics.median(value for _, value in pairs),
+                       pairs[-1][0])
+            for variable, pairs in measured.items()}
 
 
-def nights_of(sessions, variable):
-    '''The :class:`Night` of each day of ``sessions`` (lists of test
-    cases, oldest first) that measured ``variable``.'''
+def nights_of(sessions):
+    '''``{variable: [Night]}``: the :class:`Night` of each day of
+    ``sessions`` (lists of test cases, oldest first) that measured the
+    figure; each case's figures read once, whatever their number.'''
     days = {}
-    for point in filter(None, (_point(s, variable) for s in sessions)):
-        days.setdefault(date(point[0]), []).append(point)
+    for session in sessions:
+        for variable, point in _points(session).items():
+            days.setdefault(variable, {}).setdefault(
+                date(point[0]), []).append(point)
 
-    return [Night(when=points[-1][0],
-                  value=statistics.median(p[1] for p in points),
-                  runs=len(points), case=points[-1][2])
-            for points in days.values()]
+    return {variable: [Night(when=points[-1][0],
+                             value=statistics.median(p[1] for p in points),
+                             runs=len(points), case=points[-1][2])
+                       for points in by_day.values()]
+            for variable, by_day in days.items()}
 
 
 def _accepted(ack, nights):
@@ -266,12 +272,11 @@ def _system_of(key):
     return key[1].split(':')[0]
 
 
-def judge_series(key, node, variable, sessions, acks, limits, floors):
-    '''The :class:`Shift` (or recovery) the sessions of one series end on
-    for ``variable``, or ``None``; ``floors``: its system's noise floors
-    and whose (:func:`floors_by_system`).'''
-    nights = nights_of(sessions, variable)
-    if len(nights) < detect.MIN_AFTER + 2:
+def judge_series(key, node, variable, nights, acks, limits, floors):
+    '''The :class:`Shift` (or recovery) the nights of one series end on
+    for ``variable`` (its :func:`nights_of`), or ``None``; ``floors``: its
+    system's noise floors and whose (:func:`floors_by_system`).'''
+    if len(nights) < MIN_NIGHTS:
         return None
 
     figure = (f'{describe_key(key)}{f" on {node}" if node else ""}: '
@@ -324,9 +329,12 @@ def find(current, history, limits=None, acks=None, *, db_path):
     shifts = []
     for (key, node), runs in tonight.items():
         sessions = earlier.get((key, node), []) + [runs]
+        # a series of fewer runs than a judgement needs has fewer nights
+        nights = nights_of(sessions) if len(sessions) >= MIN_NIGHTS else {}
         for variable in sorted(_figures(runs[-1])):
-            shift = judge_series(key, node, variable, sessions, acks,
-                                 limits, floors[_system_of(key)])
+            shift = judge_series(key, node, variable,
+                                 nights.get(variable, []), acks, limits,
+                                 floors[_system_of(key)])
             if shift is not None:
                 shifts.append(shift)
 
@@ -357,9 +365,11 @@ def standing(history, limits=None, acks=None):
     shifts = []
     for (key, node), runs in by_series.items():
         sessions = sorted(runs.values(), key=lambda cs: _when(cs[-1]))
+        nights = nights_of(sessions) if len(sessions) >= MIN_NIGHTS else {}
         for variable in sorted(_figures(sessions[-1][-1])):
-            shift = judge_series(key, node, variable, sessions, acks,
-                                 limits, floors[_system_of(key)])
+            shift = judge_series(key, node, variable,
+                                 nights.get(variable, []), acks, limits,
+                                 floors[_system_of(key)])
             if shift is not None:
                 shifts.append(shift)
 
