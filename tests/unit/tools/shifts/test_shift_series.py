@@ -187,6 +187,12 @@ def test_an_acknowledged_level_judges_a_series_of_four_nights():
     assert shift.worse and shift.ack is not None
     assert nightly.standing(four[:-1], SITE_LIMIT,
                             _ack(40000.0, start)) == []
+    # tonight, the fourth night, judged against the three stored
+    shift, = nightly.find(four[-1:], four[:-1], SITE_LIMIT,
+                          _ack(40000.0, start), db_path=NO_DATABASE)
+    assert shift.worse and len(shift.nights) == 4
+    assert nightly.find(four[-1:], four[1:-1], SITE_LIMIT,
+                        _ack(40000.0, start), db_path=NO_DATABASE) == []
 
 
 def test_an_acknowledgement_counts_from_the_night_it_names():
