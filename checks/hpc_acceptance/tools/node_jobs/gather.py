@@ -25,12 +25,12 @@ from hpc_acceptance.tools.results.report_shape import TIME_FORMAT
 #: The report's top-level key that says how the night ran.
 KEY = 'fleet_night'
 
-#: ``session_info`` keys of one ReFrame session, not of the night.
-_PER_SESSION = frozenset({
-    'uuid', 'session_uuid', 'time_start', 'time_start_unix', 'time_end',
-    'time_end_unix', 'time_elapsed', 'hostname', 'cmdline', 'log_files',
-    'prefix_output', 'prefix_stage', 'num_cases', 'num_failures',
-    'num_aborted', 'num_skipped', 'workdir'})
+#: The ``session_info`` keys the night takes from its nodes' ReFrame: what
+#: ran them, the same on each. Everything else of a node's session is its
+#: own (its times, counts, folders) or the night's (its extras, as
+#: planned): a node's report is its say, and an extra it added (the run it
+#: "confirms") would relabel the whole night.
+_FROM_NODES = ('data_version', 'version', 'config_files', 'user')
 
 _NID = re.compile(r'\s+%\.nid=\S+')
 
@@ -266,11 +266,11 @@ def _node_cases(report, node, fault):
 
 
 def session_info(first, started, ended, extras, stage, output):
-    '''The night's ``session_info``: the nodes' own (their ReFrame's
-    version, configuration, session extras), the night's UUID and
-    times.'''
-    info = {k: v for k, v in (first or {}).items()
-            if k not in _PER_SESSION}
+    '''The night's ``session_info``: what ran the nodes' ReFrame (its
+    version and configuration, :data:`_FROM_NODES`, of ``first``, a
+    node's session), the session ``extras`` the night was planned with,
+    the night's UUID, times and folders.'''
+    info = {k: v for k, v in (first or {}).items() if k in _FROM_NODES}
     info.update(extras)
     info.update(
         data_version=info.get('data_version', '4.2'),

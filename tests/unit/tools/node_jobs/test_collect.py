@@ -369,3 +369,22 @@ def test_only_the_nodes_with_a_skip_reframe_made_have_their_output_read(
     log = io.StringIO()
     gather.copy_skip_lines(report, here, log)
     assert log.getvalue() == line.format('why on n2')
+
+
+def test_the_night_s_session_says_only_what_a_node_s_reframe_would(night):
+    '''The night's session is the coordinator's: its extras are those the
+    night was planned with, whatever a node's report says. A node's
+    session naming a run it confirms made the whole night "the rerun of
+    another run", which no verdict could read.'''
+    path, here = night
+    _edit(here.report('n1'), lambda report: report['session_info'].update(
+        fleet_confirms='11111111-2222-3333-4444-555555555555',
+        suite_mode='post-upgrade', fleet='no', nonsense='x'))
+    report, status = gather.collect(path)
+    info = report['session_info']
+    assert status == 0
+    assert info['suite_mode'] == 'nightly' and info['fleet'] == 'yes'
+    assert not {'fleet_confirms', 'nonsense'} & set(info)
+    assert info['version'] == '4.10.4' and info['data_version'] == '4.2'
+    testcases, session = runs.report_run(path)
+    assert session['uuid'] == info['uuid'] and len(testcases) == 16
