@@ -111,6 +111,19 @@ def _short(name):
     return str(name).split('.')[0]
 
 
+def another_node(case, node):
+    '''What test case ``case`` says of where it ran that is not ``node``
+    (``'ReFrame pinned it to n2'``, ``'its job ran on n2'``), or ``None``:
+    a node job's report is the node's say, and one that names another
+    node would put its figures down to that node.'''
+    listed = [('its job ran on', name) for name in _nodelist(case)]
+    for what, name in [('ReFrame pinned it to', _pinned(case)), *listed]:
+        if name and _short(name) != _short(node):
+            return f'{what} {name}'
+
+    return None
+
+
 def disagreement(case):
     '''What a test case says of its node that is not the node it is
     judged as (:func:`node_of`): ``'its job reported n1'``, ``'ReFrame

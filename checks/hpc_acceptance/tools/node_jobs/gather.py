@@ -12,7 +12,8 @@ import time
 import uuid as uuids
 
 from hpc_acceptance.tools.common import console
-from hpc_acceptance.tools.fleet.model import natural_order, node_of
+from hpc_acceptance.tools.fleet.model import (another_node, natural_order,
+                                              node_of)
 from hpc_acceptance.tools.fleet.node_map import (node_map_path, read_node_map,
                                                  write_node_map)
 from hpc_acceptance.tools.node_jobs import perflogs, slurm_jobs
@@ -104,17 +105,20 @@ def _where(night, node, report):
     return f' at {stopped_at[0]}' if stopped_at else ''
 
 
-def _read_report(path):
-    '''``(report, why unreadable, refused)`` of the node's report at
-    ``path``: its parsed report, or ``None`` and why it cannot be used
-    (``None`` where there is no file), and whether ReFrame's schema is
-    what refused it.
+def _read_report(path, node):
+    '''``(report, why unreadable, refused)`` of ``node``'s report at
+    ``path``: its parsed report, or ``None`` and why it cannot be read
+    (``None`` where there is no file) or why it was refused (``None``
+    where it was not).
 
     A node's report is checked here, at its door, as a report read is
     (:func:`..results.database.checked`): one that ReFrame would refuse
     names its node and is left out, where checked in the night's report
     it would keep the whole night from being stored. The night's report
-    is made of these and is not checked again (:func:`store`).'''
+    is made of these and is not checked again (:func:`store`). A report
+    whose test cases say they ran on another node is refused too: its
+    figures would be put down to that node, and the node itself would
+    not be judged.'''
     from reframe.core.exceptions import ReframeError
 
     from hpc_acceptance.tools.results import reframe_schema
@@ -122,20 +126,30 @@ def _read_report(path):
     try:
         report = runs.read_report(path)
     except runs.Unreadable as err:
-        return None, (str(err) if os.path.exists(path) else None), False
+        return None, (str(err) if os.path.exists(path) else None), None
 
     try:
         reframe_schema.check(report, path)
     except ReframeError as err:
-        return None, console.one_line(f'ReFrame: {err}'), True
+        return None, None, (f'wrote a report ReFrame refuses '
+                            f'({console.one_line(f"ReFrame: {err}")})')
 
-    return report, None, False
+    for run in report['runs']:
+        for case in run['testcases']:
+            other = another_node(case, node)
+            if other:
+                return None, None, (
+                    f'wrote a report of another node '
+                    f'({console.one_line(short(case["display_name"]))}: '
+                    f'{console.one_line(other)})')
+
+    return report, None, None
 
 
 def _lost(unreadable, refused):
     if refused:
-        return 'refused by ReFrame'
-    return 'truncated' if unreadable else 'missing'
+        return f'; it {refused}'
+    return f': its report is {"truncated" if unreadable else "missing"}'
 
 
 def outcome(night, node, job, minutes=None):
@@ -157,7 +171,7 @@ def outcome(night, node, job, minutes=None):
 
     status = night.read_status(node)
     state = job.get('state') or ''
-    report, unreadable, refused = _read_report(night.report(node))
+    report, unreadable, refused = _read_report(night.report(node), node)
 
     if not status.get('started'):
         return report, (f'its job ended ({state or "state unknown"}) '
@@ -165,20 +179,18 @@ def outcome(night, node, job, minutes=None):
                         f'{night.folder}/slurm-{job.get("job")}.out'), None
 
     if status.get('ended') is None:
-        lost = '' if report is not None else \
-            f': its report is {_lost(unreadable, refused)}'
+        lost = '' if report is not None else _lost(unreadable, refused)
         why = job.get('lost') or _why_stopped(state, status, None)
         return report, (f'died{_where(night, node, report)} '
                         f'({why}){lost}'), None
 
-    if report is None and not unreadable and \
+    if report is None and not unreadable and not refused and \
             status.get('reframe_status') == 0 and not status.get('signal'):
         # ReFrame writes no report where no test case ran: nothing selected
         return None, None, None
 
     if refused:
-        return None, (f'wrote a report ReFrame refuses ({unreadable}): its '
-                      f'results are not used'), None
+        return None, f'{refused}: its results are not used', None
 
     if report is None:
         what = (f'wrote a truncated report ({unreadable})' if unreadable

@@ -8,7 +8,8 @@ import pytest
 
 from helpers import fleet_cases
 from hpc_acceptance.tools.fleet import comparison
-from hpc_acceptance.tools.fleet.model import cluster_nodes, disagreement
+from hpc_acceptance.tools.fleet.model import (another_node, cluster_nodes,
+                                              disagreement)
 
 PARTITION = 'cluster:compute'
 
@@ -61,6 +62,24 @@ def test_a_host_name_with_its_domain_is_the_same_node():
     case['display_name'] = case['display_name'].replace('%.nid=n1',
                                                         '%.nid=n2')
     assert disagreement(case) == 'its job reported n1.cluster.example.org'
+
+
+def test_a_node_job_s_case_is_its_node_s_by_its_pin_and_its_job():
+    case = fleet_cases.case('n1', 'StreamCheck', {})
+    case['job_nodelist'] = ['n1.cluster.example.org']
+    # what the job printed of itself is the fleet rule's finding, not this
+    case['node'] = 'n7'
+    assert another_node(case, 'n1') is None
+    assert another_node(case, 'n1.cluster.example.org') is None
+    assert another_node(case, 'n2') == 'ReFrame pinned it to n1'
+    case['display_name'] = case['display_name'].replace(' %.nid=n1', '')
+    assert another_node(case, 'n2') == \
+        'its job ran on n1.cluster.example.org'
+    case['job_nodelist'] = ['n2', 'n1']
+    assert another_node(case, 'n2') == 'its job ran on n1'
+    # a case that never ran says nothing of a node
+    case['job_nodelist'] = []
+    assert another_node(case, 'n2') is None
 
 
 def test_two_test_cases_of_one_variant_on_a_node_are_neither_compared():

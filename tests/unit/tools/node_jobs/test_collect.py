@@ -136,6 +136,18 @@ def _refused_by_reframe(here):
         for case in report['runs'][0]['testcases']])
 
 
+def _another_node_s(here):
+    # n4's job wrote a report whose cases say they ran on n3: n3's figures
+    # twice (one of them taken as an earlier attempt of the other), n4's
+    # never judged, and the night passed
+    def claims_n3(report):
+        for case in report['runs'][0]['testcases']:
+            for key in ('display_name', 'name', 'unique_name'):
+                case[key] = case[key].replace('%.nid=n4', '%.nid=n3')
+            case.update(node='n3', job_nodelist=['n3'])
+    _edit(here.report('n4'), claims_n3)
+
+
 @pytest.mark.parametrize('fault, named', [
     (_did_not_start, 'did not start: its job pended for ReqNodeNotAvail, '
                      'UnavailableNodes:n4'),
@@ -146,6 +158,9 @@ def _refused_by_reframe(here):
     (_truncated, 'wrote a truncated report (cannot read the run report '),
     (_refused_by_reframe, "wrote a report ReFrame refuses (ReFrame: failed "
                           "to validate report '"),
+    (_another_node_s, 'wrote a report of another node (SpackEnvironmentBuild'
+                      ' ~slurm-nodes:compute+gnu: its job ran on n3): its '
+                      'results are not used'),
 ])
 def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
         night, tmp_path, fault, named):
