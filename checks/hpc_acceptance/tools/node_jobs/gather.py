@@ -3,6 +3,7 @@ session read from its log and report, the cases a node that stopped
 early did not run counted as missing, the one report stored.
 '''
 
+import contextlib
 import json
 import os
 import re
@@ -12,6 +13,7 @@ import time
 import uuid as uuids
 
 from hpc_acceptance.tools.common import console
+from hpc_acceptance.tools.common.regular_file import open_regular
 from hpc_acceptance.tools.fleet.model import (another_node, natural_order,
                                               node_of)
 from hpc_acceptance.tools.fleet.node_map import (node_map_path, read_node_map,
@@ -77,7 +79,7 @@ def running_at_end(log_text):
 
 def _read_log(path):
     try:
-        with open(path, errors='replace') as fp:
+        with open_regular(path, errors='replace') as fp:
             return fp.read()
     except OSError:
         return ''
@@ -379,14 +381,30 @@ def collect(report_path, minutes=None, now=None):
             merged_mark = os.path.join(night.node_dir(node),
                                        'perflogs.merged')
             if (os.path.isdir(night.perflogs(node)) and
-                    not os.path.exists(merged_mark)):
+                    not _marked(merged_mark)):
                 run_perflogs.merge(night.perflogs(node))
-                # a mark, not data: made, never synced (a sync a node was
-                # a quarter of the collecting)
-                open(merged_mark, 'w').close()
+                _mark(merged_mark)
 
     _leave_out(report_path, plan, left_out)
     return merged, status
+
+
+def _marked(path):
+    '''Whether the mark ``path`` (:func:`_mark`) is there: a file, not a
+    link or anything else a node's job left in its place.'''
+    return os.path.isfile(path) and not os.path.islink(path)
+
+
+def _mark(path):
+    '''Make the empty file ``path`` in a node's folder: never through a
+    link the node's job left there (which would make or empty a file
+    wherever it points), which is removed. A mark, not data: made, never
+    synced (a sync a node was a quarter of the collecting).'''
+    with contextlib.suppress(FileNotFoundError, IsADirectoryError,
+                             PermissionError):
+        os.remove(path)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _leave_out(report_path, plan, left_out):
@@ -449,7 +467,7 @@ def copy_skip_lines(report, night, log):
 
 def _copy_skip_lines(node_log, log):
     try:
-        with open(node_log, errors='replace') as fp:
+        with open_regular(node_log, errors='replace') as fp:
             log.writelines(line for line in fp
                            if line.startswith('[      SKIP ]'))
     except OSError:

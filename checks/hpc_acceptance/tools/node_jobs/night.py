@@ -27,6 +27,7 @@ import math
 import os
 
 from hpc_acceptance.core.node_scheduler import NODE_NAME
+from hpc_acceptance.tools.common.regular_file import open_regular
 from hpc_acceptance.tools.launch import report_file
 from hpc_acceptance.tools.results import bounded_json
 from hpc_acceptance.tools.results.atomic_file import write_atomically
@@ -63,7 +64,9 @@ def read_json(path, default=None):
     '''The JSON at ``path``; ``default`` if it is missing or cannot be
     read (a job killed while writing it).'''
     try:
-        with open(path) as fp:
+        # the night's folder is the nodes' jobs' too: what is there is
+        # read only where it is a file
+        with open_regular(path) as fp:
             return json.load(fp)
     except (OSError, ValueError):
         return default

@@ -13,6 +13,8 @@ a check that failed its sanity triggers: its record has no figures).
 import os
 import re
 
+from hpc_acceptance.tools.common.regular_file import NotRegular, open_regular
+
 _ROTATED = re.compile(r'^(?P<name>.+\.log)(?:\.h(?P<number>\d+))?$')
 
 
@@ -106,8 +108,12 @@ class RunPerflogs:
             into = os.path.join(self.folder,
                                 os.path.relpath(folder, source))
             for name in _in_order(names):
-                with open(os.path.join(folder, name)) as fp:
-                    header, *lines = fp.readlines() or ['']
+                try:
+                    with open_regular(os.path.join(folder, name)) as fp:
+                        header, *lines = fp.readlines() or ['']
+                except NotRegular:
+                    # a node's pipe or device is no perflog of its
+                    continue
 
                 if lines:
                     self.add_lines(

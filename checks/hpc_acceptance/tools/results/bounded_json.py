@@ -20,6 +20,8 @@ of about 3 KB each, 1.3 GB; ReFrame's reports nest 7 levels deep.
 import json
 import os
 
+from hpc_acceptance.tools.common.regular_file import open_regular
+
 #: The largest JSON file read, in bytes.
 MAX_BYTES = 2 * 2**30
 
@@ -35,12 +37,14 @@ NESTED_TOO_DEEPLY = ('nested deeper than Python\'s JSON reader follows '
 def read(path, max_bytes=None):
     '''The bytes of the file at ``path``.
 
-    :raises OSError: if it cannot be read.
+    :raises OSError: if it cannot be read, or is no regular file
+        (:class:`..common.regular_file.NotRegular`).
     :raises TooLarge: if it has more than ``max_bytes`` (default:
         :data:`MAX_BYTES`).
     '''
     max_bytes = max_bytes or MAX_BYTES
-    with open(path, 'rb') as fp:
+    # a pipe or a device where a report was: refused, not waited on
+    with open_regular(path, 'rb') as fp:
         size = os.fstat(fp.fileno()).st_size
         if size > max_bytes:
             raise TooLarge(f'{size} bytes, more than the {max_bytes} a JSON '

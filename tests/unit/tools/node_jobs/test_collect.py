@@ -9,6 +9,8 @@ import io
 import json
 import os
 import shutil
+import signal
+from pathlib import Path
 
 import pytest
 
@@ -403,3 +405,83 @@ def test_the_night_s_session_says_only_what_a_node_s_reframe_would(night):
     assert info['version'] == '4.10.4' and info['data_version'] == '4.2'
     testcases, session = runs.report_run(path)
     assert session['uuid'] == info['uuid'] and len(testcases) == 16
+
+
+def _fifo(path):
+    '''``path`` made a named pipe no one writes: reading it waits for
+    ever.'''
+    if os.path.lexists(path):
+        os.remove(path)
+    os.mkfifo(path)
+
+
+class Hung(Exception):
+    '''No OSError: the readers' own handling of one must not take it.'''
+
+
+@pytest.fixture
+def deadline():
+    '''Fail the test, rather than hang the suite, past 30 s.'''
+    def expired(*_):
+        raise Hung('the collecting hung')
+    before = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(30)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, before)
+
+
+@pytest.mark.parametrize('part', ['report', 'status', 'log', 'perflog'])
+def test_a_node_s_file_that_is_no_file_is_unreadable_not_waited_for(
+        night, deadline, part):
+    '''A node's job may leave anything where its files go: a named pipe
+    opened for reading waits for a writer, and held the whole night's
+    collecting.'''
+    path, here = night
+    if part == 'perflog':
+        # n1's: the night's copy kept perflogs of one node
+        _fifo(next(Path(here.perflogs('n1')).rglob('*.log')))
+    else:
+        if part == 'log':
+            # its output is read where it did not end its work
+            _edit(here.status('n4'), lambda s: s.pop('ended'))
+        _fifo(getattr(here, part)('n4'))
+    report, status = gather.collect(path)
+    gather.copy_skip_lines(report, here, io.StringIO())
+    fault = report[gather.KEY]['faults'].get('n4')
+    if part == 'report':
+        assert fault.startswith('wrote a truncated report (cannot read the '
+                                'run report ') and 'not a regular file' in \
+            fault
+    elif part in ('status', 'log'):
+        # no record: a run that did not start; no output: nowhere said
+        assert fault.startswith(('its job ended', 'died ('))
+    else:
+        assert fault is None and status == 0
+    assert [c['result'] for n in NODES[:3] for c in _cases(report, n)] == \
+        ['pass'] * 3
+
+
+def test_a_link_where_a_node_s_mark_goes_makes_no_file_elsewhere(
+        night, tmp_path):
+    '''The mark that a node's perflogs were added is made in its folder:
+    a link the node left there is not followed (it would make or empty a
+    file wherever it points), and the node's lines are added once.'''
+    path, here = night
+    mark = os.path.join(here.node_dir('n1'), 'perflogs.merged')
+    for target in (tmp_path / 'elsewhere.db', tmp_path / 'kept.db'):
+        if os.path.lexists(mark):
+            os.remove(mark)
+        if target.name == 'kept.db':
+            target.write_text('data')
+        os.symlink(target, mark)
+        gather.collect(path)
+        gather.collect(path)
+        assert os.path.isfile(mark) and not os.path.islink(mark)
+    assert not (tmp_path / 'elsewhere.db').exists()
+    assert (tmp_path / 'kept.db').read_text() == 'data'
+    # n1's one line, added by the first collecting only... and once more
+    # after its mark was replaced by a link, which is no mark
+    lines = (tmp_path / 'perflogs' / 'slurm-nodes' / 'compute' /
+             'MemoryDaxpyCheck.log').read_text().splitlines()
+    assert len(lines) == 3 and all('%.nid=n1 ' in l for l in lines[1:])
