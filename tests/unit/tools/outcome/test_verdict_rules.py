@@ -311,3 +311,39 @@ def test_the_command_judges_the_shifts_of_its_run(tmp_path, monkeypatch):
                                    session=fleet_cases.session_id(1),
                                    start=1000)
     assert cli.main(['verdict', _write(tmp_path, 'r.json', report), '0']) == 1
+
+
+# -- a finished run judged ----------------------------------------------------
+
+def _finished(cases, **read):
+    return finished_run.FinishedRun(pairs=[], report=_report(cases), **read)
+
+
+def test_a_finished_run_is_judged_with_what_was_found_of_it():
+    '''verdict_of hands the run's own findings on: why the shifts could
+    not be judged, why the fleet could not be compared, what the fleet
+    was judged without.'''
+    cases = fleet_cases.fleet(4, figures=STREAM, system='local')
+    assert verdict.verdict_of(_finished(
+        cases, shift_error='the limit cannot be read')) == (
+        2, 'acceptance NOT VALIDATED: the limit cannot be read')
+
+    status, message = verdict.verdict_of(_finished(
+        cases, fleet_error='two floors', fleets=[]))
+    assert status == 1
+    assert message.splitlines()[0] == '  fleet comparison: two floors'
+
+    fleets, note = history.compare(cases, None, None,
+                                   db_path='/nonexistent/results.db')
+    status, message = verdict.verdict_of(_finished(
+        cases, fleets=fleets, fleet_note='the earlier runs were not read'))
+    assert status == 0
+    assert '(the earlier runs were not read)' in message
+
+
+def test_every_test_case_with_no_measurement_is_named():
+    first = _one(values={'triad': (math.nan, 'MB/s')})
+    second = _one(values={'triad': (math.inf, 'MB/s')}, node='n2')
+    assert verdict.no_measurements([first, second]) == sorted([
+        f'{first["display_name"]}: no measurement of triad (NaN)',
+        f'{second["display_name"]}: no measurement of triad (+inf)'])
