@@ -345,8 +345,8 @@ def report_run(*paths):
     '''``(test cases, session_info)`` of one run's ReFrame JSON reports,
     each read once: the test cases as :func:`report_testcases` gives
     them, the session as :func:`report_session` does. A fleet run's
-    reports are a gigabyte at 10,000 nodes, and the second reading was
-    half of judging it.
+    reports are a gigabyte at 10,000 nodes, and reading them twice was a
+    third of judging them.
 
     :raises Unreadable: as :func:`read_reports`.
     '''
