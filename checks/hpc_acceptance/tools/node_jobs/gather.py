@@ -359,6 +359,7 @@ def collect(report_path, minutes=None, now=None):
         all_cases += cases
 
     info.update(_counted(runs.final_attempts(all_cases)))
+    not_its_own = _add_perflogs(night, plan, read)
     merged = {
         'session_info': info,
         'runs': [dict(_counted(cases), run_index=index, testcases=cases)
@@ -373,20 +374,28 @@ def collect(report_path, minutes=None, now=None):
               'notes': plan.get('notes', []),
               'faults': faults, 'left_out': left_out, 'status': status},
     }
+    if not_its_own:
+        merged[KEY]['perflog_lines_not_its_own'] = not_its_own
     # compact: Python's C encoder writes it, not its pure-Python one
     # (half the coordinator's collecting at 300 nodes went to the indents)
     write_atomically(report_path, json.dumps(merged))
+    _leave_out(report_path, plan, left_out)
+    return merged, status
+
+
+def _add_perflogs(night, plan, nodes):
+    '''Add the perflogs of ``nodes`` to the run's, each node's once;
+    ``{node: lines}`` of the lines left out as another node's.'''
     with perflogs.RunPerflogs(plan['perflogs']) as run_perflogs:
-        for node in read:
+        for node in nodes:
             merged_mark = os.path.join(night.node_dir(node),
                                        'perflogs.merged')
             if (os.path.isdir(night.perflogs(node)) and
                     not _marked(merged_mark)):
-                run_perflogs.merge(night.perflogs(node))
+                run_perflogs.merge(night.perflogs(node), node)
                 _mark(merged_mark)
 
-    _leave_out(report_path, plan, left_out)
-    return merged, status
+    return run_perflogs.not_its_own
 
 
 def _marked(path):
@@ -445,6 +454,10 @@ def lines(report):
     said += [f'  {node} left out: {why}' for node, why in sorted(
         (night.get('left_out') or {}).items(),
         key=lambda item: natural_order(item[0]))]
+    said += [f'  {node}: {lines} perflog line(s) of another node, not added'
+             for node, lines in sorted(
+                 (night.get('perflog_lines_not_its_own') or {}).items(),
+                 key=lambda item: natural_order(item[0]))]
     return said
 
 

@@ -8,6 +8,10 @@ would have written them: a file starts with its header line; where the
 header of the lines to add differs from the file's, the file is moved
 aside to ``<name>.h<N>`` and a new one started (ReFrame's own rule, which
 a check that failed its sanity triggers: its record has no figures).
+
+A node's lines are the node's say: a line whose test case is pinned to
+another node (``%.nid=``) is left out and counted, not added under that
+node's name.
 '''
 
 import os
@@ -16,6 +20,8 @@ import re
 from hpc_acceptance.tools.common.regular_file import NotRegular, open_regular
 
 _ROTATED = re.compile(r'^(?P<name>.+\.log)(?:\.h(?P<number>\d+))?$')
+
+_PINNED = re.compile(r'%\.nid=([^\s|]+)')
 
 
 def _header(path):
@@ -58,6 +64,8 @@ class RunPerflogs:
         self.folder = folder
         #: ``{path: (open file, its header)}``
         self._files = {}
+        #: ``{node: lines}`` left out of the nodes' lines (:meth:`merge`)
+        self.not_its_own = {}
 
     def __enter__(self):
         return self
@@ -98,11 +106,12 @@ class RunPerflogs:
         fp.writelines(line if line.endswith('\n') else line + '\n'
                       for line in lines)
 
-    def merge(self, source):
-        '''Append the perflogs under ``source`` (a node's) to those of
-        the same relative paths; how many lines. They are on disk when
-        it returns: a node marked merged after it is not added twice by
-        a collecting begun again.'''
+    def merge(self, source, node=None):
+        '''Append the perflogs under ``source`` (``node``'s) to those of
+        the same relative paths; how many lines. A line pinned to another
+        node than ``node`` is left out (:attr:`not_its_own`). They are on
+        disk when it returns: a node marked merged after it is not added
+        twice by a collecting begun again.'''
         added = 0
         for folder, _, names in sorted(os.walk(source)):
             into = os.path.join(self.folder,
@@ -115,6 +124,8 @@ class RunPerflogs:
                     # a node's pipe or device is no perflog of its
                     continue
 
+                if node is not None:
+                    lines = self._its_own(lines, node)
                 if lines:
                     self.add_lines(
                         os.path.join(into, _ROTATED.match(name)['name']),
@@ -124,3 +135,12 @@ class RunPerflogs:
         for fp, _ in self._files.values():
             fp.flush()
         return added
+
+    def _its_own(self, lines, node):
+        own = [line for line in lines
+               if all(pinned.split('.')[0] == node.split('.')[0]
+                      for pinned in _PINNED.findall(line))]
+        if len(own) < len(lines):
+            self.not_its_own[node] = (self.not_its_own.get(node, 0) +
+                                      len(lines) - len(own))
+        return own

@@ -485,3 +485,21 @@ def test_a_link_where_a_node_s_mark_goes_makes_no_file_elsewhere(
     lines = (tmp_path / 'perflogs' / 'slurm-nodes' / 'compute' /
              'MemoryDaxpyCheck.log').read_text().splitlines()
     assert len(lines) == 3 and all('%.nid=n1 ' in l for l in lines[1:])
+
+
+def test_a_node_s_perflog_lines_of_another_node_are_not_added(night,
+                                                              tmp_path):
+    '''n1's perflog says a line is n2's: the run's perflog would show a
+    figure of n2 that n2 never measured. It is left out, and said.'''
+    path, here = night
+    perflog = next(Path(here.perflogs('n1')).rglob('MemoryDaxpyCheck.log'))
+    own = perflog.read_text().splitlines()[1]
+    with open(perflog, 'a') as fp:
+        fp.write(own.replace('%.nid=n1 ', '%.nid=n2 ') + '\n')
+    report, status = gather.collect(path)
+    assert status == 0
+    assert '  n1: 1 perflog line(s) of another node, not added' in \
+        gather.lines(report)
+    lines = (tmp_path / 'perflogs' / 'slurm-nodes' / 'compute' /
+             'MemoryDaxpyCheck.log').read_text().splitlines()
+    assert lines[1:] == [own]

@@ -204,7 +204,8 @@ def test_a_node_s_perflogs_follow_reframe_s_header_rule(tmp_path):
     target.mkdir(parents=True)
     (target / 'Check.log').write_text('a|b\nbefore|0\n')
     with perflogs.RunPerflogs(str(run)) as run_perflogs:
-        assert run_perflogs.merge(str(tmp_path / 'node')) == 2
+        assert run_perflogs.merge(str(tmp_path / 'node'), 'n1') == 2
+        assert run_perflogs.not_its_own == {}
         # on disk once merged, before the collecting ends
         assert (target / 'Check.log.h0').read_text() == \
             'a|b\nbefore|0\nold|1\n'
@@ -212,12 +213,15 @@ def test_a_node_s_perflogs_follow_reframe_s_header_rule(tmp_path):
 
         # the next node's, of the first header again and of the second
         (node / 'Check.log.h0').write_text('a|b\nolder|3\n')
-        (node / 'Check.log').write_text('a|b|c\nnewer|3|4\n')
-        assert run_perflogs.merge(str(tmp_path / 'node')) == 2
+        (node / 'Check.log').write_text(
+            'a|b|c\nnewer|3|4\nX %.nid=n9|5|6\nY %.nid=n1.example.org|7|8\n')
+        assert run_perflogs.merge(str(tmp_path / 'node'), 'n1') == 3
+        assert run_perflogs.not_its_own == {'n1': 1}
 
     assert (target / 'Check.log.h1').read_text() == 'a|b|c\nnew|1|2\n'
     assert (target / 'Check.log.h2').read_text() == 'a|b\nolder|3\n'
-    assert (target / 'Check.log').read_text() == 'a|b|c\nnewer|3|4\n'
+    assert (target / 'Check.log').read_text() == \
+        'a|b|c\nnewer|3|4\nY %.nid=n1.example.org|7|8\n'
 
 
 def test_the_night_s_folder_is_named_after_its_report(tmp_path):
