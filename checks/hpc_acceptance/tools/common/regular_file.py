@@ -27,8 +27,9 @@ def open_regular(path, mode='r', **options):
     try:
         kind = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(kind):
-            raise NotRegular(f'{path}: not a regular file (a '
-                             f'{_kind(kind)}): not read')
+            # the callers name the file: what it is, not where
+            raise NotRegular(f'not a regular file (a {_kind(kind)}): not '
+                             f'read')
         os.set_blocking(descriptor, True)
         return os.fdopen(descriptor, mode, **options)
     except BaseException:

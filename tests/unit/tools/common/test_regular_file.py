@@ -28,8 +28,8 @@ def test_a_file_and_a_link_to_one_are_read(tmp_path):
 def test_what_is_no_file_is_refused_without_waiting(tmp_path, make, kind):
     path = tmp_path / 'report.json'
     make(path)
-    with pytest.raises(NotRegular, match=f'{path}: not a regular file '
-                                         f'\\({kind}\\): not read'):
+    with pytest.raises(NotRegular, match=f'^not a regular file '
+                                         f'\\({kind}\\): not read$'):
         open_regular(path)
     # an OSError: where a missing file is handled, so is this
     assert issubclass(NotRegular, OSError)
