@@ -23,7 +23,7 @@ import pytest
 from conftest import ONE_TIMED_RUN, PROJECT_DIR
 from helpers.report_cases import CLOCK_FIGURES
 from hpc_acceptance.core.references import unbounded
-from hpc_acceptance.tools.upgrade.judgement import NOT_JUDGED
+from hpc_acceptance.tools.upgrade.judgement import NOT_JUDGED, RECOVERED
 
 SELECT = ['-n', 'MemoryDaxpyCheck.*single', '--exclude-tag=variant',
           '-S', 'span_ms=200']
@@ -92,8 +92,12 @@ def test_before_then_a_quiet_after_is_within_noise_and_says_what_changed(
     after = script(tmp_path, *SELECT, env=native_build_on_path(tmp_path))
     assert after.returncode == 0, after.stdout[-3000:]
     figures = judged(after)
-    assert figures and {f['verdict'] for f in figures} == {'within noise'}, \
-        figures
+    # a figure the host's noise put out of its band on the first run
+    # (seen in a full CI run: another job's writeback beside it) is rerun,
+    # and is within noise on its rerun: the verdict's own way with noise
+    assert figures and {f['verdict'] for f in figures} <= {
+        'within noise', RECOVERED}, figures
+    assert any(f['verdict'] == 'within noise' for f in figures), figures
     assert all(f['baseline'] == 'before' and f['baseline_runs'] == 2 and
                f['note'] == 'few baseline runs' for f in figures)
     changed = after.stdout[after.stdout.index('what changed since'):]
