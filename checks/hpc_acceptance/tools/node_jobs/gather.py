@@ -128,6 +128,10 @@ def _read_report(path, node):
     try:
         report = runs.read_report(path)
     except runs.Unreadable as err:
+        if os.path.exists(path) and not os.path.isfile(path):
+            # a pipe or a device: nothing was cut short
+            return None, None, (f'left no regular file where its report '
+                                f'goes ({err})')
         return None, (str(err) if os.path.exists(path) else None), None
 
     try:

@@ -450,9 +450,10 @@ def test_a_node_s_file_that_is_no_file_is_unreadable_not_waited_for(
     gather.copy_skip_lines(report, here, io.StringIO())
     fault = report[gather.KEY]['faults'].get('n4')
     if part == 'report':
-        assert fault.startswith('wrote a truncated report (cannot read the '
-                                'run report ') and 'not a regular file' in \
-            fault
+        assert fault.startswith('left no regular file where its report goes '
+                                '(cannot read the run report ')
+        assert fault.endswith(': not a regular file (a named pipe): not '
+                              'read): its results are not used')
     elif part in ('status', 'log'):
         # no record: a run that did not start; no output: nowhere said
         assert fault.startswith(('its job ended', 'died ('))
