@@ -143,6 +143,20 @@ def test_a_run_is_judged_as_one_value_of_rows_failed_checks_and_status():
         judge([failed], baseline, [case(36000)]), [], 0)
 
 
+def test_a_run_is_judged_with_the_floors_and_the_fewest_runs_given():
+    '''judge_run hands its settings on: a system's own floor widens the
+    band, and three baseline runs are enough by default.'''
+    three = nightly(NIGHTLY[:3])
+    (row,) = judge_run([case(33000)], three).rows
+    assert row['baseline_runs'] == 3 and row['verdict'] == 'within noise'
+    assert row['note'] != 'few baseline runs'
+    (row,) = judge_run([case(33000)], three, min_runs=4).rows
+    assert row['note'] == 'few baseline runs'
+    (row,) = judge_run([case(17700)], nightly(NIGHTLY),
+                       floors={'Stream': 0.6}).rows
+    assert row['verdict'] == 'within noise' and row['band'] == 0.6
+
+
 def test_latency_up_is_a_regression_and_regressions_come_first():
     stored = [case(v, unit='ns', variable='latency',
                    name='MemoryLatencyCheck %threads=single')
