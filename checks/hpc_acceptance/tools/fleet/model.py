@@ -105,10 +105,10 @@ def node_of(case):
         case.get('node') or None
 
 
-def _short(name):
-    '''A node name without its domain: a job's host name may be the
-    scheduler's name with one.'''
-    return str(name).split('.')[0]
+def same_node(name, other):
+    '''Whether two node names are one node: a job's host name may be the
+    scheduler's name with its domain.'''
+    return str(name).split('.')[0] == str(other).split('.')[0]
 
 
 def another_node(case, node):
@@ -118,7 +118,7 @@ def another_node(case, node):
     node would put its figures down to that node.'''
     listed = [('its job ran on', name) for name in _nodelist(case)]
     for what, name in [('ReFrame pinned it to', _pinned(case)), *listed]:
-        if name and _short(name) != _short(node):
+        if name and not same_node(name, node):
             return f'{what} {name}'
 
     return None
@@ -136,7 +136,7 @@ def disagreement(case):
     for what, name in (('ReFrame pinned it to', _pinned(case)),
                        ('its job reported', case.get('node') if
                         len(nodes) <= 1 else None)):
-        if name and _short(name) != _short(node):
+        if name and not same_node(name, node):
             return f'{what} {name}'
 
     return None

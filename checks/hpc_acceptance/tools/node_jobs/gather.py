@@ -476,9 +476,10 @@ def copy_skip_lines(report, night, log):
                    for case in run['testcases']
                    if case['result'] == 'skip' and
                    not case.get('skip_reason')}
+    # a skipped case no node can be told of: every node's output
+    every = None in unexplained
     for node in night.read_plan()['nodes']:
-        # a skipped case no node can be told of: every node's output
-        if node in unexplained or None in unexplained:
+        if every or node in unexplained:
             _copy_skip_lines(night.log(node), log)
 
 

@@ -18,6 +18,7 @@ import os
 import re
 
 from hpc_acceptance.tools.common.regular_file import NotRegular, open_regular
+from hpc_acceptance.tools.fleet.model import same_node
 
 _ROTATED = re.compile(r'^(?P<name>.+\.log)(?:\.h(?P<number>\d+))?$')
 
@@ -138,7 +139,7 @@ class RunPerflogs:
 
     def _its_own(self, lines, node):
         own = [line for line in lines
-               if all(pinned.split('.')[0] == node.split('.')[0]
+               if all(same_node(pinned, node)
                       for pinned in _PINNED.findall(line))]
         if len(own) < len(lines):
             self.not_its_own[node] = (self.not_its_own.get(node, 0) +

@@ -232,7 +232,12 @@ def _points(cases):
 def nights_of(sessions):
     '''``{variable: [Night]}``: the :class:`Night` of each day of
     ``sessions`` (lists of test cases, oldest first) that measured the
-    figure; each case's figures read once, whatever their number.'''
+    figure; each case's figures read once, whatever their number. Empty
+    for fewer sessions than a judgement needs (:data:`MIN_NIGHTS`): they
+    make fewer nights.'''
+    if len(sessions) < MIN_NIGHTS:
+        return {}
+
     days = {}
     for session in sessions:
         for variable, point in _points(session).items():
@@ -328,9 +333,7 @@ def find(current, history, limits=None, acks=None, *, db_path):
     floors = floors_by_system([key for key, _ in tonight], limits)
     shifts = []
     for (key, node), runs in tonight.items():
-        sessions = earlier.get((key, node), []) + [runs]
-        # a series of fewer runs than a judgement needs has fewer nights
-        nights = nights_of(sessions) if len(sessions) >= MIN_NIGHTS else {}
+        nights = nights_of(earlier.get((key, node), []) + [runs])
         for variable in sorted(_figures(runs[-1])):
             shift = judge_series(key, node, variable,
                                  nights.get(variable, []), acks, limits,
@@ -365,7 +368,7 @@ def standing(history, limits=None, acks=None):
     shifts = []
     for (key, node), runs in by_series.items():
         sessions = sorted(runs.values(), key=lambda cs: _when(cs[-1]))
-        nights = nights_of(sessions) if len(sessions) >= MIN_NIGHTS else {}
+        nights = nights_of(sessions)
         for variable in sorted(_figures(sessions[-1][-1])):
             shift = judge_series(key, node, variable,
                                  nights.get(variable, []), acks, limits,
