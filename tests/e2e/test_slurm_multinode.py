@@ -16,6 +16,7 @@ from reframe.utility.cpuinfo import cpuinfo
 
 from conftest import CLUSTER_NODES as NODES, DATA_DIR
 from helpers import slurm_cluster
+from helpers.mpi_wireup import run_past_wireup_fault
 from helpers.report_cases import DEFAULT_VARIANTS, case_of, results
 from helpers.spack_ci import prefix_of
 
@@ -37,15 +38,16 @@ def perflog_rank_hosts(perflogs, check):
 
 def test_inter_node_checks_run_on_two_nodes(run_reframe, cluster,
                                             tmp_path):
-    done = run_reframe(*OVERLAY, '-c', 'checks/network', '-c', 'checks/hpcc',
-                       *DEFAULT_VARIANTS,
-                       '-n', 'NetworkSinglePairCheck.*pingpong.*one_per_node',
-                       '-n', 'NetworkMultiPairCheck.*pingpong.*all_per_node',
-                       '-n', 'HpccMultiNodeCheck.*num_nodes=2',
-                       '-S', 'NetworkSinglePairCheck.repeats=1',
-                       '-S', 'NetworkMultiPairCheck.repeats=1',
-                       '-S', 'HpccMultiNodeCheck.memory_fraction=0.0005',
-                       '-r', env=cluster)
+    done = run_past_wireup_fault(lambda: run_reframe(
+        *OVERLAY, '-c', 'checks/network', '-c', 'checks/hpcc',
+        *DEFAULT_VARIANTS,
+        '-n', 'NetworkSinglePairCheck.*pingpong.*one_per_node',
+        '-n', 'NetworkMultiPairCheck.*pingpong.*all_per_node',
+        '-n', 'HpccMultiNodeCheck.*num_nodes=2',
+        '-S', 'NetworkSinglePairCheck.repeats=1',
+        '-S', 'NetworkMultiPairCheck.repeats=1',
+        '-S', 'HpccMultiNodeCheck.memory_fraction=0.0005',
+        '-r', env=cluster), tmp_path)
     assert done.returncode == 0, done.stdout[-4000:]
     found = results(tmp_path / 'report.json')
     single = case_of(found, 'NetworkSinglePairCheck',
@@ -78,10 +80,11 @@ def test_npb_runs_on_ranks_of_two_nodes(run_reframe, cluster, spack_ci,
     (tests/helpers/spack_ci.py), on one rank per core of two nodes.'''
     bindir = prefix_of(spack_ci, 'npb') / 'bin'
     procs = 2 * NODE_CORES
-    done = run_reframe(*OVERLAY, '-c', 'checks/npb', '-n', 'NpbIsCheck',
-                       *DEFAULT_VARIANTS, '-E', f'num_procs=={procs}',
-                       '-S', 'npb_class=S', '-S', f'npb_dir={bindir}', '-r',
-                       env=dict(cluster, NPB_BIN_DIR=''))
+    done = run_past_wireup_fault(lambda: run_reframe(
+        *OVERLAY, '-c', 'checks/npb', '-n', 'NpbIsCheck',
+        *DEFAULT_VARIANTS, '-E', f'num_procs=={procs}',
+        '-S', 'npb_class=S', '-S', f'npb_dir={bindir}', '-r',
+        env=dict(cluster, NPB_BIN_DIR='')), tmp_path)
     assert done.returncode == 0, done.stdout[-4000:]
     case = case_of(results(tmp_path / 'report.json'), 'NpbIsCheck',
                    num_procs=procs)
