@@ -723,3 +723,34 @@ def test_other_inputs_say_every_input_that_differs():
         ('n4', 'other inputs'),
         ('n5', 'dependency: reference spack, this run path; isa_built: '
                'reference native, this run avx512')]
+
+
+def test_a_node_that_measured_nothing_before_and_is_out_now_is_named():
+    '''n6's first attempt recorded no measurement of triad, its retry
+    lost half: out twice. n5's first recorded none and its retry is
+    within: recovered, from nothing.'''
+    cases = _cases(_nodes(*[38000.0] * 4, 38100.0, 19000.0))
+    for case in cases[4:]:
+        _retried(case, 38000.0)
+        case['earlier_attempts'][0]['perfvalues'] = {
+            name: [None, *perf[1:]]
+            for name, perf in case['perfvalues'].items()}
+    fleet = _only(comparison.compare(cases))
+    assert _named(fleet) == ['n6']
+    assert fleet.recovered == [
+        ('n5', 'StreamCheck %threads=single triad', None, 38100.0)]
+
+
+def test_a_kernel_s_median_repetition_before_a_figure_stops_nothing():
+    '''``best_to_median_triad`` sorts before ``triad`` and is no
+    suspect's figure: the figures after it are still judged.'''
+    cases = []
+    for node, value in _nodes(*[38000.0] * 5, 19000.0).items():
+        cases += fleet_cases.case(node, 'StreamCheck', {
+            'best_to_median_triad': (0.5 if node == 'n1' else 0.99,
+                                     'ratio'),
+            'triad': (value, 'MB/s')}),
+    fleet = _only(comparison.compare(cases))
+    assert [s.figure.variable for s in fleet.spreads] == [
+        'best_to_median_triad', 'triad']
+    assert _named(fleet) == ['n6']

@@ -161,3 +161,38 @@ def test_a_suspect_of_two_partitions_waits_for_room_in_both():
         'b: at most 1 of its 10 node(s) are kept drained by hpc-acceptance '
         'at once (--max-drain-share 0.1; 0 drained before and not '
         'resumed)'))]
+
+
+def test_a_node_of_two_partitions_says_its_prefix_and_day_once():
+    '''The second reason's prefix and day go where they repeat the
+    first's; another day, or a reason of no prefix, is kept whole.'''
+    day = 'hpc-acceptance: 2026-11-24'
+    plan = drain.plan([('a', 'n1', f'{day} slow triad'),
+                       ('b', 'n1', f'{day} slow copy'),
+                       ('c', 'n1', 'hpc-acceptance: 2026-11-25 slow add'),
+                       ('d', 'n1', 'failed its NHC')], None, {})
+    assert plan.drain == [('n1', f'{day} slow triad; slow copy; '
+                                 f'2026-11-25 slow add; failed its NHC')]
+
+
+def test_a_reason_slurm_printed_without_who_set_it_is_read_to_its_end():
+    line = _node('n1', 'IDLE+DRAIN')
+    states = drain.parse_nodes('\n'.join([
+        f'{line} Reason=NHC: /scratch full',
+        f'{line.replace("n1", "n2", 1)} Reason=NHC: ib0 down '
+        f'Comment=(null)']))
+    assert states['n1'].reason == 'NHC: /scratch full'
+    assert states['n2'].reason == 'NHC: ib0 down'
+
+
+def test_a_field_written_in_a_reason_is_no_field_of_the_node():
+    states = drain.parse_nodes(
+        _node('n1', 'IDLE+DRAIN', 'NHC says State=IDLE Partitions=debug'))
+    assert states['n1'].states == {'IDLE', 'DRAIN'}
+    assert states['n1'].partitions == {'compute'}
+    assert states['n1'].reason == 'NHC says State=IDLE Partitions=debug'
+    # nor where the line has no such field of its own
+    states = drain.parse_nodes(
+        'NodeName=n3 Arch=x86_64 Reason=NHC: State=DOWN Partitions=debug')
+    assert (states['n3'].states, states['n3'].partitions) == (
+        frozenset(), frozenset())

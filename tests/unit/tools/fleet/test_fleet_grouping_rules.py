@@ -32,12 +32,13 @@ def test_three_nodes_are_enough_to_tell_an_implausible_figure():
     assert sorted(figure.values) == ['n1', 'n2']
 
 
-def test_a_time_a_hundred_times_shorter_is_still_a_measurement():
-    # implausible is 10,000 times better; a time 100 times shorter is not
+def test_a_time_a_thousand_times_shorter_is_still_a_measurement():
+    # implausible is 10,000 times better, a time as a bandwidth: a time
+    # 1,000 times shorter is not
     measured = grouping._measured(
         [fleet_cases.case(node, 'MemoryLatencyCheck',
                           {'latency_l1': (value, 'ns')})
-         for node, value in (('n1', 1.2), ('n2', 1.25), ('n3', 0.012))])
+         for node, value in (('n1', 1.2), ('n2', 1.25), ('n3', 0.0012))])
     figure, = [f for figures in measured.values() for f in figures.values()]
     assert sorted(figure.values) == ['n1', 'n2', 'n3']
 
@@ -114,3 +115,55 @@ def test_a_figure_every_node_measured_does_not_end_the_search():
     cases.append(fleet_cases.case('n3', STREAM, {'add': (38000.0, 'MB/s')}))
     by_node, _ = grouping._unmeasured(grouping._measured(cases))
     assert [label.split()[-1] for label, _ in by_node['n3']] == ['triad']
+
+
+def test_variants_of_a_number_and_a_word_are_judged_side_by_side():
+    '''A parameter that is a number in one variant and a word in another
+    (``%threads=4``, ``%threads=single``): both variants' figures are
+    compared and their failures named, in one order whatever the
+    report's.'''
+    cases = [_stream(node, 38000.0, threads=threads)
+             for threads in ('single', '4') for node in ('n1', 'n2', 'n3')]
+    fleet, columns = grouping.partition('cluster:compute', cases, 3)
+    assert sorted(column.figure.label for column in columns) == [
+        'StreamCheck %threads=4 triad', 'StreamCheck %threads=single triad']
+    failed = [_stream(node, 0.0, threads=threads, result='fail')
+              for threads in ('4', 'single') for node in ('n1', 'n2')]
+    labels = [label for label, _, _ in grouping.failed_widely(failed)]
+    assert labels == [label for label, _, _ in
+                      grouping.failed_widely(failed[::-1])]
+    assert sorted(labels) == ['StreamCheck %threads=4',
+                              'StreamCheck %threads=single']
+
+
+def test_what_nodes_misreported_is_listed_in_node_order():
+    '''n2 before n10, whatever they claimed to be.'''
+    claims = {'n2': 'n9', 'n3': 'n8', 'n10': 'n1', 'n11': 'n7'}
+    cases = [_stream(node, 38000.0) for node in claims]
+    for case in cases:
+        case['node'] = claims[case['node']]
+    fleet, _ = grouping.partition('cluster:compute', cases[::-1], 3)
+    assert fleet.misreported == [
+        (node, f'its job reported {claimed}')
+        for node, claimed in claims.items()]
+
+
+def _hardware(node, **fields):
+    return dict(_stream(node, 38000.0), **fleet_cases.hardware(**fields))
+
+
+def test_a_node_that_recorded_no_fingerprint_is_no_odd_one():
+    '''n5's probe recorded nothing (its job never ran the probe): its
+    failures name it, its missing fingerprint does not.'''
+    cases = [_hardware(node) for node in ('n1', 'n2', 'n3', 'n4')]
+    cases.append(_stream('n5', 38000.0))
+    cases.append(_hardware('n6', bios='Dell Inc. 2.0.1 01/01/2024'))
+    fleet, _ = grouping.partition('cluster:compute', cases, 3)
+    assert [s.node for s in fleet.suspects if s.differs] == ['n6']
+
+
+def test_no_group_large_enough_makes_no_odd_fingerprint():
+    cases = [_hardware('n1'), _hardware('n2', bios='2.0.1')]
+    fleet, columns = grouping.partition('cluster:compute', cases, 3)
+    assert fleet.suspects == [] and columns == []
+    assert fleet.not_compared.startswith('2 node(s)')

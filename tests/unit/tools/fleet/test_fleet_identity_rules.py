@@ -9,7 +9,7 @@ import pytest
 from helpers import fleet_cases
 from hpc_acceptance.tools.fleet import comparison
 from hpc_acceptance.tools.fleet.model import (another_node, cluster_nodes,
-                                              disagreement)
+                                              disagreement, node_of)
 
 PARTITION = 'cluster:compute'
 
@@ -218,3 +218,19 @@ def test_a_check_that_failed_on_half_of_the_nodes_is_a_finding_not_theirs():
     cases[0].update(result='pass')
     fleet = _only(cases)
     assert _named(fleet) == ['n2', 'n3'] and fleet.failed_widely == []
+
+
+def test_a_case_without_a_display_name_is_the_node_its_job_ran_on():
+    case = fleet_cases.case('n1', 'StreamCheck', {})
+    del case['display_name']
+    assert node_of(case) == 'n1' and disagreement(case) is None
+    case['job_nodelist'] = []
+    assert node_of(case) == 'n1'
+
+
+def test_a_pin_to_another_node_than_the_job_s_is_said_so():
+    case = fleet_cases.case('n1', 'StreamCheck', {})
+    case['display_name'] = case['display_name'].replace('%.nid=n1',
+                                                        '%.nid=n5')
+    assert node_of(case) == 'n1'
+    assert disagreement(case) == 'ReFrame pinned it to n5'
