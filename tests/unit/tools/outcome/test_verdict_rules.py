@@ -347,3 +347,13 @@ def test_every_test_case_with_no_measurement_is_named():
     assert verdict.no_measurements([first, second]) == sorted([
         f'{first["display_name"]}: no measurement of triad (NaN)',
         f'{second["display_name"]}: no measurement of triad (+inf)'])
+
+
+def test_a_fleet_comparison_given_is_the_one_judged(no_database):
+    '''``fleets`` made by the caller (the confirmation rerun's, say) are
+    judged as given, not made again from the report.'''
+    cases = fleet_cases.fleet(6, figures=STREAM, slow={
+        'n6': (0.5, ('StreamCheck',))})
+    status, message = verdict.judge(_report(cases), fleets=[],
+                                    db_path=no_database)
+    assert (status, _last(message)) == (0, 'acceptance passed (6 pass)')
