@@ -228,3 +228,13 @@ def test_a_figure_missing_after_the_upgrade_keeps_its_baseline_s_unit():
         before, [_figures(triad=(38400.0, 'MB/s'))])}
     assert (rows['copy']['verdict'], rows['copy']['unit']) == (
         MISSING, 'MB/s')
+
+
+def test_every_figure_of_a_workload_run_twice_is_not_compared():
+    both = {'copy': (36000.0, 'MB/s'), 'triad': (38500.0, 'MB/s')}
+    before = [runs.case(STREAM, both, identity=WORK) for _ in range(3)]
+    rows = _judged(before, [runs.case(STREAM, both, identity=WORK)
+                            for _ in range(2)])
+    assert [(r['figure'], r['verdict']) for r in rows] == [
+        ('copy', NOT_COMPARED), ('copy', NOT_COMPARED),
+        ('triad', NOT_COMPARED), ('triad', NOT_COMPARED)]

@@ -320,3 +320,37 @@ def test_a_run_of_steadiness_figures_only_is_not_validated():
                  [_before(daxpy({'best_to_median_l1': (0.9, 'ratio')}))])
     assert exit_status(rows, []) == 2
     assert conclusion(rows, []).startswith('post-upgrade NOT VALIDATED')
+
+
+def test_a_steadiness_figure_stored_first_leaves_the_next_one_expected():
+    before = _before(daxpy({'best_to_median_l1': (0.95, 'ratio'),
+                            'flops_l1': (20000.0, 'MFLOP/s')}))
+    rows = judge([stream(38000.0)], [before, _before()])
+    assert [(r['figure'], r['verdict']) for r in rows
+            if r['verdict'] == MISSING] == [('flops_l1', MISSING)]
+
+
+def test_a_steadiness_figure_of_the_nightly_runs_is_never_missing():
+    nightly = baseline.collect('nightly', [daxpy({
+        'flops_l1_median': (19000.0, 'MFLOP/s'),
+        'flops_l1': (20000.0, 'MFLOP/s')})])
+    rows = judge([stream(38000.0), daxpy({}, result='fail')],
+                 [_before(stream(38000.0)), nightly])
+    assert [r['figure'] for r in rows if r['verdict'] == MISSING] == [
+        'flops_l1']
+
+
+def test_the_rows_of_a_fleet_run_are_in_node_order():
+    '''A night of one job per node: no test case's name holds its node.'''
+    def night(values):
+        cases = _fleet(values)
+        for case in cases:
+            case['display_name'] = case['display_name'].split(' %.nid=')[0]
+        return cases
+
+    before = _before(*night({'n1': 38000.0, 'n2': 38100.0, 'n3': 37900.0}))
+    rows = judge(night({'n3': 38000.0, 'n2': 38000.0, 'n1': 38000.0}),
+                 [before])
+    assert [(r['node'], r['verdict']) for r in rows] == [
+        ('n1', 'within noise'), ('n2', 'within noise'),
+        ('n3', 'within noise')]

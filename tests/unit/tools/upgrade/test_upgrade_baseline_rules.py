@@ -125,3 +125,31 @@ def test_the_nightly_runs_leave_fleet_runs_out(monkeypatch):
     assert made.name == 'nightly'
     assert made.values[key, 'triad', None] == [38000.0]
     assert made.notes == ['1 fleet run(s) left out of the nightly baseline']
+
+
+def test_a_value_in_another_unit_leaves_the_values_after_it_in():
+    percent = runs.case(STREAM, {'triad': (1.0, '%')}, identity=WORK)
+    made = baseline.collect('before', [percent, stream(38000.0),
+                                       stream(39000.0), stream(38500.0)])
+    key = baseline.workload_key(stream(1.0))
+    assert made.values[key, 'triad', None] == [38000.0, 39000.0, 38500.0]
+
+
+def _fixture(system):
+    made = runs.case('SpackEnvironmentBuild', system=system)
+    made['fixture'] = True
+    return made
+
+
+def test_the_sessions_of_other_systems_are_counted_each_and_named_once():
+    '''A fixture is no say of which system a session ran its checks on;
+    two sessions of another system are two.'''
+    sessions = {'a': [stream(38000.0)],
+                'b': [_fixture('local'), stream(9000.0, system='other')],
+                'c': [stream(9100.0, system='other')]}
+    kept, notes = baseline.of_systems(sessions, {'local'})
+    assert list(kept) == ['a']
+    assert notes == ['--before session(s) of other systems left out of the '
+                     'baseline: 2 of other']
+    assert baseline.of_systems({'a': sessions['a']}, {'local'}) == (
+        {'a': sessions['a']}, [])
