@@ -148,7 +148,7 @@ def _implausible(values, why, unit):
     for node, value in sorted(values.items()):
         if value > 0:
             gain = math.log(value / median) * (1 if higher else -1)
-            if gain > IMPLAUSIBLE_GAIN:
+            if gain >= IMPLAUSIBLE_GAIN:
                 why[node] = (f'implausible: {number(value)} {unit}, '
                              f'{math.exp(gain):.0e} times better than its '
                              f'siblings\' median {number(median)}')

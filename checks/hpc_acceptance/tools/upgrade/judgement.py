@@ -181,7 +181,7 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
             elif row['value'] <= 0:
                 row['note'] = '; '.join(filter(None, [
                     row['note'], 'a figure of 0 is no measurement']))
-            elif _gain(row['value'], median, unit) > IMPLAUSIBLE_GAIN:
+            elif _gain(row['value'], median, unit) >= IMPLAUSIBLE_GAIN:
                 row.update(verdict=NO_MEASUREMENT, note=(
                     f'implausible: '
                     f'{math.exp(_gain(row["value"], median, unit)):.0e} '

@@ -25,6 +25,11 @@ def test_three_nodes_are_enough_to_tell_an_implausible_figure():
     figure, = [f for figures in measured.values() for f in figures.values()]
     assert sorted(figure.values) == ['n1', 'n2']
     assert figure.why['n3'].startswith('implausible: ')
+    # exactly 10,000 times is as implausible
+    measured = grouping._measured([_stream('n1', 1.0), _stream('n2', 1.0),
+                                   _stream('n3', 1e4)])
+    figure, = [f for figures in measured.values() for f in figures.values()]
+    assert sorted(figure.values) == ['n1', 'n2']
     # of two, which one is odd cannot be told
     measured = grouping._measured([_stream('n1', 38000.0),
                                    _stream('n2', 3.9e9)])
