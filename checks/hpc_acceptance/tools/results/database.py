@@ -39,6 +39,10 @@ _STORE_FAILED = re.compile(r'failed to store results in the database: (.*)')
 
 _STORED_AS = re.compile(r'Current session stored with UUID: (\S+)')
 
+#: What a refusal of a session too large for one SQLite value says: no
+#: import of the same report can store it either.
+TOO_LARGE = 'more than SQLite holds in one value'
+
 
 class DatabaseError(RuntimeError):
     '''The database cannot be used; ``kind`` is ``damaged`` (restore it)
@@ -399,12 +403,26 @@ def store_validated(path, read):
             storage.store(report, os.path.abspath(report_path))
         except sqlite3.IntegrityError:
             present.append(report_path)
+        except sqlite3.DataError as err:
+            errors.append(f'{report_path}: {_one_line(err)}: ReFrame keeps '
+                          f'a session\'s whole report as one value, '
+                          f'{TOO_LARGE} ({_largest_value():,} bytes)')
         except sqlite3.DatabaseError as err:
             errors.append(f'{report_path}: {_one_line(err)}')
         else:
             done.append(report_path)
 
     return done, present, errors
+
+
+def _largest_value():
+    '''The most bytes SQLite takes in one value here (its length limit:
+    1,000,000,000 as SQLite is built by default).'''
+    conn = sqlite3.connect(':memory:')
+    try:
+        return conn.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
+    finally:
+        conn.close()
 
 
 def run_check(path, report_path, log_path):
@@ -442,6 +460,12 @@ def run_check(path, report_path, log_path):
         return True, lines
 
     why = next(iter(_STORE_FAILED.findall(log)), 'not stored')
+    if TOO_LARGE in why:
+        return False, lines + [
+            f'db: this run (session {session}) is not in the results '
+            f'database {path} ({why}); its results are only in '
+            f'{report_path}, which no import can store either']
+
     return False, lines + [
         f'db: this run (session {session}) is not in the results '
         f'database {path} ({why}); its results are only in '

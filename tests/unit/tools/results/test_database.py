@@ -168,3 +168,45 @@ def test_a_run_that_was_not_stored_says_where_its_results_are(
     assert '(database disk image is malformed)' in err
     assert f'only in {report}' in err
     assert f'db import --db {tmp_path / "results.db"} {report}' in err
+
+
+@pytest.fixture
+def small_sqlite(monkeypatch):
+    '''SQLite itself, holding at most 10,000 bytes in one value, as it
+    holds at most 1,000,000,000 where built by default: a fleet night's
+    report of 10,000 nodes' nightly sets is larger than that.'''
+    connect = sqlite3.connect
+
+    def small(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 10_000)
+        return conn
+
+    monkeypatch.setattr(sqlite3, 'connect', small)
+
+
+def test_a_session_too_large_for_sqlite_is_refused_saying_so(
+        tmp_path, report, small_sqlite, capsys):
+    db = tmp_path / 'results.db'
+    assert cli.main(['db', 'import', '--db', str(db), str(report)]) != 0
+    err = capsys.readouterr().err
+    assert (f'{report}: string or blob too big: ReFrame keeps a session\'s '
+            f'whole report as one value, more than SQLite holds in one '
+            f'value (10,000 bytes)') in err
+    assert not database.stored(str(db), SESSION)
+
+
+def test_after_a_run_too_large_to_store_no_import_is_offered(
+        tmp_path, report, small_sqlite):
+    db = tmp_path / 'results.db'
+    _, _, [error] = database.store_validated(
+        str(db), [(str(report), database.validated(str(report)))])
+    log = tmp_path / 'reframe.log'
+    log.write_text(f'WARNING: failed to store results in the database: '
+                   f'{error}\n')
+    ok, lines = database.run_check(str(db), str(report), str(log))
+    assert not ok
+    assert lines == [
+        f'db: this run (session {SESSION}) is not in the results database '
+        f'{db} ({error}); its results are only in {report}, which no '
+        f'import can store either']
