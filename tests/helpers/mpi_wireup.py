@@ -4,11 +4,11 @@ Debian's Open MPI 4.1.4 can fail to open the TCP connection between two
 ranks while their job starts on a loaded 2-core machine: the job's stderr
 says "WARNING: Open MPI failed to TCP connect to a peer MPI process" (its
 "Error:" line is a stale errno in 4.1.4, fixed upstream by open-mpi/ompi
-PR 13110) and a rank dies. CI saw it once, HPCC's four ranks on two
-namespaced nodes (2026-11-30). That is the MPI library starting, not the
-check under test; a real site's check fails on it, as it should. A test
-that runs MPI across the namespaced nodes runs once more when, and only
-when, a failed job's stderr carries that warning, and says so.
+PR 13110) and a rank dies (tests/README.md, "Two at a time"). That is
+the MPI library starting, not the check under test; a real site's check
+fails on it, as it should. A test that runs MPI across the namespaced
+nodes runs once more when, and only when, a failed job's stderr carries
+that warning, and says so.
 '''
 
 import shutil
@@ -28,7 +28,8 @@ def wireup_faults(tmp_path):
 
 def run_past_wireup_fault(run, tmp_path):
     '''``run()`` (a ``run_reframe`` call), and once more, with fresh
-    perflogs and report, where it failed on the wire-up fault only.'''
+    perflogs and report, where it failed and a job's stderr carries the
+    wire-up warning: the second run's answer stands.'''
     done = run()
     faults = done.returncode and wireup_faults(tmp_path)
     if not faults:
