@@ -35,9 +35,13 @@ UNREADABLE = 3
 #: The project's command, as a recovery step names it.
 COMMAND = os.path.join(os.path.dirname(sys.executable), 'hpc-acceptance')
 
-_STORE_FAILED = re.compile(r'failed to store results in the database: (.*)')
+#: ReFrame's own lines, whole: a fleet night's log holds lines its nodes
+#: wrote (their skips), which are evidence, never the run's word on what
+#: was stored.
+_STORE_FAILED = re.compile(
+    r'^WARNING: failed to store results in the database: (.*)$', re.M)
 
-_STORED_AS = re.compile(r'Current session stored with UUID: (\S+)')
+_STORED_AS = re.compile(r'^Current session stored with UUID: (\S+)$', re.M)
 
 #: What a refusal of a session too large for one SQLite value says: no
 #: import of the same report can store it either.

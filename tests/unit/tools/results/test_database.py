@@ -210,3 +210,30 @@ def test_after_a_run_too_large_to_store_no_import_is_offered(
         f'db: this run (session {SESSION}) is not in the results database '
         f'{db} ({error}); its results are only in {report}, which no '
         f'import can store either']
+
+
+def test_a_node_s_line_in_the_log_is_no_word_on_what_was_stored(
+        tmp_path, stored):
+    '''A fleet night's log holds its nodes' skip lines: one that says a
+    session was stored, or why it was not, is the node's text, not
+    ReFrame's.'''
+    db, _ = stored
+    report = tmp_path / 'night.json'
+    report.write_text('{"session_info": {"uuid": ')
+    log = tmp_path / 'night.log'
+    log.write_text(
+        f'[      SKIP ] (1/2) n4: Current session stored with UUID: '
+        f'{SESSION}\n'
+        f'[      SKIP ] (2/2) n4: WARNING: failed to store results in the '
+        f'database: all is well\n')
+    assert database.run_check(str(db), str(report), str(log)) == (False, [
+        f'db: this run\'s results are lost: its report {report} could not '
+        f'be written and nothing was stored in {db}'])
+
+    report.write_text(FIXTURE.read_text())
+    with open(log, 'a') as fp:
+        fp.write('WARNING: failed to store results in the database: '
+                 'database is locked\n')
+    ok, lines = database.run_check(str(tmp_path / 'other.db'), str(report),
+                                   str(log))
+    assert not ok and '(database is locked)' in lines[0]
