@@ -14,7 +14,6 @@ the new nodes, its perflogs folder its own. Then, in this process, the CPU secon
 largest resident memory of
 
     gather.collect(REPORT)                  the nodes' reports into one
-    gather.copy_skip_lines(...)             and ReFrame's own skips' lines
     gather.store(REPORT, ..., DATABASE)     the run into an empty database
 
 Prints one line per size. Exit status: 0 measured, 2 cannot run.
@@ -93,8 +92,6 @@ def measure(source, nodes):
         report = scaled(source, nodes, folder)
         started = _cpu()
         merged, _ = gather.collect(report)
-        with open(os.devnull, 'w') as log:
-            gather.copy_skip_lines(merged, Night.of_report(report), log)
         collected = _cpu()
         with open(os.devnull, 'w') as log:
             stored = gather.store(report, merged, log,

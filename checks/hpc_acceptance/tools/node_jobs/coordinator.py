@@ -240,7 +240,6 @@ def run_night(report, node_map, launcher, reframe_args, head,
         merged, status = gather.collect(report, limits.minutes)
         for line in gather.lines(merged)[1:]:
             say(line.strip())
-        gather.copy_skip_lines(merged, night, log)
         collected = _cpu()
         gather.store(report, merged, log, db_path)
         # what the night cost its coordinator (ci/bench/fleet_cost.py)

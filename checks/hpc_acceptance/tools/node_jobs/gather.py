@@ -14,13 +14,12 @@ import uuid as uuids
 
 from hpc_acceptance.tools.common import console
 from hpc_acceptance.tools.common.regular_file import open_regular
-from hpc_acceptance.tools.fleet.model import (another_node, natural_order,
-                                              node_of)
+from hpc_acceptance.tools.fleet.model import another_node, natural_order
 from hpc_acceptance.tools.fleet.node_map import (node_map_path, read_node_map,
                                                  write_node_map)
 from hpc_acceptance.tools.node_jobs import perflogs, slurm_jobs
 from hpc_acceptance.tools.node_jobs.night import Night
-from hpc_acceptance.tools.results import database, runs
+from hpc_acceptance.tools.results import database, runs, skips
 from hpc_acceptance.tools.results.atomic_file import write_atomically
 from hpc_acceptance.tools.results.report_shape import TIME_FORMAT
 
@@ -333,6 +332,8 @@ def collect(report_path, minutes=None, now=None):
     expected = expected_cases(read.values())
     per_run = []
     for node in nodes:
+        if node in read:
+            _explain_skips(read[node], night.log(node))
         each = (_node_cases(read[node], node, faults.get(node))
                 if node in read else [[]])
         if node in faults:
@@ -465,31 +466,31 @@ def lines(report):
     return said
 
 
-def copy_skip_lines(report, night, log):
-    '''Into ``log`` (the night's, an open file), the ``SKIP`` lines of the
-    ReFrame output of each node of ``night`` whose collected ``report``
-    holds a skipped test case that recorded no reason: the skips ReFrame
-    makes itself, which only its output explains. No other node's output
-    is read: it is a node's largest file, a tenth of collecting a
-    night.'''
-    unexplained = {node_of(case) for run in report['runs']
-                   for case in run['testcases']
-                   if case['result'] == 'skip' and
-                   not case.get('skip_reason')}
-    # a skipped case no node can be told of: every node's output
-    every = None in unexplained
-    for node in night.read_plan()['nodes']:
-        if every or node in unexplained:
-            _copy_skip_lines(night.log(node), log)
+def _explain_skips(report, node_log):
+    '''Give each skipped test case of a node's ``report`` that recorded no
+    reason the one its SKIP line in the node's ReFrame output
+    ``node_log`` gives: the skips ReFrame makes itself (a dependency
+    skipped), which only its output explains. A node's output explains
+    its own test cases only, whatever node a line of it names (the lines
+    were copied into the night's log, where one naming another node's
+    test case gave that case its reason). No other node's output is
+    read: it is a node's largest file, a tenth of collecting a night.'''
+    unexplained = [case for run in report['runs'] for case in run['testcases']
+                   if case['result'] == 'skip' and not case.get('skip_reason')]
+    if not unexplained:
+        return
 
-
-def _copy_skip_lines(node_log, log):
     try:
         with open_regular(node_log, errors='replace') as fp:
-            log.writelines(line for line in fp
-                           if line.startswith('[      SKIP ]'))
+            said = dict(skips.parse(''.join(
+                line for line in fp if line.startswith('[      SKIP ]'))))
     except OSError:
-        pass
+        return
+
+    for case in unexplained:
+        reason = said.get(skips.case_name(case))
+        if reason:
+            case['skip_reason'] = reason
 
 
 def store(report_path, report, log, db_path):

@@ -359,33 +359,51 @@ def test_a_node_s_record_larger_than_a_record_is_none(night):
         'its job ended (COMPLETED) before the run on the node started')
 
 
-def test_only_the_nodes_with_a_skip_reframe_made_have_their_output_read(
+def test_a_skip_reframe_made_takes_its_reason_from_its_own_node_s_output(
         night):
     '''A skip ReFrame makes itself (a dependency skipped) records no
-    reason: its SKIP line in the node's output is the only one, and it
-    reaches the night's log. A node whose skips recorded their reasons,
-    or that skipped nothing, keeps its output unread.'''
+    reason: its SKIP line in the node's output is the only one, and the
+    night's report keeps it. Each node's case takes its own node's line,
+    never one another node wrote naming it (n4's forged line for n2 came
+    last in the night's log, and was n2's reason). A node whose skips
+    recorded their reasons keeps them, and its output unread.'''
     path, here = night
-    line = ('[      SKIP ] (2/3) MemoryDaxpyCheck %threads=single /0a1b2c3d '
+    line = ('[      SKIP ] (2/3) MemoryDaxpyCheck %isa=native '
+            '%turbo=as-configured %smt=as-configured %threads=single '
+            '%.part=slurm-nodes:compute %.nid={} /0a1b2c3d '
             '@slurm-nodes:compute+gnu [{}]\n')
     for node in ('n2', 'n3', 'n4'):
         with open(here.log(node), 'a') as fp:
-            fp.write(line.format(f'why on {node}'))
+            fp.write(line.format(node, f'why on {node}'))
+    with open(here.log('n4'), 'a') as fp:
+        fp.write(line.format('n2', 'n4 says: no reason to worry'))
 
     def skipped(reason):
         def change(report):
             case = next(c for c in report['runs'][0]['testcases']
-                        if not c['fixture'])
+                        if c['display_name'].startswith('MemoryDaxpyCheck'))
             # never submitted: no job, its node only in its name
             case.update(result='skip', perfvalues={}, skip_reason=reason,
                         job_nodelist=[], node=None)
         return change
     _edit(here.report('n2'), skipped(''))
     _edit(here.report('n3'), skipped('no Turbo control on this node'))
+    _edit(here.report('n4'), skipped(None))
+    # n3's output is no file to read: were it read, the night would hang
+    os.unlink(here.log('n3'))
+    os.mkfifo(here.log('n3'))
     report, _ = gather.collect(path)
-    log = io.StringIO()
-    gather.copy_skip_lines(report, here, log)
-    assert log.getvalue() == line.format('why on n2')
+    said = {case['node_session_uuid']: case['skip_reason']
+            for case in report['runs'][0]['testcases']
+            if case['result'] == 'skip'}
+    sessions = {node: json.loads(Path(here.report(node)).read_text())[
+        'session_info']['uuid'] for node in ('n2', 'n3', 'n4')}
+    assert said == {sessions['n2']: 'why on n2',
+                    sessions['n3']: 'no Turbo control on this node',
+                    sessions['n4']: 'why on n4'}
+    stored = json.loads(Path(path).read_text())
+    assert [c['skip_reason'] for c in stored['runs'][0]['testcases']
+            if c['result'] == 'skip'] == list(said.values())
 
 
 def test_the_night_s_session_says_only_what_a_node_s_reframe_would(night):
@@ -447,7 +465,6 @@ def test_a_node_s_file_that_is_no_file_is_unreadable_not_waited_for(
             _edit(here.status('n4'), lambda s: s.pop('ended'))
         _fifo(getattr(here, part)('n4'))
     report, status = gather.collect(path)
-    gather.copy_skip_lines(report, here, io.StringIO())
     fault = report[gather.KEY]['faults'].get('n4')
     if part == 'report':
         assert fault.startswith('left no regular file where its report goes '
