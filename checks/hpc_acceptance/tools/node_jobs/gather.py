@@ -470,11 +470,10 @@ def _explain_skips(report, node_log):
     '''Give each skipped test case of a node's ``report`` that recorded no
     reason the one its SKIP line in the node's ReFrame output
     ``node_log`` gives: the skips ReFrame makes itself (a dependency
-    skipped), which only its output explains. A node's output explains
-    its own test cases only, whatever node a line of it names (the lines
-    were copied into the night's log, where one naming another node's
-    test case gave that case its reason). No other node's output is
-    read: it is a node's largest file, a tenth of collecting a night.'''
+    skipped), which only its output explains. A node's output is its say
+    of itself: it explains its own test cases only, whatever node a line
+    of it names. No other node's output is read: it is a node's largest
+    file, a tenth of collecting a night.'''
     unexplained = [case for run in report['runs'] for case in run['testcases']
                    if case['result'] == 'skip' and not case.get('skip_reason')]
     if not unexplained:
