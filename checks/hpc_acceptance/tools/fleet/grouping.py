@@ -23,12 +23,12 @@ from typing import Dict, NamedTuple
 
 from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet import fingerprint
-from hpc_acceptance.tools.fleet.model import (IMPLAUSIBLE_GAIN, Figure,
-                                              PartitionFleet, Suspect,
-                                              disagreement, node_of,
-                                              natural_order, variant_key)
+from hpc_acceptance.tools.fleet.model import (Figure, PartitionFleet,
+                                              Suspect, disagreement,
+                                              gain_over, implausible,
+                                              node_of, natural_order,
+                                              variant_key)
 from hpc_acceptance.tools.fleet.wording import node_list, number
-from hpc_acceptance.tools.references import noise
 from hpc_acceptance.tools.results import measurement, units
 from hpc_acceptance.tools.results.runs import (FAILED_RESULTS, figure_key,
                                                figures_and_unmeasured,
@@ -144,11 +144,10 @@ def _implausible(values, why, unit):
     if median <= 0:
         return
 
-    higher = noise.higher_is_better(unit)
     for node, value in sorted(values.items()):
         if value > 0:
-            gain = math.log(value / median) * (1 if higher else -1)
-            if gain >= IMPLAUSIBLE_GAIN:
+            gain = gain_over(value, median, unit)
+            if implausible(gain):
                 why[node] = (f'implausible: {number(value)} {unit}, '
                              f'{math.exp(gain):.0e} times better than its '
                              f'siblings\' median {number(median)}')

@@ -60,6 +60,21 @@ CLUSTER_NODES = 3
 #: ten thousand times faster than its identical siblings timed nothing.
 IMPLAUSIBLE_GAIN = math.log(1e4)
 
+
+def gain_over(value, median, unit):
+    '''How much better than ``median`` ``value`` is (both above 0), as a
+    factor's logarithm: negative when worse, whatever the unit's
+    direction.'''
+    gain = math.log(value / median)
+    return gain if noise.higher_is_better(unit) else -gain
+
+
+def implausible(gain):
+    '''Whether a gain (:func:`gain_over`) over the median of identical
+    siblings or of a baseline is :data:`IMPLAUSIBLE_GAIN` or more: no
+    measurement.'''
+    return gain >= IMPLAUSIBLE_GAIN
+
 # ReFrame's --distribute adds the parameter ".nid", shown as %.nid=<node>
 _NID = re.compile(r'%\.nid=(\S+)')
 
@@ -235,8 +250,7 @@ class Spread:
         if self.median <= 0:
             return 0.0
 
-        gain = math.log(value / self.median)
-        return gain if noise.higher_is_better(self.figure.unit) else -gain
+        return gain_over(value, self.median, self.figure.unit)
 
     def lost_nearly_all(self, value):
         '''Whether ``value`` is no measurement (``None``) or lost

@@ -464,17 +464,15 @@ def run_check(path, report_path, log_path):
         return True, lines
 
     why = next(iter(_STORE_FAILED.findall(log)), 'not stored')
-    if TOO_LARGE in why:
-        return False, lines + [
-            f'db: this run (session {session}) is not in the results '
+    said = (f'db: this run (session {session}) is not in the results '
             f'database {path} ({why}); its results are only in '
-            f'{report_path}, which no import can store either']
+            f'{report_path}')
+    if TOO_LARGE in why:
+        return False, lines + [f'{said}, which no import can store either']
 
     return False, lines + [
-        f'db: this run (session {session}) is not in the results '
-        f'database {path} ({why}); its results are only in '
-        f'{report_path}. Once "{COMMAND} db check --db {path}" passes, '
-        f'store them with:\n' +
+        f'{said}. Once "{COMMAND} db check --db {path}" passes, store them '
+        f'with:\n' +
         _for_a_shell([COMMAND, 'db', 'import', '--db', path, report_path])]
 
 

@@ -29,8 +29,8 @@ from typing import NamedTuple
 
 from hpc_acceptance.core import identity
 from hpc_acceptance.tools.fleet.comparison import is_fleet_run
-from hpc_acceptance.tools.fleet.model import (IMPLAUSIBLE_GAIN, node_of,
-                                              variant_key)
+from hpc_acceptance.tools.fleet.model import (gain_over, implausible,
+                                              node_of, variant_key)
 from hpc_acceptance.tools.fleet.wording import number
 from hpc_acceptance.core.references import unbounded
 from hpc_acceptance.tools.references import noise
@@ -181,10 +181,10 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
             elif row['value'] <= 0:
                 row['note'] = '; '.join(filter(None, [
                     row['note'], 'a figure of 0 is no measurement']))
-            elif _gain(row['value'], median, unit) >= IMPLAUSIBLE_GAIN:
+            elif implausible(gain_over(row['value'], median, unit)):
                 row.update(verdict=NO_MEASUREMENT, note=(
                     f'implausible: '
-                    f'{math.exp(_gain(row["value"], median, unit)):.0e} '
+                    f'{math.exp(gain_over(row["value"], median, unit)):.0e} '
                     f'times better than the baseline\'s median '
                     f'{number(median)} {unit}'))
 
@@ -201,13 +201,6 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
     rows.sort(key=lambda r: (ORDER.index(r['verdict']), r['check'],
                              r['node'] or '', r['figure']))
     return rows
-
-
-def _gain(value, median, unit):
-    '''How much better than ``median`` ``value`` is, as a factor's
-    logarithm (both above 0).'''
-    gain = math.log(value / median)
-    return gain if noise.higher_is_better(unit) else -gain
 
 
 def _reported_twice(new_cases, per_node):
