@@ -11,6 +11,7 @@ came from.
 import html
 from collections import OrderedDict
 
+from hpc_acceptance.tools.common.console import printable
 from hpc_acceptance.tools.fleet.wording import node_list, number
 from hpc_acceptance.tools.fleet.fingerprint import describe
 from hpc_acceptance.tools.page.trends import MAX_TREND_PLOTS, by_check
@@ -47,7 +48,10 @@ _BANNER = {0: ('passed', 'PASSED'), 1: ('failed', 'FAILED'),
 
 
 def _e(text):
-    return html.escape(str(text))
+    # a node's text (a skip reason, a kernel string) with Unicode's
+    # bidirectional controls would reorder what the page shows around
+    # it: spelled out, as the console spells them
+    return html.escape(printable(text))
 
 
 def _table(header, rows, numeric=()):

@@ -70,3 +70,19 @@ def test_a_site_system_without_references_is_not_validated(tmp_path):
     page = report_pages.page_for('the-session', cases, [], [])
     text = open(report.write(page, tmp_path)).read()
     assert 'NOT VALIDATED (no reference file for cluster)' in text
+
+
+def test_a_node_s_control_characters_are_spelled_out_not_obeyed(tmp_path):
+    '''A skip reason is a node's text: a right-to-left override in it
+    would reorder the page around it, an escape is no text. Both read
+    as the console writes them; markup stays text.'''
+    cases = json.loads(
+        (RUN / 'nightly-report.json').read_text())['runs'][-1]['testcases']
+    hostile = ('$(touch /tmp/x) `id` <b>"q"</b> ../../etc \x1b[2K'
+               'acceptance passed \u202eevil')
+    page = report_pages.page_for('the-session', cases, [],
+                                 [(cases[0]['display_name'], hostile)])
+    text = open(report.write(page, tmp_path), encoding='utf-8').read()
+    assert ('$(touch /tmp/x) `id` &lt;b&gt;&quot;q&quot;&lt;/b&gt; '
+            '../../etc ^[[2Kacceptance passed &lt;U+202E&gt;evil') in text
+    assert '\x1b' not in text and '\u202e' not in text
