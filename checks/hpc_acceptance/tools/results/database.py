@@ -19,7 +19,8 @@ from pathlib import Path
 from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.tools.common import (command_settings, console,
                                          file_modes, shell_line)
-from hpc_acceptance.tools.results import bounded_json, disk_space, report_shape
+from hpc_acceptance.tools.results import (bounded_json, disk_space,
+                                          report_shape, session_parts)
 
 
 #: Where the acceptance runs' JSON reports are unless told otherwise.
@@ -311,7 +312,7 @@ def session_reports(path, start, end):
     except sqlite3.DatabaseError as err:
         raise DatabaseError('damaged', str(err)) from None
 
-    return sorted(sessions,
+    return sorted(session_parts.merged(sessions),
                   key=lambda s: s['session_info'].get('time_start_unix', 0))
 
 
@@ -396,27 +397,56 @@ def import_reports(path, reports):
     return store_validated(path, read)
 
 
-def store_validated(path, read):
+def store_validated(path, read, largest=None):
     '''Store the sessions of ``read``, ``[(report path, its report as
     :func:`validated` returned it)]``; ``(stored, already there,
-    errors)``, of the reports' paths.'''
+    errors)``, of the reports' paths. A report too large for one value of
+    SQLite (``largest`` bytes; None: as this SQLite is built) is stored
+    as parts (:mod:`.session_parts`), all or none.'''
     storage = reframe_storage(path)
+    largest = largest or _largest_value()
     done, present, errors = [], [], []
     for report_path, report in read:
+        parts = session_parts.split(report, session_parts.needed(
+            _size(report_path, report), largest))
         try:
-            storage.store(report, os.path.abspath(report_path))
+            _store(storage, parts, os.path.abspath(report_path))
         except sqlite3.IntegrityError:
             present.append(report_path)
         except sqlite3.DataError as err:
             errors.append(f'{report_path}: {_one_line(err)}: ReFrame keeps '
                           f'a session\'s whole report as one value, '
-                          f'{TOO_LARGE} ({_largest_value():,} bytes)')
+                          f'{TOO_LARGE} ({largest:,} bytes)')
         except sqlite3.DatabaseError as err:
             errors.append(f'{report_path}: {_one_line(err)}')
         else:
             done.append(report_path)
 
     return done, present, errors
+
+
+def _size(report_path, report):
+    '''The bytes of ``report`` as JSON: its file's, where it was read from
+    one (collect writes it compact); encoded otherwise.'''
+    try:
+        return os.path.getsize(report_path)
+    except OSError:
+        import json
+        return len(json.dumps(report))
+
+
+def _store(storage, parts, report_path):
+    '''Store ``parts`` with ReFrame's own code: one as ReFrame stores a
+    run, several in one transaction of its storage (a night is stored
+    whole or not at all; ReFrame is pinned, its storage's insert of one
+    report is what ``store`` runs).'''
+    if len(parts) == 1:
+        storage.store(parts[0], report_path)
+        return
+
+    with storage._db_write(storage._db_file()) as conn:
+        for part in parts:
+            storage._db_store_report(conn, part, report_path)
 
 
 def _largest_value():

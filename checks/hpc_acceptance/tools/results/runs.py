@@ -6,6 +6,7 @@ Both give ReFrame's test-case records (``display_name``, ``result``,
 
 import datetime
 import functools
+import itertools
 import os
 import re
 import sqlite3
@@ -16,7 +17,7 @@ from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.tools.common import console, identifiers
 from hpc_acceptance.tools.results import (bounded_json, database,
                                           measurement, plausible,
-                                          report_shape)
+                                          report_shape, session_parts)
 
 #: The reframe next to this Python: the one of the project's environment.
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
@@ -119,28 +120,43 @@ def _checked(found, path, sessions):
 
 def session_testcases(session, db_path):
     ''':func:`stored_testcases` of the one stored session of UUID
-    ``session`` in the results database ``db_path``, asked of ReFrame's
-    storage by its UUID alone, never as a query text.
+    ``session`` in the results database ``db_path``, with the test cases
+    of its parts where it was stored in parts (:mod:`.session_parts`),
+    each asked of ReFrame's storage by its UUID alone, never as a query
+    text.
 
     :raises identifiers.BadIdentifier: if ``session`` is no session UUID.
     '''
     from reframe.frontend.reporting.utility import QuerySelectorTestcase
 
     identifiers.session(session)
-    return final_stored(_fetch(lambda: QuerySelectorTestcase(uuid=session),
-                               session, False, db_path))
+    cases = _fetch(lambda: QuerySelectorTestcase(uuid=session), session,
+                   False, db_path)
+    for index in itertools.count(1):
+        part = session_parts.part_uuid(session, index)
+        if not database.stored(str(db_path), part):
+            break
+
+        cases += _fetch(lambda: QuerySelectorTestcase(uuid=part), part,
+                        False, db_path)
+
+    return final_stored(cases)
 
 
 def stored_testcases(query, db_path):
     '''Test cases of the stored sessions selected by ``query`` (a period,
     session UUID or filter, as ``--describe-stored-testcases`` takes), each
-    session's test cases by their final attempt (:func:`final_attempts`).
+    session's test cases by their final attempt (:func:`final_attempts`);
+    a night stored in parts is one session (:mod:`.session_parts`).
 
     The database keeps every attempt of a retried test case, where a JSON
     report's reader (:func:`report_testcases`) sees the last: both give
     the same test cases, so that every tool judges a run alike.
     ``db_path``: the results database's path.
     '''
+    if identifiers.SESSION.fullmatch(query.strip()):
+        return session_testcases(query.strip(), db_path)
+
     return final_stored(_stored(query, False, db_path))
 
 
@@ -176,7 +192,8 @@ def session_rows(query, db_path):
                   if isinstance(value, (str, int, float))},
                  **{'UUID': info['uuid'], 'Start time': info['time_start']})
             for info in (session['session_info']
-                         for session in _stored(query, True, db_path))]
+                         for session in _stored(query, True, db_path))
+            if not session_parts.is_part(info)]
     return sorted(rows, key=lambda row: row['Start time'])
 
 

@@ -9,6 +9,7 @@ import sqlite3
 
 import pytest
 from conftest import DATA_DIR
+from helpers import sqlite_limit
 
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.results import database, runs
@@ -172,17 +173,10 @@ def test_a_run_that_was_not_stored_says_where_its_results_are(
 
 @pytest.fixture
 def small_sqlite(monkeypatch):
-    '''SQLite itself, holding at most 10,000 bytes in one value, as it
-    holds at most 1,000,000,000 where built by default: a fleet night's
-    report of 10,000 nodes' nightly sets is larger than that.'''
-    connect = sqlite3.connect
-
-    def small(*args, **kwargs):
-        conn = connect(*args, **kwargs)
-        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 10_000)
-        return conn
-
-    monkeypatch.setattr(sqlite3, 'connect', small)
+    '''SQLite itself, holding at most 3,000 bytes in one value: less than
+    one of the report's test case records (2 to 4 KB), so that no parts
+    of it (..results.session_parts) can be stored either.'''
+    sqlite_limit.limit(monkeypatch, 3_000)
 
 
 def test_a_session_too_large_for_sqlite_is_refused_saying_so(
@@ -192,7 +186,7 @@ def test_a_session_too_large_for_sqlite_is_refused_saying_so(
     err = capsys.readouterr().err
     assert (f'{report}: string or blob too big: ReFrame keeps a session\'s '
             f'whole report as one value, more than SQLite holds in one '
-            f'value (10,000 bytes)') in err
+            f'value (3,000 bytes)') in err
     assert not database.stored(str(db), SESSION)
 
 

@@ -1,0 +1,180 @@
+'''A night too large for one value of the results database, stored as
+parts and read back as the one session it was
+(hpc_acceptance.tools.results.session_parts): real SQLite with its limit
+on one value made small (it takes 1,000,000,000 bytes where built by
+default), ReFrame's own storage, real and synthetic ReFrame reports.'''
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import time
+
+import pytest
+from conftest import DATA_DIR, HPC_ACCEPTANCE
+
+from helpers import fleet_cases, sqlite_limit
+from hpc_acceptance.tools import cli
+from hpc_acceptance.tools.fleet import history
+from hpc_acceptance.tools.results import database, runs, session_parts
+
+#: ReFrame's JSON report of an acceptance run: 5 test case records of 2
+#: to 4 KB, 23 KB in all.
+FIXTURE = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'
+SESSION = json.loads(FIXTURE.read_text())['session_info']['uuid']
+
+#: More than the session's information and one record, less than two.
+LARGEST = 9_000
+
+#: A period holding the fixture's session and its test cases.
+SINCE_2026 = '20260101:now'
+
+
+def _stored_sizes(db):
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute(
+            'SELECT uuid, length(json_blob) FROM sessions').fetchall())
+
+
+def _shown(cases):
+    return [(c['display_name'], c['result'], c['perfvalues'],
+             len(c['earlier_attempts'])) for c in cases]
+
+
+@pytest.fixture
+def in_parts(tmp_path, monkeypatch):
+    '''The fixture's report imported into a database whose SQLite holds at
+    most :data:`LARGEST` bytes in one value; ``(database, report)``.'''
+    report = tmp_path / 'nightly.json'
+    shutil.copy(FIXTURE, report)
+    db = tmp_path / 'results.db'
+    with monkeypatch.context() as limited:
+        sqlite_limit.limit(limited, LARGEST)
+        assert cli.main(['db', 'import', '--db', str(db), str(report)]) == 0
+    return str(db), str(report)
+
+
+def test_a_report_larger_than_one_value_is_stored_in_parts_within_it(
+        in_parts):
+    db, _ = in_parts
+    sizes = _stored_sizes(db)
+    assert len(sizes) > 1
+    assert max(sizes.values()) <= LARGEST
+    assert set(sizes) == {SESSION} | {session_parts.part_uuid(SESSION, i)
+                                      for i in range(1, len(sizes))}
+    assert database.stored(db, SESSION)
+
+
+def test_a_night_in_parts_reads_back_as_the_one_session_it_was(
+        in_parts, tmp_path):
+    '''Every reader of the database gives what it gives of the same
+    report stored whole.'''
+    db, report = in_parts
+    whole = str(tmp_path / 'whole.db')
+    assert cli.main(['db', 'import', '--db', whole, report]) == 0
+    assert len(_stored_sizes(whole)) == 1
+
+    def read(path):
+        return (_shown(runs.session_testcases(SESSION, path)),
+                _shown(runs.stored_testcases(SESSION, path)),
+                # by period: ReFrame finds each record by its uuid
+                _shown(runs.stored_testcases(SINCE_2026, path)),
+                [{k: v for k, v in row.items() if k != session_parts.PARTS}
+                 for row in runs.session_rows(SINCE_2026, path)],
+                [(s['session_info']['uuid'], [c['display_name']
+                                              for r in s['runs']
+                                              for c in r['testcases']])
+                 for s in database.session_reports(path, 0, time.time())],
+                [(c['display_name'], c['session_uuid'])
+                 for c in database.stored_cases(path, 0, time.time())])
+
+    assert read(db) == read(whole)
+    assert len(read(db)[0]) == 5
+    assert [(row['UUID'], row[session_parts.PARTS]) for row in
+            runs.session_rows(SINCE_2026, db)] == \
+        [(SESSION, str(len(_stored_sizes(db))))]
+
+
+def test_a_test_case_s_attempts_stay_in_one_part(tmp_path, monkeypatch):
+    '''A test case retried (its second attempt in the second run) is one
+    test case read back, its failed attempt kept as an earlier one.'''
+    cases = fleet_cases.fleet(4, seed=2)
+    first = cases[5]
+    retry = json.loads(json.dumps(first))
+    first.update(result='fail', fail_reason='triad below its reference')
+    start = time.time() - 3600
+    report = fleet_cases.as_report(cases, [retry], start=start,
+                                   session=fleet_cases.session_id(7))
+    path = tmp_path / 'fleet.json'
+    path.write_text(json.dumps(report))
+    sqlite_limit.limit(monkeypatch, os.path.getsize(path) // 2)
+    db = str(tmp_path / 'results.db')
+    assert cli.main(['db', 'import', '--db', db, str(path)]) == 0
+
+    assert len(_stored_sizes(db)) > 2
+    read = runs.session_testcases(fleet_cases.session_id(7), db)
+    assert _shown(read) == _shown(runs.final_testcases(report))
+    (retried,) = [c for c in read if c['earlier_attempts']]
+    assert retried['display_name'] == first['display_name']
+    assert retried['earlier_attempts'][0]['result'] == 'fail'
+
+
+def test_a_night_is_stored_whole_or_not_at_all(tmp_path, monkeypatch,
+                                               capsys):
+    '''Its last record larger than SQLite holds in one value: the parts
+    before it, which fit, are not stored either.'''
+    report = json.loads(FIXTURE.read_text())
+    report['runs'][0]['testcases'][-1]['fail_reason'] = 'x' * LARGEST
+    path = tmp_path / 'nightly.json'
+    path.write_text(json.dumps(report))
+    sqlite_limit.limit(monkeypatch, LARGEST)
+    db = tmp_path / 'results.db'
+    assert cli.main(['db', 'import', '--db', str(db), str(path)]) != 0
+    assert f'more than SQLite holds in one value ({LARGEST:,} bytes)' in \
+        capsys.readouterr().err
+    assert _stored_sizes(db) == {}
+
+
+def test_earlier_fleet_nights_in_parts_are_each_one_earlier_run(
+        tmp_path, monkeypatch):
+    '''Three earlier nights, each stored in parts, are three earlier runs
+    of 8 nodes (not a run a part), and a night that lost half is judged
+    against their median.'''
+    db = tmp_path / 'results.db'
+    monkeypatch.setenv('RFM_SQLITE_DB_FILE', str(db))
+    night = float(int(time.time() - 10 * 86400))
+
+    def stored(number, cases):
+        when = night + number * 86400
+        for case in cases:
+            case['job_completion_time_unix'] = when + 1
+        report = fleet_cases.as_report(
+            cases, session=fleet_cases.session_id(number), start=when,
+            extras={'fleet': 'yes'})
+        path = tmp_path / f'fleet-{number}.json'
+        path.write_text(json.dumps(report))
+        with monkeypatch.context() as limited:
+            sqlite_limit.limit(limited, os.path.getsize(path) // 2)
+            assert cli.main(['db', 'import', '--db', str(db),
+                             str(path)]) == 0
+        return str(path), when
+
+    for number in range(1, 4):
+        stored(number, fleet_cases.fleet(8, seed=number))
+    assert len(_stored_sizes(db)) > 3 * 3
+
+    slow = fleet_cases.fleet(8, seed=9, slow={
+        f'n{i}': (0.5, ('StreamCheck',)) for i in range(1, 9)})
+    path, when = stored(4, slow)
+    earlier = history.earlier_runs(
+        fleet_cases.session_id(4),
+        time.strftime('%Y%m%dT%H%M%S+0000', time.gmtime(when)),
+        db_path=str(db))
+    assert [len({c['node'] for c in run}) for run in earlier] == [8, 8, 8]
+
+    done = subprocess.run([str(HPC_ACCEPTANCE), 'verdict', path, '0'],
+                          capture_output=True, text=True,
+                          env=dict(os.environ))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert '(median of 3)' in done.stdout + done.stderr
