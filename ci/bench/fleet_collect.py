@@ -16,6 +16,11 @@ largest resident memory of
     gather.collect(REPORT)                  the nodes' reports into one
     gather.store(REPORT, ..., DATABASE)     the run into an empty database
 
+and with ``--read-back`` the sessions stored (more than one: a night too
+large for one SQLite value, stored as parts) and the CPU seconds of
+
+    runs.session_testcases(UUID, DATABASE)  its test cases read back
+
 Prints one line per size. Exit status: 0 measured, 2 cannot run.
 '''
 
@@ -27,11 +32,13 @@ import resource
 import shutil
 import sys
 import tempfile
+import sqlite3
 import time
 from pathlib import Path
 
 from hpc_acceptance.tools.node_jobs import gather
 from hpc_acceptance.tools.node_jobs.night import SUFFIX, Night
+from hpc_acceptance.tools.results import runs
 
 
 def _renamed(text, old, new):
@@ -85,30 +92,45 @@ def _cpu():
     return used.ru_utime + used.ru_stime
 
 
-def measure(source, nodes):
-    '''``(test cases, collect CPU s, store CPU s, largest RSS MB)`` of a
-    night of ``nodes`` nodes made from ``source``.'''
+def measure(source, nodes, read_back=False):
+    '''``(test cases, collect CPU s, store CPU s, largest RSS MB, read
+    back)`` of a night of ``nodes`` nodes made from ``source``; ``read
+    back`` with ``read_back``: ``(sessions stored, test cases read, CPU
+    s)``, else ``None``.'''
     with tempfile.TemporaryDirectory() as folder:
         report = scaled(source, nodes, folder)
+        database = os.path.join(folder, 'db')
         started = _cpu()
         merged, _ = gather.collect(report)
         collected = _cpu()
         with open(os.devnull, 'w') as log:
-            stored = gather.store(report, merged, log,
-                                  os.path.join(folder, 'db'))
+            stored = gather.store(report, merged, log, database)
         done = _cpu()
         if not stored:
             raise RuntimeError(f'the {nodes}-node night was not stored')
 
         cases = sum(len(run['testcases']) for run in merged['runs'])
+        session = merged['session_info']['uuid']
+        del merged
+        back = _read_back(database, session) if read_back else None
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        return cases, collected - started, done - collected, rss
+        return cases, collected - started, done - collected, rss, back
+
+
+def _read_back(database, session):
+    with sqlite3.connect(database) as conn:
+        (sessions,) = conn.execute('SELECT count(*) FROM sessions').fetchone()
+    started = _cpu()
+    cases = len(runs.session_testcases(session, database))
+    return sessions, cases, _cpu() - started
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('night', type=Path)
     parser.add_argument('--nodes', type=int, nargs='+', default=[1000])
+    parser.add_argument('--read-back', action='store_true',
+                        help='read the stored night back by its UUID')
     args = parser.parse_args(argv)
     if not (args.night / 'night.json').is_file():
         print(f'fleet_collect: {args.night}: no night.json (the '
@@ -118,11 +140,14 @@ def main(argv=None):
 
     for nodes in args.nodes:
         begun = time.time()
-        cases, collect, store, rss = measure(str(args.night), nodes)
+        cases, collect, store, rss, back = measure(str(args.night), nodes,
+                                                   args.read_back)
         each = (collect + store) / cases * 1e3
+        read = (f', {back[0]} session(s) stored, {back[1]} test cases read '
+                f'back in {back[2]:.1f} s of CPU' if back else '')
         print(f'{nodes} nodes, {cases} test cases: collect {collect:.1f} s, '
-              f'store {store:.1f} s of CPU ({each:.2f} ms a test case), '
-              f'{rss:.0f} MB largest so far, {time.time() - begun:.0f} s '
+              f'store {store:.1f} s of CPU ({each:.2f} ms a test case){read}'
+              f', {rss:.0f} MB largest so far, {time.time() - begun:.0f} s '
               f'in all')
 
     return 0

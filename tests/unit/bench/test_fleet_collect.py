@@ -36,8 +36,21 @@ def test_a_bigger_night_is_each_copy_s_own(tmp_path):
 
 
 def test_the_bigger_night_is_collected_and_stored():
-    cases, collect, store, rss = fleet_collect.measure(str(NIGHT), 8)
+    cases, collect, store, rss, back = fleet_collect.measure(str(NIGHT), 8)
     # each copy's test cases (and a failed one where the copied node's job
     # did not do its work), twice the original's four nodes'
     assert cases == 2 * fleet_collect.measure(str(NIGHT), 4)[0] > 0
     assert collect > 0 and store > 0 and rss > 0
+    assert back is None
+
+
+def test_a_night_too_large_for_one_value_reads_back_whole(monkeypatch):
+    '''SQLite's limit on one value made smaller than the night: it is
+    stored in parts, and every test case is read back by its UUID.'''
+    from helpers import sqlite_limit
+
+    cases, *_ = fleet_collect.measure(str(NIGHT), 4)
+    sqlite_limit.limit(monkeypatch, 40_000)
+    *_, (sessions, read, _) = fleet_collect.measure(str(NIGHT), 4, True)
+    assert sessions > 1
+    assert read == cases
