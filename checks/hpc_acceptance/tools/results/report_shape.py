@@ -31,6 +31,7 @@ import re
 
 from hpc_acceptance.tools.common import console
 from hpc_acceptance.tools.common import identifiers as names
+from hpc_acceptance.tools.results import session_parts
 
 #: How ReFrame writes a session's start.
 TIME_FORMAT = '%Y%m%dT%H%M%S%z'
@@ -101,6 +102,17 @@ def _need(container, key, where, types, optional=False):
         return value
 
     raise ReportError(f'{where}: {key!r} is {_kind(value)}')
+
+
+def _not_stored_parts(info):
+    '''Refuse the session extras that only the results database writes, on
+    a night it stored as parts (:mod:`.session_parts`): imported, a report
+    naming another night as its own would be read as part of it.'''
+    for key in (session_parts.PART_OF, session_parts.PARTS):
+        if key in info:
+            raise ReportError(
+                f'session_info: {key!r} is the results database\'s own, on '
+                f'a night it stored as parts; no run report carries it')
 
 
 def _data_version(info):
@@ -230,6 +242,7 @@ def check(report):
                  isinstance(run.get('testcases'), list)))
     info = _need(report, 'session_info', 'the report', (dict,))
     _data_version(info)
+    _not_stored_parts(info)
     uuid = _need(info, 'uuid', 'session_info', (str, None))
     if uuid is None or not uuid.strip():
         raise ReportError(NO_SESSION)

@@ -178,3 +178,28 @@ def test_earlier_fleet_nights_in_parts_are_each_one_earlier_run(
                           env=dict(os.environ))
     assert done.returncode == 1, done.stdout + done.stderr
     assert '(median of 3)' in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize('key', [session_parts.PART_OF,
+                                 session_parts.PARTS])
+def test_a_report_that_calls_itself_a_part_is_refused_at_the_door(
+        tmp_path, key, capsys):
+    '''Imported, a session naming another night in ``part_of`` would be
+    read as part of it (its test cases in that night's export).'''
+    first = tmp_path / 'nightly.json'
+    shutil.copy(FIXTURE, first)
+    db = tmp_path / 'results.db'
+    assert cli.main(['db', 'import', '--db', str(db), str(first)]) == 0
+    report = json.loads(FIXTURE.read_text())
+    report['session_info'].update(uuid=session_parts.part_uuid(SESSION, 1),
+                                  **{key: SESSION})
+    forged = tmp_path / 'forged.json'
+    forged.write_text(json.dumps(report))
+
+    assert cli.main(['db', 'import', '--db', str(db), str(forged)]) != 0
+    assert (f'cannot read the run report {forged}: session_info: {key!r} '
+            f'is the results database\'s own') in capsys.readouterr().err
+    assert list(_stored_sizes(db)) == [SESSION]
+    done = subprocess.run([str(HPC_ACCEPTANCE), 'verdict', str(forged), '0'],
+                          capture_output=True, text=True)
+    assert done.returncode == 3
