@@ -35,6 +35,35 @@ def test_a_bigger_night_is_each_copy_s_own(tmp_path):
     assert '=n9' in text and '=n1"' not in text
 
 
+def test_a_node_of_the_nightly_set_s_size_has_each_test_case_copied(
+        tmp_path):
+    '''``--copies 3``: each test case (not a build) three, the copies
+    variants of their own, with their perflog lines, collected as the
+    node's own.'''
+    from hpc_acceptance.tools.node_jobs import gather
+
+    def collected(copies, folder):
+        folder.mkdir()
+        merged, _ = gather.collect(fleet_collect.scaled(str(NIGHT), 4,
+                                                        str(folder), copies))
+        names = [c['display_name'] for r in merged['runs']
+                 for c in r['testcases']]
+        lines = [line for p in (folder / 'perflogs').rglob('*.log')
+                 for line in p.read_text().splitlines()[1:]]
+        return names, lines
+
+    names, lines = collected(1, tmp_path / 'one')
+    copied, copied_lines = collected(3, tmp_path / 'three')
+    pinned = [n for n in names if ' %.part=' in n]
+    assert pinned and len(copied) == len(names) + 2 * len(pinned)
+    assert len(set(copied)) == len(copied)
+    assert sorted(n for n in copied if '%copy=2 ' in n) == sorted(
+        n.replace(' %.part=', ' %copy=2 %.part=') for n in pinned)
+    pinned_lines = [line for line in lines if ' %.part=' in line]
+    assert pinned_lines and len(copied_lines) == \
+        len(lines) + 2 * len(pinned_lines)
+
+
 def test_the_bigger_night_is_collected_and_stored():
     cases, collect, store, rss, back = fleet_collect.measure(str(NIGHT), 8)
     # each copy's test cases (and a failed one where the copied node's job

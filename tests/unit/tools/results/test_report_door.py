@@ -78,6 +78,54 @@ def test_a_control_character_in_a_name_is_refused():
         report_shape.check(report)
 
 
+#: A figure's record made wrong, and what the door says of it.
+BAD_FIGURES = {
+    'not a list': (lambda perf: 'fast', " is a string, not ReFrame's "
+                   "[value, reference, lower, upper, unit]"),
+    'too short': (lambda perf: perf[:4], " is a list, not ReFrame's "
+                  "[value, reference, lower, upper, unit]"),
+    'a text reference': (lambda perf: [perf[0], '1', *perf[2:]],
+                         ': the reference is a string'),
+    'a boolean lower bound': (lambda perf: [*perf[:2], True, *perf[3:]],
+                              ': the lower is a boolean'),
+    'a list upper bound': (lambda perf: [*perf[:3], [], *perf[4:]],
+                           ': the upper is a list'),
+    'a number for a unit': (lambda perf: [*perf[:4], 5, *perf[5:]],
+                            ': the unit is a number'),
+    'an escape in the unit': (lambda perf: [*perf[:4], 'MB/s\x1b[2J',
+                                            *perf[5:]],
+                              ': a control character in the unit'),
+}
+
+
+@pytest.mark.parametrize('bad', sorted(BAD_FIGURES))
+def test_a_figure_not_of_reframe_s_shape_is_refused_naming_it(bad):
+    '''The test case and the figure named, whichever of a test case's
+    figures is wrong (here its third).'''
+    report = _report()
+    case = report['runs'][0]['testcases'][2]
+    name = list(case['perfvalues'])[2]
+    made, said = BAD_FIGURES[bad]
+    case['perfvalues'][name] = made(case['perfvalues'][name])
+    with pytest.raises(report_shape.ReportError) as refused:
+        report_shape.check(report)
+    check = case['display_name'].split()[0]
+    assert str(refused.value) == \
+        f'runs[0].testcases[2] ({check}): perfvalues[{name!r}]{said}'
+
+
+def test_a_control_character_in_a_figure_s_name_is_refused():
+    report = _report()
+    perfvalues = report['runs'][0]['testcases'][1]['perfvalues']
+    name = list(perfvalues)[-1]
+    perfvalues[name + '\u202e'] = perfvalues.pop(name)
+    with pytest.raises(report_shape.ReportError) as refused:
+        report_shape.check(report)
+    assert str(refused.value).endswith(
+        f"perfvalues[{name + chr(0x202e)!r}]: a control character in the "
+        f"name")
+
+
 def test_db_import_of_a_session_id_that_is_python_runs_nothing(
         tmp_path, capsys):
     marker = tmp_path / 'ran'
