@@ -43,7 +43,8 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 _MARKED = re.compile(r'^<!-- run-by: (\S+) -->\n```sh\n(.*?)^```',
                      re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r'^#+\s+(.*)$', re.MULTILINE)
-_PLACEHOLDER = re.compile(r'<[a-z][a-z-]*>')
+#: A placeholder of a block (``<name>``), the test's value in its place.
+PLACEHOLDER = re.compile(r'<[a-z][a-z-]*>')
 
 
 #: A text block marked with the commands whose output it shows.
@@ -150,12 +151,12 @@ def commands(text, placeholders):
         if not words:
             continue
         joined = ' '.join(words)
-        missing = sorted(set(_PLACEHOLDER.findall(joined)) -
+        missing = sorted(set(PLACEHOLDER.findall(joined)) -
                          set(placeholders))
         if missing:
             raise DocBlockError(f'{line.strip()!r}: no value for '
                                 f'{", ".join(missing)}')
-        found.append([_PLACEHOLDER.sub(lambda m: placeholders[m[0]], word)
+        found.append([PLACEHOLDER.sub(lambda m: placeholders[m[0]], word)
                       for word in words])
     return found
 

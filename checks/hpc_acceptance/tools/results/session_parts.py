@@ -11,8 +11,10 @@ night is stored as parts (:func:`split`):
   night's with :data:`PARTS`, how many there are;
 - each other under a UUID made from the night's (:func:`part_uuid`), its
   session information the night's with :data:`PART_OF` naming the night;
-- every attempt of a test case in one part, each record keeping the
-  night's ``session_uuid``; its ``uuid`` the part's
+- every attempt of a test case in one part (the test cases of one
+  display name together: whatever else tells attempts apart, they share
+  it), each record keeping the night's ``session_uuid``; its ``uuid`` the
+  part's
   (``<part>:<run>:<test>``), where ReFrame's storage finds it.
 
 The readers put the night together again: one session row
@@ -46,30 +48,25 @@ def needed(size, largest):
     return max(1, math.ceil(size / max(1, largest // 2)))
 
 
-def _case_id(case):
-    # what ..results.runs.final_attempts takes as one test case
-    return (case.get('display_name'), case.get('system'),
-            case.get('partition'), case.get('environ'))
-
-
 def split(report, parts):
     '''The run report ``report`` as at most ``parts`` reports to store,
     as the module's docstring says; ``[report]`` itself for one part.'''
     sizes = {}
     for run in report['runs']:
         for case in run['testcases']:
-            key = _case_id(case)
-            sizes[key] = sizes.get(key, 0) + 1
+            name = case['display_name']
+            sizes[name] = sizes.get(name, 0) + 1
 
     if parts <= 1 or not sizes:
         return [report]
 
-    # whole test cases, in the order they first ran, about as many
-    # records a part
+    # whole test cases, in the order they first ran, about ``each``
+    # records a part; the records before any test case are fewer than
+    # ``each * parts``, so none starts a part beyond the last
     each = math.ceil(sum(sizes.values()) / parts)
     owner, filled = {}, 0
-    for key, size in sizes.items():
-        owner[key] = min(filled // each, parts - 1)
+    for name, size in sizes.items():
+        owner[name] = filled // each
         filled += size
     # a test case larger than a part's share leaves a number unused
     numbers = {index: number for number, index in
@@ -82,13 +79,11 @@ def split(report, parts):
         extra = {PARTS: len(numbers)} if number == 0 else {PART_OF: night}
         made.append(dict(report, session_info=dict(
             report['session_info'], uuid=session, **extra), runs=[
-                {key: value for key, value in run.items()
-                 if key != 'testcases'} | {'testcases': []}
-                for run in report['runs']]))
+                dict(run, testcases=[]) for run in report['runs']]))
 
     for position, run in enumerate(report['runs']):
         for case in run['testcases']:
-            part = made[numbers[owner[_case_id(case)]]]
+            part = made[numbers[owner[case['display_name']]]]
             held = part['runs'][position]['testcases']
             held.append(dict(case, uuid=f'{part["session_info"]["uuid"]}:'
                                         f'{position}:{len(held)}'))
@@ -125,12 +120,11 @@ def _joined(night, parts):
     if not parts:
         return night
 
+    # every part holds every run of the night (split), each its own cases
     runs = [dict(run, testcases=list(run['testcases']))
             for run in night['runs']]
     for part in parts:
         for position, run in enumerate(part['runs']):
-            if position == len(runs):
-                runs.append(dict(run, testcases=[]))
             runs[position]['testcases'].extend(run['testcases'])
 
     info = {key: value for key, value in night['session_info'].items()

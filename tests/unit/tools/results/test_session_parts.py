@@ -14,7 +14,7 @@ import time
 import pytest
 from conftest import DATA_DIR, HPC_ACCEPTANCE
 
-from helpers import fleet_cases, sqlite_limit
+from helpers import doc_blocks, fleet_cases, sqlite_limit
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.results import database, runs, session_parts
@@ -53,6 +53,34 @@ def in_parts(tmp_path, monkeypatch):
         sqlite_limit.limit(limited, LARGEST)
         assert cli.main(['db', 'import', '--db', str(db), str(report)]) == 0
     return str(db), str(report)
+
+
+@pytest.mark.parametrize('size, largest, parts', [
+    (0, 1000, 1), (500, 1000, 1), (501, 1000, 2), (1500, 1000, 3),
+    (1001, 1001, 3), (10, 1, 10), (10, 2, 10), (10, 4, 5)])
+def test_each_part_is_at_most_half_of_what_sqlite_holds(size, largest,
+                                                         parts):
+    assert session_parts.needed(size, largest) == parts
+
+
+def _retried_night(retried):
+    '''6 test cases, the first ``retried`` retried.'''
+    cases = fleet_cases.fleet(2, seed=3)[:6]
+    retries = [json.loads(json.dumps(c)) for c in cases[:retried]]
+    return fleet_cases.as_report(cases, retries, start=0,
+                                 session=fleet_cases.session_id(5))
+
+
+@pytest.mark.parametrize('retried, parts, records', [
+    (2, 1, [8]), (2, 2, [4, 4]), (2, 3, [4, 2, 2]), (2, 4, [2, 2, 2, 2]),
+    (2, 8, [2, 2, 1, 1, 1, 1]), (1, 3, [3, 3, 1])])
+def test_a_night_is_split_into_whole_test_cases_of_about_a_share_each(
+        retried, parts, records):
+    '''In the order the test cases first ran, about as many records a
+    part; a test case retried (two records) fills a share of two.'''
+    made = session_parts.split(_retried_night(retried), parts)
+    assert [sum(len(run['testcases']) for run in part['runs'])
+            for part in made] == records
 
 
 def test_a_report_larger_than_one_value_is_stored_in_parts_within_it(
@@ -203,3 +231,24 @@ def test_a_report_that_calls_itself_a_part_is_refused_at_the_door(
     done = subprocess.run([str(HPC_ACCEPTANCE), 'verdict', str(forged), '0'],
                           capture_output=True, text=True)
     assert done.returncode == 3
+
+
+def test_the_manual_s_commands_list_and_delete_a_night_with_its_parts(
+        in_parts):
+    '''ci/README.md, "A night stored in parts", as written: the night's
+    parts listed with it, then deleted, then the night.'''
+    db, _ = in_parts
+    stored = set(_stored_sizes(db))
+    listing, parts, night = doc_blocks.commands(
+        doc_blocks.block('ci/README.md', 'A night stored in parts').text,
+        {'<night>': SESSION, '<start>': '20261124'})
+    session = doc_blocks.Session(dict(os.environ, RFM_SQLITE_DB_FILE=db),
+                                 timeout=300)
+
+    listed = session.run(listing).stdout
+    assert len(stored) > 1 and all(uuid in listed for uuid in stored)
+    assert session_parts.PART_OF in listed
+    session.run(parts)
+    assert set(_stored_sizes(db)) == {SESSION}
+    session.run(night)
+    assert _stored_sizes(db) == {}
