@@ -14,7 +14,7 @@ import time
 import pytest
 from conftest import DATA_DIR, HPC_ACCEPTANCE
 
-from helpers import doc_blocks, fleet_cases, sqlite_limit
+from helpers import fleet_cases, sqlite_limit
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.results import database, runs, session_parts
@@ -232,23 +232,3 @@ def test_a_report_that_calls_itself_a_part_is_refused_at_the_door(
                           capture_output=True, text=True)
     assert done.returncode == 3
 
-
-def test_the_manual_s_commands_list_and_delete_a_night_with_its_parts(
-        in_parts):
-    '''ci/README.md, "A night stored in parts", as written: the night's
-    parts listed with it, then deleted, then the night.'''
-    db, _ = in_parts
-    stored = set(_stored_sizes(db))
-    listing, parts, night = doc_blocks.commands(
-        doc_blocks.block('ci/README.md', 'A night stored in parts').text,
-        {'<night>': SESSION, '<start>': '20261124'})
-    session = doc_blocks.Session(dict(os.environ, RFM_SQLITE_DB_FILE=db),
-                                 timeout=300)
-
-    listed = session.run(listing).stdout
-    assert len(stored) > 1 and all(uuid in listed for uuid in stored)
-    assert session_parts.PART_OF in listed
-    session.run(parts)
-    assert set(_stored_sizes(db)) == {SESSION}
-    session.run(night)
-    assert _stored_sizes(db) == {}
