@@ -12,7 +12,7 @@ import sys
 import time
 import uuid as uuids
 
-from hpc_acceptance.tools.common import console
+from hpc_acceptance.tools.common import console, cyclic_gc
 from hpc_acceptance.tools.common.regular_file import open_regular
 from hpc_acceptance.tools.fleet.model import another_node, natural_order
 from hpc_acceptance.tools.fleet.node_map import (node_map_path, read_node_map,
@@ -301,6 +301,7 @@ def session_info(first, started, ended, extras, stage, output):
     return info
 
 
+@cyclic_gc.paused()
 def collect(report_path, minutes=None, now=None):
     '''Collect the night of ``report_path`` into that report (written),
     its perflogs into the run's and its node list updated; ``(report,
@@ -492,6 +493,7 @@ def _explain_skips(report, node_log):
             case['skip_reason'] = reason
 
 
+@cyclic_gc.paused()
 def store(report_path, report, log, db_path):
     '''Store the night's report ``report``, as :func:`collect` wrote it
     to ``report_path``, in the results database ``db_path``, said in

@@ -521,3 +521,34 @@ def test_a_node_s_perflog_lines_of_another_node_are_not_added(night,
     lines = (tmp_path / 'perflogs' / 'slurm-nodes' / 'compute' /
              'MemoryDaxpyCheck.log').read_text().splitlines()
     assert lines[1:] == [own]
+
+
+def test_a_night_is_collected_and_stored_with_the_cyclic_collector_paused(
+        night, tmp_path, monkeypatch):
+    '''Each node's report read, and the night stored, with Python's
+    cyclic garbage collector off (..common.cyclic_gc); on again after.'''
+    import gc
+
+    seen = []
+
+    def watched(function):
+        def call(*args, **kwargs):
+            seen.append(gc.isenabled())
+            return function(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(gather, 'outcome', watched(gather.outcome))
+    monkeypatch.setattr(gather.database, 'store_validated',
+                        watched(gather.database.store_validated))
+    report, _ = night
+    was_on = gc.isenabled()
+    gc.enable()
+    try:
+        merged, _ = gather.collect(report)
+        with open(tmp_path / 'store.log', 'w') as log:
+            assert gather.store(report, merged, log,
+                                str(tmp_path / 'results.db'))
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was_on else gc.disable)()
+    assert len(seen) == len(NODES) + 1 and not any(seen)
