@@ -232,3 +232,29 @@ def test_a_report_that_calls_itself_a_part_is_refused_at_the_door(
                           capture_output=True, text=True)
     assert done.returncode == 3
 
+
+
+def test_a_fleet_night_in_parts_is_left_out_of_the_nightly_baseline(
+        tmp_path, monkeypatch):
+    '''A fleet night carries ``suite_mode=nightly`` too; stored in parts,
+    none of its test cases widens the post-upgrade nightly baseline (each
+    record keeps the night's session UUID, which the baseline leaves
+    out), and it is one fleet run left out.'''
+    from hpc_acceptance.tools.upgrade import baseline
+
+    report = fleet_cases.as_report(
+        fleet_cases.fleet(6, seed=5), session=fleet_cases.session_id(9),
+        start=time.time() - 86400,
+        extras={'fleet': 'yes', 'suite_mode': 'nightly'})
+    path = tmp_path / 'fleet.json'
+    path.write_text(json.dumps(report))
+    db = str(tmp_path / 'results.db')
+    with monkeypatch.context() as limited:
+        sqlite_limit.limit(limited, os.path.getsize(path) // 2)
+        assert cli.main(['db', 'import', '--db', db, str(path)]) == 0
+    assert len(_stored_sizes(db)) > 2
+
+    nightly = baseline.nightly_runs(db_path=db)
+    assert nightly.cases == []
+    assert nightly.notes == ['1 fleet run(s) left out of the nightly '
+                             'baseline']
