@@ -407,10 +407,10 @@ def store_validated(path, read, largest=None):
     largest = largest or _largest_value()
     done, present, errors = [], [], []
     for report_path, report in read:
-        parts = session_parts.split(report, session_parts.needed(
-            _size(report_path, report), largest))
         try:
-            _store(storage, parts, os.path.abspath(report_path))
+            _store_in_parts(storage, report, session_parts.needed(
+                _size(report_path, report), largest),
+                os.path.abspath(report_path))
         except sqlite3.IntegrityError:
             present.append(report_path)
         except sqlite3.DataError as err:
@@ -433,6 +433,26 @@ def _size(report_path, report):
     except OSError:
         import json
         return len(json.dumps(report))
+
+
+def _store_in_parts(storage, report, parts, report_path):
+    '''Store ``report`` in ``parts`` parts (:func:`_store`); where one is
+    still more than SQLite holds in one value, in twice as many, up to a
+    test case a part. A report's size on disk says too little where its
+    text is beyond ASCII: ReFrame writes each such character as an escape,
+    up to three times its bytes (a node's reason in emoji).
+
+    :raises sqlite3.DataError: where a test case alone is too large.
+    '''
+    most = session_parts.most(report)
+    while True:
+        try:
+            _store(storage, session_parts.split(report, parts), report_path)
+            return
+        except sqlite3.DataError:
+            if parts >= most:
+                raise
+            parts = min(parts * 2, most)
 
 
 def _store(storage, parts, report_path):

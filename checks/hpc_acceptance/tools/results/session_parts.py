@@ -48,6 +48,13 @@ def needed(size, largest):
     return max(1, math.ceil(size / max(1, largest // 2)))
 
 
+def most(report):
+    '''The most parts ``report`` is stored in: one a test case (a report
+    of none is stored as one).'''
+    return len({case['display_name'] for run in report['runs']
+                for case in run['testcases']})
+
+
 def split(report, parts):
     '''The run report ``report`` as at most ``parts`` reports to store,
     as the module's docstring says; ``[report]`` itself for one part.'''

@@ -148,6 +148,30 @@ def test_a_test_case_s_attempts_stay_in_one_part(tmp_path, monkeypatch):
     assert retried['earlier_attempts'][0]['result'] == 'fail'
 
 
+def test_a_night_whose_text_encodes_longer_than_its_file_is_still_stored(
+        tmp_path, monkeypatch):
+    '''A node's reason in emoji: 4 bytes each in the file, 12 as
+    ReFrame escapes them. The parts its size on disk asks for are too
+    large; twice as many are stored, and read back whole.'''
+    report = json.loads(FIXTURE.read_text())
+    for case in report['runs'][0]['testcases']:
+        case['fail_reason'] = '\U0001F600' * 3000
+    path = tmp_path / 'nightly.json'
+    path.write_text(json.dumps(report, ensure_ascii=False))
+    largest = 100_000
+    assert session_parts.needed(os.path.getsize(path), largest) == 2
+    assert max(len(json.dumps(part)) for part in
+               session_parts.split(report, 2)) > largest
+    db = str(tmp_path / 'results.db')
+    with monkeypatch.context() as limited:
+        sqlite_limit.limit(limited, largest)
+        assert cli.main(['db', 'import', '--db', db, str(path)]) == 0
+
+    assert len(_stored_sizes(db)) > 2
+    read = runs.session_testcases(SESSION, db)
+    assert [c['fail_reason'] for c in read] == ['\U0001F600' * 3000] * 5
+
+
 def test_a_night_is_stored_whole_or_not_at_all(tmp_path, monkeypatch,
                                                capsys):
     '''Its last record larger than SQLite holds in one value: the parts
