@@ -36,8 +36,8 @@ import re
 import resource
 import shutil
 import sys
-import tempfile
 import sqlite3
+import tempfile
 import time
 from pathlib import Path
 

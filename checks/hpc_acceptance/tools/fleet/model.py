@@ -75,6 +75,7 @@ def implausible(gain):
     measurement.'''
     return gain >= IMPLAUSIBLE_GAIN
 
+
 # ReFrame's --distribute adds the parameter ".nid", shown as %.nid=<node>
 _NID = re.compile(r'%\.nid=(\S+)')
 

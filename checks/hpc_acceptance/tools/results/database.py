@@ -397,20 +397,18 @@ def import_reports(path, reports):
     return store_validated(path, read)
 
 
-def store_validated(path, read, largest=None):
+def store_validated(path, read):
     '''Store the sessions of ``read``, ``[(report path, its report as
     :func:`validated` returned it)]``; ``(stored, already there,
     errors)``, of the reports' paths. A report too large for one value of
-    SQLite (``largest`` bytes; None: as this SQLite is built) is stored
-    as parts (:mod:`.session_parts`), all or none.'''
+    SQLite is stored as parts (:mod:`.session_parts`), all or none.'''
     storage = reframe_storage(path)
-    largest = largest or _largest_value()
+    largest = _largest_value()
     done, present, errors = [], [], []
     for report_path, report in read:
         try:
             _store_in_parts(storage, report, session_parts.needed(
-                _size(report_path, report), largest),
-                os.path.abspath(report_path))
+                _size(report_path), largest), os.path.abspath(report_path))
         except sqlite3.IntegrityError:
             present.append(report_path)
         except sqlite3.DataError as err:
@@ -425,14 +423,14 @@ def store_validated(path, read, largest=None):
     return done, present, errors
 
 
-def _size(report_path, report):
-    '''The bytes of ``report`` as JSON: its file's, where it was read from
-    one (collect writes it compact); encoded otherwise.'''
+def _size(report_path):
+    '''The bytes of the report at ``report_path`` (collect writes it
+    compact); 0 where it is gone: its parts are then found by
+    :func:`_store_in_parts` alone.'''
     try:
         return os.path.getsize(report_path)
     except OSError:
-        import json
-        return len(json.dumps(report))
+        return 0
 
 
 def _store_in_parts(storage, report, parts, report_path):

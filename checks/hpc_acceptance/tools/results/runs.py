@@ -6,7 +6,6 @@ Both give ReFrame's test-case records (``display_name``, ``result``,
 
 import datetime
 import functools
-import itertools
 import os
 import re
 import sqlite3
@@ -130,13 +129,9 @@ def session_testcases(session, db_path):
     from reframe.frontend.reporting.utility import QuerySelectorTestcase
 
     identifiers.session(session)
-    cases = _fetch(lambda: QuerySelectorTestcase(uuid=session), session,
-                   False, db_path)
-    for index in itertools.count(1):
-        part = session_parts.part_uuid(session, index)
-        if not database.stored(str(db_path), part):
-            break
-
+    cases = []
+    for part in session_parts.sessions(
+            session, lambda uuid: database.stored(str(db_path), uuid)):
         cases += _fetch(lambda: QuerySelectorTestcase(uuid=part), part,
                         False, db_path)
 

@@ -23,6 +23,7 @@ The readers put the night together again: one session row
 (:func:`merged`).
 '''
 
+import itertools
 import math
 import uuid as uuids
 
@@ -38,6 +39,18 @@ def part_uuid(night, index):
     second part: the first is the night's own): made from the night's,
     so that a reader asks for it by name, never by a search.'''
     return str(uuids.uuid5(uuids.UUID(night), f'part {index}'))
+
+
+def sessions(night, stored):
+    '''The session UUIDs of the night ``night``: its own, then each of its
+    parts' for which ``stored(uuid)`` is true, up to the first that is
+    not.'''
+    yield night
+    for index in itertools.count(1):
+        part = part_uuid(night, index)
+        if not stored(part):
+            return
+        yield part
 
 
 def needed(size, largest):

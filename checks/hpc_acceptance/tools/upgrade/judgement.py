@@ -181,10 +181,9 @@ def judge(new_cases, baselines, confirm_cases=(), min_runs=3, floors=None,
             elif row['value'] <= 0:
                 row['note'] = '; '.join(filter(None, [
                     row['note'], 'a figure of 0 is no measurement']))
-            elif implausible(gain_over(row['value'], median, unit)):
+            elif implausible(gain := gain_over(row['value'], median, unit)):
                 row.update(verdict=NO_MEASUREMENT, note=(
-                    f'implausible: '
-                    f'{math.exp(gain_over(row["value"], median, unit)):.0e} '
+                    f'implausible: {math.exp(gain):.0e} '
                     f'times better than the baseline\'s median '
                     f'{number(median)} {unit}'))
 

@@ -7,7 +7,6 @@ default), ReFrame's own storage, real and synthetic ReFrame reports.'''
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import time
 
@@ -31,12 +30,6 @@ LARGEST = 9_000
 SINCE_2026 = '20260101:now'
 
 
-def _stored_sizes(db):
-    with sqlite3.connect(db) as conn:
-        return dict(conn.execute(
-            'SELECT uuid, length(json_blob) FROM sessions').fetchall())
-
-
 def _shown(cases):
     return [(c['display_name'], c['result'], c['perfvalues'],
              len(c['earlier_attempts'])) for c in cases]
@@ -49,9 +42,7 @@ def in_parts(tmp_path, monkeypatch):
     report = tmp_path / 'nightly.json'
     shutil.copy(FIXTURE, report)
     db = tmp_path / 'results.db'
-    with monkeypatch.context() as limited:
-        sqlite_limit.limit(limited, LARGEST)
-        assert cli.main(['db', 'import', '--db', str(db), str(report)]) == 0
+    assert sqlite_limit.imported(monkeypatch, report, db, LARGEST) == 0
     return str(db), str(report)
 
 
@@ -86,7 +77,7 @@ def test_a_night_is_split_into_whole_test_cases_of_about_a_share_each(
 def test_a_report_larger_than_one_value_is_stored_in_parts_within_it(
         in_parts):
     db, _ = in_parts
-    sizes = _stored_sizes(db)
+    sizes = sqlite_limit.stored_sessions(db)
     assert len(sizes) > 1
     assert max(sizes.values()) <= LARGEST
     assert set(sizes) == {SESSION} | {session_parts.part_uuid(SESSION, i)
@@ -101,7 +92,7 @@ def test_a_night_in_parts_reads_back_as_the_one_session_it_was(
     db, report = in_parts
     whole = str(tmp_path / 'whole.db')
     assert cli.main(['db', 'import', '--db', whole, report]) == 0
-    assert len(_stored_sizes(whole)) == 1
+    assert len(sqlite_limit.stored_sessions(whole)) == 1
 
     def read(path):
         return (_shown(runs.session_testcases(SESSION, path)),
@@ -121,7 +112,7 @@ def test_a_night_in_parts_reads_back_as_the_one_session_it_was(
     assert len(read(db)[0]) == 5
     assert [(row['UUID'], row[session_parts.PARTS]) for row in
             runs.session_rows(SINCE_2026, db)] == \
-        [(SESSION, str(len(_stored_sizes(db))))]
+        [(SESSION, str(len(sqlite_limit.stored_sessions(db))))]
 
 
 def test_a_test_case_s_attempts_stay_in_one_part(tmp_path, monkeypatch):
@@ -136,11 +127,11 @@ def test_a_test_case_s_attempts_stay_in_one_part(tmp_path, monkeypatch):
                                    session=fleet_cases.session_id(7))
     path = tmp_path / 'fleet.json'
     path.write_text(json.dumps(report))
-    sqlite_limit.limit(monkeypatch, os.path.getsize(path) // 2)
     db = str(tmp_path / 'results.db')
-    assert cli.main(['db', 'import', '--db', db, str(path)]) == 0
+    assert sqlite_limit.imported(monkeypatch, path, db,
+                                 os.path.getsize(path) // 2) == 0
 
-    assert len(_stored_sizes(db)) > 2
+    assert len(sqlite_limit.stored_sessions(db)) > 2
     read = runs.session_testcases(fleet_cases.session_id(7), db)
     assert _shown(read) == _shown(runs.final_testcases(report))
     (retried,) = [c for c in read if c['earlier_attempts']]
@@ -163,11 +154,9 @@ def test_a_night_whose_text_encodes_longer_than_its_file_is_still_stored(
     assert max(len(json.dumps(part)) for part in
                session_parts.split(report, 2)) > largest
     db = str(tmp_path / 'results.db')
-    with monkeypatch.context() as limited:
-        sqlite_limit.limit(limited, largest)
-        assert cli.main(['db', 'import', '--db', db, str(path)]) == 0
+    assert sqlite_limit.imported(monkeypatch, path, db, largest) == 0
 
-    assert len(_stored_sizes(db)) > 2
+    assert len(sqlite_limit.stored_sessions(db)) > 2
     read = runs.session_testcases(SESSION, db)
     assert [c['fail_reason'] for c in read] == ['\U0001F600' * 3000] * 5
 
@@ -180,12 +169,11 @@ def test_a_night_is_stored_whole_or_not_at_all(tmp_path, monkeypatch,
     report['runs'][0]['testcases'][-1]['fail_reason'] = 'x' * LARGEST
     path = tmp_path / 'nightly.json'
     path.write_text(json.dumps(report))
-    sqlite_limit.limit(monkeypatch, LARGEST)
     db = tmp_path / 'results.db'
-    assert cli.main(['db', 'import', '--db', str(db), str(path)]) != 0
+    assert sqlite_limit.imported(monkeypatch, path, db, LARGEST) != 0
     assert f'more than SQLite holds in one value ({LARGEST:,} bytes)' in \
         capsys.readouterr().err
-    assert _stored_sizes(db) == {}
+    assert sqlite_limit.stored_sessions(db) == {}
 
 
 def test_earlier_fleet_nights_in_parts_are_each_one_earlier_run(
@@ -206,15 +194,13 @@ def test_earlier_fleet_nights_in_parts_are_each_one_earlier_run(
             extras={'fleet': 'yes'})
         path = tmp_path / f'fleet-{number}.json'
         path.write_text(json.dumps(report))
-        with monkeypatch.context() as limited:
-            sqlite_limit.limit(limited, os.path.getsize(path) // 2)
-            assert cli.main(['db', 'import', '--db', str(db),
-                             str(path)]) == 0
+        assert sqlite_limit.imported(monkeypatch, path, db,
+                                     os.path.getsize(path) // 2) == 0
         return str(path), when
 
     for number in range(1, 4):
         stored(number, fleet_cases.fleet(8, seed=number))
-    assert len(_stored_sizes(db)) > 3 * 3
+    assert len(sqlite_limit.stored_sessions(db)) > 3 * 3
 
     slow = fleet_cases.fleet(8, seed=9, slow={
         f'n{i}': (0.5, ('StreamCheck',)) for i in range(1, 9)})
@@ -251,7 +237,7 @@ def test_a_report_that_calls_itself_a_part_is_refused_at_the_door(
     assert cli.main(['db', 'import', '--db', str(db), str(forged)]) != 0
     assert (f'cannot read the run report {forged}: session_info: {key!r} '
             f'is the results database\'s own') in capsys.readouterr().err
-    assert list(_stored_sizes(db)) == [SESSION]
+    assert list(sqlite_limit.stored_sessions(db)) == [SESSION]
     done = subprocess.run([str(HPC_ACCEPTANCE), 'verdict', str(forged), '0'],
                           capture_output=True, text=True)
     assert done.returncode == 3
@@ -273,10 +259,9 @@ def test_a_fleet_night_in_parts_is_left_out_of_the_nightly_baseline(
     path = tmp_path / 'fleet.json'
     path.write_text(json.dumps(report))
     db = str(tmp_path / 'results.db')
-    with monkeypatch.context() as limited:
-        sqlite_limit.limit(limited, os.path.getsize(path) // 2)
-        assert cli.main(['db', 'import', '--db', db, str(path)]) == 0
-    assert len(_stored_sizes(db)) > 2
+    assert sqlite_limit.imported(monkeypatch, path, db,
+                                 os.path.getsize(path) // 2) == 0
+    assert len(sqlite_limit.stored_sessions(db)) > 2
 
     nightly = baseline.nightly_runs(db_path=db)
     assert nightly.cases == []
