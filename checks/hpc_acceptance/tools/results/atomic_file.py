@@ -7,7 +7,8 @@ from hpc_acceptance.tools.common.file_modes import shared_mode
 
 
 def write_atomically(path, text, shared=False):
-    '''Replace ``path`` with ``text`` in one step: a run killed while
+    '''Replace ``path`` with ``text`` (a string, or bytes as they are)
+    in one step: a run killed while
     writing (Ctrl-C, a batch time limit) leaves the old file or the new
     one, never half of one. The file is its owner's alone (``mkstemp``'s
     0600), or with ``shared`` (settings the night's account reads) has
@@ -18,7 +19,7 @@ def write_atomically(path, text, shared=False):
     try:
         if mode is not None:
             os.fchmod(fd, mode)
-        with os.fdopen(fd, 'w') as fp:
+        with os.fdopen(fd, 'wb' if isinstance(text, bytes) else 'w') as fp:
             fp.write(text)
             fp.flush()
             os.fsync(fp.fileno())

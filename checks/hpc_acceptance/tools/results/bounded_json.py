@@ -5,8 +5,9 @@ night. Unbounded, a file of a million test cases took the verdict two
 minutes and 3.5 GB, and one nested a hundred thousand levels deep stopped
 it on Python's recursion limit, a traceback (exit 1). So a file larger
 than :data:`MAX_BYTES` is refused before it is read, and one nested
-deeper than Python's JSON reader follows (its recursion limit: about 990
-levels of lists and objects) is refused when it is read, each with an
+deeper than the JSON readers follow (:mod:`.json_text`: orjson's 1,024
+levels of lists and objects; Python's recursion limit, about 990, where
+orjson cannot read a file) is refused when it is read, each with an
 error that says so (:class:`TooLarge`; the commands exit 3 on it, naming
 the file). The number of test cases a report may hold is bounded where
 its shape is checked (:data:`.report_shape.MAX_TESTCASES`).
@@ -17,10 +18,10 @@ fleet -l``) and a retry of every tenth is about 420,000 test case records
 of about 3 KB each, 1.3 GB; ReFrame's reports nest 7 levels deep.
 '''
 
-import json
 import os
 
 from hpc_acceptance.tools.common.regular_file import open_regular
+from hpc_acceptance.tools.results import json_text
 
 #: The largest JSON file read, in bytes.
 MAX_BYTES = 2 * 2**30
@@ -30,8 +31,8 @@ class TooLarge(ValueError):
     '''A JSON file beyond a bound; the message says which.'''
 
 
-NESTED_TOO_DEEPLY = ('nested deeper than Python\'s JSON reader follows '
-                     '(about 990 levels of lists and objects)')
+NESTED_TOO_DEEPLY = ('nested deeper than the JSON reader follows (about '
+                     '1,000 levels of lists and objects)')
 
 
 def read(path, max_bytes=None):
@@ -67,7 +68,7 @@ def parse(data):
         deeply).
     '''
     try:
-        return json.loads(data.decode('utf-8'))
+        return json_text.loads(data)
     except RecursionError:
         raise TooLarge(NESTED_TOO_DEEPLY) from None
 

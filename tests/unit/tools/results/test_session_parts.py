@@ -5,6 +5,7 @@ on one value made small (it takes 1,000,000,000 bytes where built by
 default), ReFrame's own storage, real and synthetic ReFrame reports.'''
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -141,12 +142,14 @@ def test_a_test_case_s_attempts_stay_in_one_part(tmp_path, monkeypatch):
 
 def test_a_night_whose_text_encodes_longer_than_its_file_is_still_stored(
         tmp_path, monkeypatch):
-    '''A node's reason in emoji: 4 bytes each in the file, 12 as
-    ReFrame escapes them. The parts its size on disk asks for are too
-    large; twice as many are stored, and read back whole.'''
+    '''A node's reason in emoji, in test cases of a time of NaN: 4
+    bytes each in the file, 12 as Python's json escapes them, which writes
+    them (orjson writes no NaN, :mod:`..results.json_text`). The parts its
+    size on disk asks for are too large; twice as many are stored, and
+    read back whole.'''
     report = json.loads(FIXTURE.read_text())
     for case in report['runs'][0]['testcases']:
-        case['fail_reason'] = '\U0001F600' * 3000
+        case.update(fail_reason='\U0001F600' * 3000, time_total=float('nan'))
     path = tmp_path / 'nightly.json'
     path.write_text(json.dumps(report, ensure_ascii=False))
     largest = 100_000
@@ -159,6 +162,7 @@ def test_a_night_whose_text_encodes_longer_than_its_file_is_still_stored(
     assert len(sqlite_limit.stored_sessions(db)) > 2
     read = runs.session_testcases(SESSION, db)
     assert [c['fail_reason'] for c in read] == ['\U0001F600' * 3000] * 5
+    assert all(math.isnan(c['time_total']) for c in read)
 
 
 def test_a_night_is_stored_whole_or_not_at_all(tmp_path, monkeypatch,
