@@ -261,13 +261,13 @@ def _counted(cases):
 
 def _node_cases(report, node, fault):
     '''``[[test case]]`` of a node's report, run by run, as the night's
-    report holds them.'''
+    report holds them: the report's own records, made the night's in
+    place (a copy of each was a second night in memory).'''
     session = report.get('session_info') or {}
     each = []
     for run in report['runs']:
-        cases = []
         for case in run['testcases']:
-            case = dict(case, node_session_uuid=session.get('uuid'),
+            case.update(node_session_uuid=session.get('uuid'),
                         node_session_start_unix=session.get(
                             'time_start_unix'))
             if case.get('fixture'):
@@ -275,8 +275,7 @@ def _node_cases(report, node, fault):
             if fault and case['result'] == 'abort':
                 # ReFrame's own: "aborted due to ForceExitError"
                 case['fail_reason'] = fault
-            cases.append(case)
-        each.append(cases)
+        each.append(run['testcases'])
 
     return each
 
@@ -363,7 +362,7 @@ def collect(report_path, minutes=None, now=None):
                         session_uuid=info['uuid'], run_index=index)
         all_cases += cases
 
-    info.update(_counted(runs.final_attempts(all_cases)))
+    info.update(_counted(runs.last_records(all_cases)))
     not_its_own = _add_perflogs(night, plan, read)
     merged = {
         'session_info': info,

@@ -258,6 +258,13 @@ def final_attempts(attempts):
             for key, case in final.items()]
 
 
+def last_records(attempts):
+    '''The last of each test case's records in ``attempts`` (oldest
+    first), as they are: what :func:`final_attempts` gives without its
+    copies, where only their results are counted.'''
+    return {_case_id(case): case for case in attempts}.values()
+
+
 #: A test case's text for people that a node's job or ReFrame wrote: the
 #: tools show it on one line (a console, a drain reason).
 FREE_TEXT = ('fail_reason', 'node_hardware', 'node_software')

@@ -7,6 +7,7 @@ import pytest
 
 from helpers.fleet_cases import SESSION
 from hpc_acceptance.tools.results.runs import (ResultsError, Unreadable,
+                                               final_attempts, last_records,
                                                report_session,
                                                report_testcases)
 
@@ -27,6 +28,21 @@ def test_a_retried_case_is_its_last_attempt_and_the_others_stay(tmp_path):
     assert sorted(cases) == ['A', 'B']
     assert cases['B']['result'] == 'pass'
     assert cases['B']['perfvalues']['local:default:triad'][0] == 3.0
+
+
+def test_the_last_records_are_the_final_attempts_uncopied():
+    '''What a night's counts are made of: each test case's last record,
+    itself, where the same name in another partition is another case.'''
+    attempts = [case('A', 'fail', 1.0), case('B', 'fail', 2.0),
+                dict(case('A', 'pass', 3.0), partition='other'),
+                case('B', 'pass', 4.0), case('A', 'pass', 5.0)]
+    last = list(last_records(attempts))
+    assert sorted(map(id, last)) == sorted(
+        id(attempts[i]) for i in (2, 3, 4))
+    assert sorted((c['display_name'], c['partition'], c['result'])
+                  for c in last) == sorted(
+        (c['display_name'], c['partition'], c['result'])
+        for c in final_attempts(attempts))
 
 
 @pytest.mark.parametrize('text', ['[]', '{}', '{"runs": [{}]}'])
