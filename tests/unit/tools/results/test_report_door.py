@@ -203,6 +203,16 @@ def test_a_report_of_more_test_cases_than_the_bound_is_refused(
         in capsys.readouterr().err
 
 
+def test_records_beyond_the_bound_are_counted_before_parsing(monkeypatch):
+    '''Counted on the file's bytes, however few: a file of no more
+    bytes than the bound's keys cannot hold more.'''
+    monkeypatch.setattr(report_shape, 'MAX_TESTCASES', 5)
+    report_shape.check_size(b'"display_name"' * 5)
+    with pytest.raises(report_shape.ReportError,
+                       match='6 test case records, more than the 5'):
+        report_shape.check_size(b'"display_name"' * 6)
+
+
 def test_the_bounds_take_a_night_of_ten_thousand_nodes():
     # 38 test cases a node (reframe --mode fleet -l), a retry of every
     # tenth, records of about 3 KB as ReFrame writes them
