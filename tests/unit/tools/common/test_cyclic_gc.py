@@ -31,3 +31,14 @@ def test_a_collector_that_was_off_stays_off():
         pass
     assert not gc.isenabled()
 
+
+
+def test_what_the_block_made_and_kept_is_old_to_the_collector():
+    '''Not walked again by the collector's next young collection: a
+    night's records were a tenth of collecting it, walked once more.'''
+    gc.enable()
+    with cyclic_gc.paused():
+        made = [[] for _ in range(1000)]
+    young = {id(o) for o in gc.get_objects(generation=0)}
+    assert not any(id(o) in young for o in made)
+    assert any(o is made[0] for o in gc.get_objects(generation=2))
