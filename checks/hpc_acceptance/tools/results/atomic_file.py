@@ -7,12 +7,12 @@ from hpc_acceptance.tools.common.file_modes import shared_mode
 
 
 def write_atomically(path, text, shared=False):
-    '''Replace ``path`` with ``text`` (a string, or bytes as they are)
-    in one step: a run killed while
-    writing (Ctrl-C, a batch time limit) leaves the old file or the new
-    one, never half of one. The file is its owner's alone (``mkstemp``'s
-    0600), or with ``shared`` (settings the night's account reads) has
-    the mode of the file it replaces, else the one the umask allows.'''
+    '''Replace ``path`` with ``text`` (a string, or bytes as they are) in
+    one step: a run killed while writing (Ctrl-C, a batch time limit)
+    leaves the old file or the new one, never half of one. The file is
+    its owner's alone (``mkstemp``'s 0600), or with ``shared`` (settings
+    the night's account reads) has the mode of the file it replaces, else
+    the one the umask allows.'''
     directory = os.path.dirname(os.path.abspath(path))
     mode = shared_mode(path) if shared else None
     fd, tmp = tempfile.mkstemp(dir=directory, prefix='.', suffix='.tmp')

@@ -13,7 +13,9 @@ large for a double, a lone surrogate escape, nesting past 1,024 levels.
 Such a file is read by Python's ``json``, its non-finite numbers as
 :class:`NonFinite`; such a value is written by Python's ``json`` too, as
 it was read. orjson would write a non-finite ``float`` as ``null``: a
-value made here is never one.
+value made here is never one. One difference stays: an integer of more
+than 64 bits is read by orjson as a float, where Python's ``json`` keeps
+it whole; what is checked at the door is what is written.
 '''
 
 import json
@@ -38,7 +40,8 @@ def _number(text):
 
 
 def loads(data):
-    '''The JSON ``data`` (bytes) parsed, as Python's ``json`` parses it.
+    '''The JSON ``data`` (bytes) parsed, as Python's ``json`` parses it
+    (but an integer of more than 64 bits: a float).
 
     :raises ValueError: if it is no JSON (:class:`UnicodeDecodeError`:
         no UTF-8).
