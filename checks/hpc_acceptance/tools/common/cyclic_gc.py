@@ -27,9 +27,8 @@ def paused():
         yield
     finally:
         # what the block made and kept is young to the collector, which
-        # would walk it all at its next run (a tenth of collecting a
-        # night): moved to its oldest generation, walked only where
-        # everything is
+        # would walk it all at its next run: moved to its oldest
+        # generation, walked only where everything is
         gc.freeze()
         gc.unfreeze()
         if was_on:

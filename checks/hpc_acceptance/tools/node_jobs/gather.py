@@ -380,8 +380,8 @@ def collect(report_path, minutes=None, now=None):
     }
     if not_its_own:
         merged[KEY]['perflog_lines_not_its_own'] = not_its_own
-    # compact, by orjson (:mod:`..results.json_text`): Python's json
-    # writing it was a sixth of the coordinator's collecting
+    # compact, by orjson (:mod:`..results.json_text`), not Python's json:
+    # a night's report is the coordinator's largest write
     write_atomically(report_path, json_text.encoded(merged))
     _leave_out(report_path, plan, left_out)
     return merged, status

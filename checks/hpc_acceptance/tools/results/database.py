@@ -466,9 +466,9 @@ def _store(storage, parts, report_path):
 def _insert(conn, report, report_path):
     '''Insert ``report`` as ReFrame's storage inserts a run (its
     ``_db_store_report``; ReFrame is pinned): its session with the report
-    as JSON text (:func:`.json_text.stored`), a row for each test case.
-    ReFrame's encoding through Python's json was half a minute of the
-    coordinator's CPU at 10,000 nodes.'''
+    as JSON text (:func:`.json_text.stored`), a row for each test case,
+    where ReFrame's own insert encodes the whole night again through
+    Python's json.'''
     info = report['session_info']
     conn.execute(
         'INSERT INTO sessions VALUES(:uuid, :session_start_unix, '

@@ -224,8 +224,7 @@ def check_size(data):
     counted as the keys ``"display_name"`` (one a record; within a string
     its quotes would be escaped), so that such a file is refused before
     the seconds and gigabytes of parsing it. A file too short to hold that
-    many keys is not counted (a node's report: a fiftieth of collecting
-    it went to counting).'''
+    many keys (a node's report) is not counted.'''
     if len(data) // len(_RECORD_KEY) > MAX_TESTCASES:
         _bounded(data.count(_RECORD_KEY))
 
