@@ -5,7 +5,10 @@ test cases; anything else refused naming the file and the value, with
 the exit status of an unreadable report (3), nothing run or stored.'''
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -266,3 +269,41 @@ def test_reframe_s_refusal_quoting_a_hostile_value_is_one_plain_line(
     assert not (tmp_path / 'results.db').exists() or not sqlite3.connect(
         tmp_path / 'results.db').execute(
             'SELECT * FROM sessions').fetchall()
+
+
+def test_a_report_is_read_in_as_many_bytes_as_it_has(tmp_path):
+    '''Not into a buffer of the bound (2 GiB) mapped for each file, whose
+    pages the kernel gave and zeroed anew at each node's report.'''
+    path = _write(tmp_path, _report())
+    script = ('import resource, sys\n'
+              'from hpc_acceptance.tools.results import bounded_json\n'
+              'def faults():\n'
+              '    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n'
+              'data = bounded_json.read(sys.argv[1])\n'
+              'before = faults()\n'
+              'for _ in range(50):\n'
+              '    data = bounded_json.read(sys.argv[1])\n'
+              'print((faults() - before) / 50, len(data))\n')
+    done = subprocess.run([sys.executable, '-c', script, path], text=True,
+                          capture_output=True, check=True)
+    faults, size = done.stdout.split()
+    assert int(size) == os.path.getsize(path) > 4 * 4096
+    assert float(faults) < 2
+
+
+def test_a_report_that_grows_while_it_is_read_is_read_up_to_the_bound(
+        tmp_path, monkeypatch):
+    '''Its size when opened says less than it holds when read.'''
+    path = _write(tmp_path, _report())
+    size = os.path.getsize(path)
+    real = os.fstat
+
+    def smaller(fd):
+        found = real(fd)
+        return os.stat_result((*found[:6], 100, *found[7:]))
+
+    monkeypatch.setattr(os, 'fstat', smaller)
+    assert bounded_json.read(path) == open(path, 'rb').read()
+    with pytest.raises(bounded_json.TooLarge,
+                       match=f'more than the {size - 1} bytes'):
+        bounded_json.read(path, max_bytes=size - 1)
