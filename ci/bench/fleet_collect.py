@@ -159,8 +159,8 @@ def measure(source, nodes, read_back=False, copies=1):
         if not stored:
             raise RuntimeError(f'the {nodes}-node night was not stored')
 
-        cases = sum(len(run['testcases']) for run in merged['runs'])
-        session = merged['session_info']['uuid']
+        cases = len(merged.records())
+        session = merged.session_info['uuid']
         del merged
         back = _read_back(database, session) if read_back else None
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from helpers import fleet_cases
 from helpers.hypothesis_profiles import examples
 from hpc_acceptance.tools.results import runs, session_parts
+from hpc_acceptance.tools.results.report_text import ReportText
 
 SESSION = fleet_cases.session_id(11)
 
@@ -39,7 +40,9 @@ def _case(case):
        st.integers(1, 40))
 def test_a_night_in_parts_is_the_night_it_was(nodes, retried, parts):
     night = _night(nodes, retried)
-    made = session_parts.split(json.loads(json.dumps(night)), parts)
+    # each part as the text the results database keeps
+    made = [json.loads(part.stored()) for part in session_parts.split(
+        ReportText.of(json.loads(json.dumps(night))), parts)]
     stored = json.dumps(made)
 
     assert 1 <= len(made) <= parts

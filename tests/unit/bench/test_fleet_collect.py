@@ -46,8 +46,7 @@ def test_a_node_of_the_nightly_set_s_size_has_each_test_case_copied(
         folder.mkdir()
         merged, _ = gather.collect(fleet_collect.scaled(str(NIGHT), 4,
                                                         str(folder), copies))
-        names = [c['display_name'] for r in merged['runs']
-                 for c in r['testcases']]
+        names = [record.display_name for record in merged.records()]
         lines = [line for p in (folder / 'perflogs').rglob('*.log')
                  for line in p.read_text().splitlines()[1:]]
         return names, lines

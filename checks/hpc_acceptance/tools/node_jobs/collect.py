@@ -72,8 +72,8 @@ def setup_parser(parser):
                              'running (their nodes are left out)')
 
 
-def _finish_line(report_path, merged, status, stored):
-    print('\n'.join(gather.lines(merged)))
+def _finish_line(report_path, head, status, stored):
+    print('\n'.join(gather.lines(head)))
     print(f'collect: {report_path} holds the night '
           f'({"stored in" if stored else "NOT stored in"} the results '
           f'database); judge it with:\n  hpc-acceptance finish '
@@ -123,5 +123,5 @@ def command(args):
 
     with open(reframe_call.log_of(args.report), 'a') as log:
         stored = gather.store(args.report, merged, log, given.db)
-    _finish_line(args.report, merged, status, stored)
+    _finish_line(args.report, merged.head, status, stored)
     return 0

@@ -238,7 +238,7 @@ def run_night(report, node_map, launcher, reframe_args, head,
 
         watched = _cpu()
         merged, status = gather.collect(report, limits.minutes)
-        for line in gather.lines(merged)[1:]:
+        for line in gather.lines(merged.head)[1:]:
             say(line.strip())
         collected = _cpu()
         gather.store(report, merged, log, db_path)

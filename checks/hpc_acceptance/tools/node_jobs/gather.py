@@ -18,8 +18,9 @@ from hpc_acceptance.tools.fleet.node_map import (node_map_path, read_node_map,
                                                  write_node_map)
 from hpc_acceptance.tools.node_jobs import perflogs, slurm_jobs
 from hpc_acceptance.tools.node_jobs.night import Night
-from hpc_acceptance.tools.results import database, json_text, runs, skips
+from hpc_acceptance.tools.results import database, runs, skips
 from hpc_acceptance.tools.results.atomic_file import write_atomically
+from hpc_acceptance.tools.results.report_text import Record, ReportText
 from hpc_acceptance.tools.results.report_shape import TIME_FORMAT
 
 
@@ -34,6 +35,10 @@ KEY = 'fleet_night'
 _FROM_NODES = ('data_version', 'version', 'config_files', 'user')
 
 _NID = re.compile(r'\s+%\.nid=\S+')
+
+#: What a missing test case (:func:`missing_case`) takes of another node's.
+_TEMPLATE = ('display_name', 'system', 'partition', 'environ', 'filename',
+             'scheduler')
 
 # a test's name as ReFrame prints it, its parameters and fixtures' scopes
 # after it: the node's log says where its run stopped, in a verdict's words,
@@ -213,26 +218,25 @@ def outcome(night, node, job, minutes=None):
     return report, None, None
 
 
-def expected_cases(reports):
-    '''``{partition: {name without node: a test case}}`` of the non-fixture
-    test cases the nodes' reports hold.'''
-    found = {}
-    for report in reports:
-        for run in report['runs']:
-            for case in run['testcases']:
-                if not case.get('fixture'):
-                    found.setdefault(
-                        f'{case["system"]}:{case["partition"]}', {}
-                    ).setdefault(
-                        (_NID.sub('', case['display_name']),
-                         case.get('environ')), case)
-
-    return found
+def expect_cases(expected, report):
+    '''Add to ``expected``, ``{partition: {name without node: what of a
+    test case a missing one is made of}}``, the non-fixture test cases of
+    the node's report ``report`` it does not hold yet.'''
+    for run in report['runs']:
+        for case in run['testcases']:
+            if not case.get('fixture'):
+                found = expected.setdefault(
+                    f'{case["system"]}:{case["partition"]}', {})
+                key = (_NID.sub('', case['display_name']), case.get('environ'))
+                if key not in found:
+                    found[key] = {field: case[field] for field in
+                                  _TEMPLATE if field in case}
 
 
-def missing_case(template, node, fault, when, job):
+def missing_case(template, node, fault, when, job, night):
     '''A failed test case of ``node`` for the test case ``template`` of
-    another node, its reason ``fault``.'''
+    another node (:func:`expect_cases`), its reason ``fault``, of the
+    first run of the night ``night`` (its UUID).'''
     name = _NID.sub('', template['display_name']) + f' %.nid={node}'
     return {
         'display_name': name, 'name': name, 'unique_name': name,
@@ -248,48 +252,53 @@ def missing_case(template, node, fault, when, job):
                                              time.localtime(when)),
         'jobid': (job or {}).get('job'), 'job_nodelist': node,
         'node': None, 'time_total': None,
+        'session_uuid': night, 'run_index': 0,
     }
 
 
-def _counted(cases):
-    return {'num_cases': len(cases),
-            'num_failures': sum(c['result'] in ('fail', 'fail_deps')
-                                for c in cases),
-            'num_aborted': sum(c['result'] == 'abort' for c in cases),
-            'num_skipped': sum(c['result'] == 'skip' for c in cases)}
+def _counted(results):
+    '''ReFrame's counts of a run or session of test cases of
+    ``results``, their results.'''
+    results = list(results)
+    return {'num_cases': len(results),
+            'num_failures': sum(r in ('fail', 'fail_deps') for r in results),
+            'num_aborted': results.count('abort'),
+            'num_skipped': results.count('skip')}
 
 
-def _node_cases(report, node, fault):
-    '''``[[test case]]`` of a node's report, run by run, as the night's
-    report holds them: the report's own records, made the night's in
-    place (a copy of each was a second night in memory).'''
+def _node_records(report, node, fault, night):
+    '''``[[Record]]`` of a node's report, run by run, as the night
+    ``night`` (its UUID) holds them: the report's own test cases made the
+    night's in place, then kept as text (:mod:`..results.report_text`),
+    their ``uuid`` given where the night's runs are joined.'''
     session = report.get('session_info') or {}
     each = []
-    for run in report['runs']:
+    for index, run in enumerate(report['runs']):
         for case in run['testcases']:
             case.update(node_session_uuid=session.get('uuid'),
                         node_session_start_unix=session.get(
-                            'time_start_unix'))
+                            'time_start_unix'),
+                        session_uuid=night, run_index=index)
             if case.get('fixture'):
                 case['display_name'] += f' %.nid={node}'
             if fault and case['result'] == 'abort':
                 # ReFrame's own: "aborted due to ForceExitError"
                 case['fail_reason'] = fault
-        each.append(run['testcases'])
+        each.append([Record(case) for case in run['testcases']])
 
     return each
 
 
-def session_info(first, started, ended, extras, stage, output):
+def session_info(uuid, first, started, ended, extras, stage, output):
     '''The night's ``session_info``: what ran the nodes' ReFrame (its
     version and configuration, :data:`_FROM_NODES`, of ``first``, a
     node's session), the session ``extras`` the night was planned with,
-    the night's UUID, times and folders.'''
+    the night's ``uuid``, times and folders.'''
     info = {k: v for k, v in (first or {}).items() if k in _FROM_NODES}
     info.update(extras)
     info.update(
         data_version=info.get('data_version', '4.2'),
-        uuid=str(uuids.uuid4()), hostname=socket.gethostname(),
+        uuid=uuid, hostname=socket.gethostname(),
         cmdline=' '.join(sys.argv), workdir=os.getcwd(),
         time_start=time.strftime(TIME_FORMAT, time.localtime(started)),
         time_start_unix=started,
@@ -303,8 +312,11 @@ def session_info(first, started, ended, extras, stage, output):
 def collect(report_path, minutes=None, now=None):
     '''Collect the night of ``report_path`` into that report (written),
     its perflogs into the run's and its node list updated; ``(report,
-    status)``: the report as written and 0 when every node did its work
-    and ReFrame passed on each, else 1.
+    status)``: the report as written, as text
+    (:class:`..results.report_text.ReportText`), and 0 when every node did
+    its work and ReFrame passed on each, else 1. Each node's report is
+    read, checked and made text in turn: the night is never held as
+    objects.
 
     :raises ValueError: if the night's plan cannot be read.
     '''
@@ -314,12 +326,12 @@ def collect(report_path, minutes=None, now=None):
     now = time.time() if now is None else now
     minutes = minutes or plan.get('minutes')
     nodes = sorted(plan['nodes'], key=natural_order)
+    uuid = str(uuids.uuid4())
 
-    read, faults, left_out, status = {}, {}, {}, 0
+    read, held, have, expected, first = [], {}, {}, {}, None
+    faults, left_out, status = {}, {}, 0
     for node in nodes:
         report, fault, left = outcome(night, node, jobs.get(node), minutes)
-        if report is not None and not left:
-            read[node] = report
         if fault:
             faults[node] = fault
         if left:
@@ -327,47 +339,52 @@ def collect(report_path, minutes=None, now=None):
         node_status = night.read_status(node).get('reframe_status')
         if fault or (report is not None and node_status not in (0, None)):
             status = 1
+        if report is None or left:
+            continue
 
-    expected = expected_cases(read.values())
+        read.append(node)
+        first = first or report.get('session_info')
+        _explain_skips(report, night.log(node))
+        expect_cases(expected, report)
+        held[node] = _node_records(report, node, fault, uuid)
+        if fault:
+            have[node] = {(_NID.sub('', c['display_name']), c.get('environ'))
+                          for run in report['runs'] for c in run['testcases']
+                          if not c.get('fixture')}
+
     per_run = []
     for node in nodes:
-        if node in read:
-            _explain_skips(read[node], night.log(node))
-        each = (_node_cases(read[node], node, faults.get(node))
-                if node in read else [[]])
+        each = held.pop(node, [[]])
         if node in faults:
-            have = {(_NID.sub('', c['display_name']), c.get('environ'))
-                    for run in each for c in run if not c.get('fixture')}
             for partition in plan['nodes'][node]:
                 system = f'{plan["system"]}:{partition}'
-                each[0] += [missing_case(case, node, faults[node], now,
-                                         jobs.get(node))
+                each[0] += [Record(missing_case(
+                    case, node, faults[node], now, jobs.get(node), uuid))
                             for key, case in sorted(
                                 expected.get(system, {}).items())
-                            if key not in have]
-        for index, cases in enumerate(each):
+                            if key not in have.get(node, ())]
+        for index, records in enumerate(each):
             while len(per_run) <= index:
                 per_run.append([])
-            per_run[index] += cases
+            per_run[index] += records
 
-    first = next((r.get('session_info') for r in read.values()), None)
+    for index, records in enumerate(per_run):
+        for number, record in enumerate(records):
+            record.uuid = f'{uuid}:{index}:{number}'
+
     started = min((j['submitted'] for j in jobs.values()
                    if j.get('submitted')), default=plan.get('started', now))
-    info = session_info(first, started, now, plan.get('extras', {}),
+    info = session_info(uuid, first, started, now, plan.get('extras', {}),
                         plan['stage'], plan['output'])
-    all_cases = []
-    for index, cases in enumerate(per_run):
-        for number, case in enumerate(cases):
-            case.update(uuid=f'{info["uuid"]}:{index}:{number}',
-                        session_uuid=info['uuid'], run_index=index)
-        all_cases += cases
-
-    info.update(_counted(runs.last_records(all_cases)))
+    # ReFrame's counts of a session: each test case's last attempt
+    info.update(_counted({record.key(): record.result for records in per_run
+                          for record in records}.values()))
     not_its_own = _add_perflogs(night, plan, read)
-    merged = {
+    head = {
         'session_info': info,
-        'runs': [dict(_counted(cases), run_index=index, testcases=cases)
-                 for index, cases in enumerate(per_run)],
+        'runs': [dict(_counted(record.result for record in records),
+                      run_index=index)
+                 for index, records in enumerate(per_run)],
         'restored_cases': [],
         KEY: {'mode': 'node-jobs', 'folder': night.folder,
               'nodes': len(nodes),
@@ -379,10 +396,9 @@ def collect(report_path, minutes=None, now=None):
               'faults': faults, 'left_out': left_out, 'status': status},
     }
     if not_its_own:
-        merged[KEY]['perflog_lines_not_its_own'] = not_its_own
-    # compact, by orjson (:mod:`..results.json_text`), not Python's json:
-    # a night's report is the coordinator's largest write
-    write_atomically(report_path, json_text.encoded(merged))
+        head[KEY]['perflog_lines_not_its_own'] = not_its_own
+    merged = ReportText(head, per_run)
+    write_atomically(report_path, merged.chunks())
     _leave_out(report_path, plan, left_out)
     return merged, status
 
@@ -493,17 +509,17 @@ def _explain_skips(report, node_log):
 
 @cyclic_gc.paused()
 def store(report_path, report, log, db_path):
-    '''Store the night's report ``report``, as :func:`collect` wrote it
-    to ``report_path``, in the results database ``db_path``, said in
-    ``log`` (an open file) as ReFrame says it: whether it was stored. It
-    is not read or checked again: its nodes' reports were, at their door
-    (:func:`_read_report`), and the rest is made by :func:`collect` (at
-    10,000 nodes the second check was a third of the coordinator's
-    collecting).'''
+    '''Store the night's report ``report``, as :func:`collect` made it
+    and wrote it to ``report_path``, in the results database ``db_path``,
+    said in ``log`` (an open file) as ReFrame says it: whether it was
+    stored. It is not read or checked again: its nodes' reports were, at
+    their door (:func:`_read_report`), and the rest is made by
+    :func:`collect` (``ci/bench/README.md``, "Where a record's time
+    goes").'''
     done, present, errors = database.store_validated(
         str(db_path), [(report_path, report)])
     if done or present:
-        session = report['session_info'].get('uuid')
+        session = report.session_info.get('uuid')
         log.write(f'Current session stored with UUID: {session}\n')
         return True
 

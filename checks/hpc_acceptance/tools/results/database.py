@@ -20,7 +20,7 @@ from hpc_acceptance.core.paths import PROJECT_DIR
 from hpc_acceptance.tools.common import (command_settings, console,
                                          file_modes, shell_line)
 from hpc_acceptance.tools.results import (bounded_json, disk_space,
-                                          json_text, report_shape,
+                                          report_shape, report_text,
                                           session_parts)
 
 
@@ -400,13 +400,16 @@ def import_reports(path, reports):
 
 def store_validated(path, read):
     '''Store the sessions of ``read``, ``[(report path, its report as
-    :func:`validated` returned it)]``; ``(stored, already there,
+    :func:`validated` returned it, or as text: a
+    :class:`.report_text.ReportText`)]``; ``(stored, already there,
     errors)``, of the reports' paths. A report too large for one value of
     SQLite is stored as parts (:mod:`.session_parts`), all or none.'''
     storage = reframe_storage(path)
     largest = _largest_value()
     done, present, errors = [], [], []
     for report_path, report in read:
+        if not isinstance(report, report_text.ReportText):
+            report = report_text.ReportText.of(report)
         try:
             _store_in_parts(storage, report, session_parts.needed(
                 _size(report_path), largest), os.path.abspath(report_path))
@@ -464,26 +467,25 @@ def _store(storage, parts, report_path):
 
 
 def _insert(conn, report, report_path):
-    '''Insert ``report`` as ReFrame's storage inserts a run (its
-    ``_db_store_report``; ReFrame is pinned): its session with the report
-    as JSON text (:func:`.json_text.stored`), a row for each test case,
+    '''Insert ``report`` (a :class:`.report_text.ReportText`) as
+    ReFrame's storage inserts a run (its ``_db_store_report``; ReFrame is
+    pinned): its session with the report as JSON text
+    (:meth:`~.report_text.ReportText.stored`), a row for each test case,
     where ReFrame's own insert encodes the whole night again through
     Python's json.'''
-    info = report['session_info']
+    info = report.session_info
     conn.execute(
         'INSERT INTO sessions VALUES(:uuid, :session_start_unix, '
         ':session_end_unix, :json_blob, :report_file)',
         {'uuid': info['uuid'], 'session_start_unix': info['time_start_unix'],
          'session_end_unix': info['time_end_unix'],
-         'json_blob': json_text.stored(report), 'report_file': report_path})
+         'json_blob': report.stored(), 'report_file': report_path})
     conn.executemany(
-        'INSERT INTO testcases VALUES(:name, :system, :partition, '
-        ':environ, :job_completion_time_unix, :session_uuid, :uuid)',
-        ({'name': case['name'], 'system': case['system'],
-          'partition': case['partition'], 'environ': case['environ'],
-          'job_completion_time_unix': case['job_completion_time_unix'],
-          'session_uuid': info['uuid'], 'uuid': case['uuid']}
-         for run in report['runs'] for case in run['testcases']))
+        'INSERT INTO testcases VALUES(?, ?, ?, ?, ?, ?, ?)',
+        ((record.name, record.system, record.partition, record.environ,
+          record.completion, info['uuid'],
+          None if record.uuid is report_text.NO_UUID else record.uuid)
+         for record in report.records()))
 
 
 def _largest_value():

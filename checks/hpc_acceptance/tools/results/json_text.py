@@ -2,11 +2,10 @@
 gives what Python's ``json`` gives, else by Python's ``json``.
 
 A fleet night of 10,000 nodes is about 410,000 test case records that
-the coordinator reads once and writes twice (the night's report, the
-results database): with Python's ``json`` that alone was more than the
-coordinator's budget; orjson does the same in a fraction
-(``ci/bench/README.md``, "Where a record's time goes" and "orjson, our
-insert, the records kept once").
+the coordinator reads and writes once (:mod:`.report_text`): with
+Python's ``json`` that alone was more than the coordinator's budget;
+orjson does the same in a fraction (``ci/bench/README.md``, "Where a
+record's time goes" and "orjson, our insert, the records kept once").
 
 orjson refuses what Python's ``json`` takes and ReFrame writes: ``NaN``
 and ``Infinity`` (a figure a benchmark printed as ``nan``), a number too
@@ -56,20 +55,6 @@ def loads(data):
 
     return json.loads(data.decode('utf-8'), parse_constant=NonFinite,
                       parse_float=_number)
-
-
-def stored(report):
-    '''The run report ``report`` as JSON text as ReFrame's results
-    database keeps it: its ``session_info`` first, after
-    ``"session_info": `` with the space ReFrame's own writing puts there.
-    ReFrame finds a session's info in that text by a pattern that needs
-    the space, and by the first match, which a test case's text could
-    hold where it came first.'''
-    rest = encoded({key: value for key, value in report.items()
-                    if key != 'session_info'})
-    return b''.join([b'{"session_info": ', encoded(report['session_info']),
-                     b', ' if rest != b'{}' else b'',
-                     memoryview(rest)[1:]]).decode('utf-8')
 
 
 def encoded(value):

@@ -27,6 +27,8 @@ import itertools
 import math
 import uuid as uuids
 
+from hpc_acceptance.tools.results.report_text import ReportText
+
 #: The session extra of a part after the first: the night's UUID.
 PART_OF = 'part_of'
 
@@ -62,20 +64,18 @@ def needed(size, largest):
 
 
 def most(report):
-    '''The most parts ``report`` is stored in: one a test case (a report
-    of none is stored as one).'''
-    return len({case['display_name'] for run in report['runs']
-                for case in run['testcases']})
+    '''The most parts ``report`` (a :class:`.report_text.ReportText`) is
+    stored in: one a test case (a report of none is stored as one).'''
+    return len({record.display_name for record in report.records()})
 
 
 def split(report, parts):
-    '''The run report ``report`` as at most ``parts`` reports to store,
-    as the module's docstring says; ``[report]`` itself for one part.'''
+    '''The run report ``report`` (a :class:`.report_text.ReportText`) as
+    at most ``parts`` reports to store, as the module's docstring says;
+    ``[report]`` itself for one part.'''
     sizes = {}
-    for run in report['runs']:
-        for case in run['testcases']:
-            name = case['display_name']
-            sizes[name] = sizes.get(name, 0) + 1
+    for record in report.records():
+        sizes[record.display_name] = sizes.get(record.display_name, 0) + 1
 
     if parts <= 1 or not sizes:
         return [report]
@@ -92,21 +92,21 @@ def split(report, parts):
     numbers = {index: number for number, index in
                enumerate(sorted(set(owner.values())))}
 
-    night = report['session_info']['uuid']
+    night = report.session_info['uuid']
     made = []
     for number in range(len(numbers)):
         session = night if number == 0 else part_uuid(night, number)
         extra = {PARTS: len(numbers)} if number == 0 else {PART_OF: night}
-        made.append(dict(report, session_info=dict(
-            report['session_info'], uuid=session, **extra), runs=[
-                dict(run, testcases=[]) for run in report['runs']]))
+        made.append(ReportText(dict(report.head, session_info=dict(
+            report.session_info, uuid=session, **extra)),
+            [[] for _ in report.runs]))
 
-    for position, run in enumerate(report['runs']):
-        for case in run['testcases']:
-            part = made[numbers[owner[case['display_name']]]]
-            held = part['runs'][position]['testcases']
-            held.append(dict(case, uuid=f'{part["session_info"]["uuid"]}:'
-                                        f'{position}:{len(held)}'))
+    for position, records in enumerate(report.runs):
+        for record in records:
+            part = made[numbers[owner[record.display_name]]]
+            held = part.runs[position]
+            held.append(record.placed(f'{part.session_info["uuid"]}:'
+                                      f'{position}:{len(held)}'))
 
     return made
 

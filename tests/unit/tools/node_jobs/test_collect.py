@@ -52,6 +52,13 @@ def _edit(path, change):
     open(path, 'w').write(json.dumps(value))
 
 
+def _collected(path, **given):
+    '''``(report, status)`` of the night at ``path`` collected, its
+    report as written.'''
+    _, status = gather.collect(path, **given)
+    return runs.read_report(path), status
+
+
 def _cases(report, node=None):
     return [c for c in runs.final_testcases(report)
             if not c['fixture'] and (node is None or
@@ -61,10 +68,14 @@ def _cases(report, node=None):
 def test_a_night_is_one_session_the_tools_and_reframe_read(night, tmp_path):
     path, _ = night
     db = str(tmp_path / 'results.db')
-    report, status = gather.collect(path, now=1795895800.0)
+    text, status = gather.collect(path, now=1795895800.0)
     assert status == 0
-    written = runs.read_report(path)
-    assert written == json.loads(json.dumps(report))
+    report = runs.read_report(path)
+    assert report['session_info'] == text.session_info
+    assert {key: value for key, value in report.items() if key != 'runs'} \
+        == {key: value for key, value in text.head.items() if key != 'runs'}
+    assert [run['testcases'] for run in report['runs']] == [
+        [json.loads(record.json()) for record in run] for run in text.runs]
     info = report['session_info']
     assert info['fleet'] == 'yes' and info['suite_mode'] == 'nightly'
     cases = [c for run in report['runs'] for c in run['testcases']]
@@ -168,7 +179,8 @@ def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
         night, tmp_path, fault, named):
     path, here = night
     fault(here)
-    report, status = gather.collect(path)
+    text, status = gather.collect(path)
+    report = runs.read_report(path)
     assert status == 1
     assert report[gather.KEY]['faults']['n4'].startswith(named)
     (case,) = _cases(report, 'n4')
@@ -187,7 +199,7 @@ def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
     # the checks of a report read (the nodes' at their door)
     assert database.checked(report, path) is report
     log = io.StringIO()
-    assert gather.store(path, report, log, str(tmp_path / 'stored.db'))
+    assert gather.store(path, text, log, str(tmp_path / 'stored.db'))
     assert log.getvalue().startswith('Current session stored with UUID: ')
 
 
@@ -200,7 +212,7 @@ def test_a_node_that_died_in_a_job_of_several_names_itself_alone(night):
         job='7', nodes=3, state='TIMEOUT') for node in ('n1', 'n2', 'n3')])
     _edit(here.status('n2'), lambda status: status.pop('ended'))
     os.remove(here.report('n2'))
-    report, status = gather.collect(path, minutes=60)
+    report, status = _collected(path, minutes=60)
     assert status == 1
     assert list(report[gather.KEY]['faults']) == ['n2']
     assert report[gather.KEY]['faults']['n2'].startswith('died ')
@@ -218,7 +230,7 @@ def test_a_dead_node_whose_job_the_coordinator_ended_says_why(night):
         lost='Slurm set the node down: not responding'))
     _edit(here.status('n2'), lambda status: status.pop('ended'))
     os.remove(here.report('n2'))
-    report, status = gather.collect(path, minutes=60)
+    report, status = _collected(path, minutes=60)
     assert status == 1
     assert report[gather.KEY]['faults'] == {'n2': (
         'died (Slurm set the node down: not responding): its report is '
@@ -228,7 +240,7 @@ def test_a_dead_node_whose_job_the_coordinator_ended_says_why(night):
 def test_a_node_whose_reframe_ran_nothing_is_no_fault(night):
     path, here = night
     os.remove(here.report('n4'))
-    report, _ = gather.collect(path)
+    report, _ = _collected(path)
     assert report[gather.KEY]['faults'] == {}
     assert _cases(report, 'n4') == []
 
@@ -236,7 +248,7 @@ def test_a_node_whose_reframe_ran_nothing_is_no_fault(night):
 def test_a_node_never_submitted_is_left_out_not_named(night, tmp_path):
     path, here = night
     _edit(here.jobs, lambda jobs: jobs.pop('n4'))
-    report, _ = gather.collect(path)
+    report, _ = _collected(path)
     assert report[gather.KEY]['faults'] == {}
     assert 'n4' in report[gather.KEY]['left_out']
     assert _cases(report, 'n4') == []
@@ -339,7 +351,7 @@ def test_a_node_s_record_is_read_for_the_types_its_job_writes(night,
     path, here = night
     _edit(here.status('n4'), lambda status: status.update({field: value}))
     assert field not in here.read_status('n4')
-    report, _ = gather.collect(path)
+    report, _ = _collected(path)
     assert 'PASSED' not in json.dumps(report)
     fault = report[gather.KEY]['faults'].get('n4')
     if field == 'ended':
@@ -352,7 +364,7 @@ def test_a_node_s_record_larger_than_a_record_is_none(night):
     _edit(here.status('n4'), lambda status: status.update(
         padding='x' * STATUS_MAX_BYTES))
     assert here.read_status('n4') == {}
-    report, status = gather.collect(path)
+    report, status = _collected(path)
     # no record: its run is said not to have started, and named
     assert status == 1
     assert report[gather.KEY]['faults']['n4'].startswith(
@@ -392,7 +404,7 @@ def test_a_skip_reframe_made_takes_its_reason_from_its_own_node_s_output(
     # n3's output is no file to read: were it read, the night would hang
     os.unlink(here.log('n3'))
     os.mkfifo(here.log('n3'))
-    report, _ = gather.collect(path)
+    report, _ = _collected(path)
     said = {case['node_session_uuid']: case['skip_reason']
             for case in report['runs'][0]['testcases']
             if case['result'] == 'skip'}
@@ -415,7 +427,7 @@ def test_the_night_s_session_says_only_what_a_node_s_reframe_would(night):
     _edit(here.report('n1'), lambda report: report['session_info'].update(
         fleet_confirms='11111111-2222-3333-4444-555555555555',
         suite_mode='post-upgrade', fleet='no', nonsense='x'))
-    report, status = gather.collect(path)
+    report, status = _collected(path)
     info = report['session_info']
     assert status == 0
     assert info['suite_mode'] == 'nightly' and info['fleet'] == 'yes'
@@ -464,7 +476,7 @@ def test_a_node_s_file_that_is_no_file_is_unreadable_not_waited_for(
             # its output is read where it did not end its work
             _edit(here.status('n4'), lambda s: s.pop('ended'))
         _fifo(getattr(here, part)('n4'))
-    report, status = gather.collect(path)
+    report, status = _collected(path)
     fault = report[gather.KEY]['faults'].get('n4')
     if part == 'report':
         assert fault.startswith('left no regular file where its report goes '
@@ -514,10 +526,10 @@ def test_a_node_s_perflog_lines_of_another_node_are_not_added(night,
     own = perflog.read_text().splitlines()[1]
     with open(perflog, 'a') as fp:
         fp.write(own.replace('%.nid=n1 ', '%.nid=n2 ') + '\n')
-    report, status = gather.collect(path)
+    text, status = gather.collect(path)
     assert status == 0
     assert '  n1: 1 perflog line(s) of another node, not added' in \
-        gather.lines(report)
+        gather.lines(text.head)
     lines = (tmp_path / 'perflogs' / 'slurm-nodes' / 'compute' /
              'MemoryDaxpyCheck.log').read_text().splitlines()
     assert lines[1:] == [own]

@@ -1,15 +1,13 @@
 '''JSON read and written at a fleet night's size (tools/results/json_text):
 by orjson where it gives what Python's json gives, by Python's json
-where orjson cannot, never a value changed on the way; stored in the
-results database as ReFrame stores a run, and read back by ReFrame.'''
+where orjson cannot, never a value changed on the way.'''
 
 import json
 import math
-import sqlite3
 
 import pytest
 from conftest import DATA_DIR
-from hpc_acceptance.tools.results import database, json_text
+from hpc_acceptance.tools.results import json_text
 
 FIXTURE = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'
 
@@ -70,52 +68,3 @@ def test_what_is_no_json_or_no_utf8_is_a_value_error():
     for data in (b'{"a": ', b'"\xff"', b'[1, 2] x'):
         with pytest.raises(ValueError):
             json_text.loads(data)
-
-
-def test_a_report_is_stored_with_its_session_first_as_reframe_finds_it():
-    '''ReFrame finds a session's info by the first ``"session_info": {``
-    with a space: one a test case's text spells, before it, would be
-    taken for the session's.'''
-    report = {'runs': [{'testcases': [{'fail_reason':
-                                       '"session_info": {"uuid": "x"}'}]}],
-              'session_info': {'uuid': 'u', 'nested': {'a': 1}}}
-    text = json_text.stored(report)
-    assert text.startswith('{"session_info": {"uuid":"u"')
-    assert json.loads(text) == report
-    assert json_text.stored({'session_info': {}}) == '{"session_info": {}}'
-
-
-def _rows(path):
-    conn = sqlite3.connect(path)
-    try:
-        sessions = [row[:3] + (json.loads(row[3]), row[4]) for row in
-                    conn.execute('SELECT * FROM sessions')]
-        return sessions, conn.execute('SELECT * FROM testcases').fetchall()
-    finally:
-        conn.close()
-
-
-def test_a_run_is_stored_as_reframe_stores_it_and_read_back_by_reframe(
-        tmp_path):
-    '''Our insert beside ReFrame's own (``store``): the same rows, the same
-    report in them, and ReFrame's own readers read ours.'''
-    from reframe.frontend.reporting.utility import QuerySelectorTestcase
-
-    report = json.loads(FIXTURE.read_text())
-    report['runs'][0]['testcases'][0]['fail_reason'] = 'ünïcode 😀'
-    theirs, ours = str(tmp_path / 'theirs.db'), str(tmp_path / 'ours.db')
-    database.reframe_storage(theirs).store(report, '/r.json')
-    storage = database.reframe_storage(ours)
-    assert database.store_validated(ours, [('/r.json', report)]) == \
-        (['/r.json'], [], [])
-    assert _rows(ours) == _rows(theirs)
-
-    uuid = report['session_info']['uuid']
-    (session,) = storage.fetch_sessions(QuerySelectorTestcase(uuid=uuid))
-    assert session == report
-    (session,) = storage.fetch_sessions(QuerySelectorTestcase(
-        sess_filter=f'uuid=="{uuid}"'))
-    assert session['session_info'] == report['session_info']
-    cases = storage.fetch_testcases(QuerySelectorTestcase(uuid=uuid))
-    assert [c['display_name'] for c in cases] == \
-        [c['display_name'] for c in report['runs'][0]['testcases']]

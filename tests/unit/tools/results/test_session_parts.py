@@ -18,6 +18,7 @@ from helpers import fleet_cases, sqlite_limit
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.fleet import history
 from hpc_acceptance.tools.results import database, runs, session_parts
+from hpc_acceptance.tools.results.report_text import ReportText
 
 #: ReFrame's JSON report of an acceptance run: 5 test case records of 2
 #: to 4 KB, 23 KB in all.
@@ -55,6 +56,13 @@ def test_each_part_is_at_most_half_of_what_sqlite_holds(size, largest,
     assert session_parts.needed(size, largest) == parts
 
 
+def _split(report, parts):
+    '''``report`` split into ``parts``, each part the text the results
+    database keeps, parsed.'''
+    return [json.loads(part.stored()) for part in
+            session_parts.split(ReportText.of(report), parts)]
+
+
 def _retried_night(retried):
     '''6 test cases, the first ``retried`` retried.'''
     cases = fleet_cases.fleet(2, seed=3)[:6]
@@ -70,7 +78,7 @@ def test_a_night_is_split_into_whole_test_cases_of_about_a_share_each(
         retried, parts, records):
     '''In the order the test cases first ran, about as many records a
     part; a test case retried (two records) fills a share of two.'''
-    made = session_parts.split(_retried_night(retried), parts)
+    made = _split(_retried_night(retried), parts)
     assert [sum(len(run['testcases']) for run in part['runs'])
             for part in made] == records
 
@@ -154,8 +162,8 @@ def test_a_night_whose_text_encodes_longer_than_its_file_is_still_stored(
     path.write_text(json.dumps(report, ensure_ascii=False))
     largest = 100_000
     assert session_parts.needed(os.path.getsize(path), largest) == 2
-    assert max(len(json.dumps(part)) for part in
-               session_parts.split(report, 2)) > largest
+    assert max(len(part.stored().encode()) for part in session_parts.split(
+        ReportText.of(database.validated(str(path))), 2)) > largest
     db = str(tmp_path / 'results.db')
     assert sqlite_limit.imported(monkeypatch, path, db, largest) == 0
 
