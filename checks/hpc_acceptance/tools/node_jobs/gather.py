@@ -11,7 +11,7 @@ import sys
 import time
 import uuid as uuids
 
-from hpc_acceptance.tools.common import console, cyclic_gc
+from hpc_acceptance.tools.common import console, cyclic_gc, heap
 from hpc_acceptance.tools.common.regular_file import open_regular
 from hpc_acceptance.tools.fleet.model import another_node, natural_order
 from hpc_acceptance.tools.fleet.node_map import (node_map_path, read_node_map,
@@ -320,6 +320,7 @@ def collect(report_path, minutes=None, now=None):
 
     :raises ValueError: if the night's plan cannot be read.
     '''
+    heap.keep_freed()
     night = Night.of_report(report_path)
     plan = night.read_plan()
     jobs = night.read_jobs()
@@ -516,6 +517,7 @@ def store(report_path, report, log, db_path):
     their door (:func:`_read_report`), and the rest is made by
     :func:`collect` (``ci/bench/README.md``, "Where a record's time
     goes").'''
+    heap.keep_freed()
     done, present, errors = database.store_validated(
         str(db_path), [(report_path, report)])
     if done or present:
