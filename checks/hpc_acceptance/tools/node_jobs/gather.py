@@ -378,8 +378,9 @@ def collect(report_path, minutes=None, now=None):
     info = session_info(uuid, first, started, now, plan.get('extras', {}),
                         plan['stage'], plan['output'])
     # ReFrame's counts of a session: each test case's last attempt
-    info.update(_counted({record.key(): record.result for records in per_run
-                          for record in records}.values()))
+    info.update(_counted(record.result for record in runs.last_records(
+        (record for records in per_run for record in records),
+        key=Record.key)))
     not_its_own = _add_perflogs(night, plan, read)
     head = {
         'session_info': info,

@@ -52,8 +52,9 @@ class Record:
         return made
 
     def key(self):
-        '''What tells this test case from the others of a run (the
-        tools' ``..results.runs`` read its attempts by it).'''
+        '''What tells this record's test case from the others, as
+        ``..results.runs`` tells a parsed record's: its attempts share
+        it.'''
         return self.display_name, self.system, self.partition, self.environ
 
     def json(self):

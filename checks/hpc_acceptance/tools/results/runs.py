@@ -258,11 +258,13 @@ def final_attempts(attempts):
             for key, case in final.items()]
 
 
-def last_records(attempts):
+def last_records(attempts, key=None):
     '''The last of each test case's records in ``attempts`` (oldest
     first), as they are: what :func:`final_attempts` gives without its
-    copies, where only their results are counted.'''
-    return {_case_id(case): case for case in attempts}.values()
+    copies, where only their results are counted. ``key`` tells a
+    record's test case (a parsed record's by default; a record kept as
+    text, :class:`.report_text.Record`, by its own ``key``).'''
+    return {(key or _case_id)(case): case for case in attempts}.values()
 
 
 #: A test case's text for people that a node's job or ReFrame wrote: the

@@ -82,6 +82,10 @@ def test_a_night_is_one_session_the_tools_and_reframe_read(night, tmp_path):
     assert [c['uuid'] for c in cases] == [
         f'{info["uuid"]}:0:{i}' for i in range(len(cases))]
     assert {c['session_uuid'] for c in cases} == {info['uuid']}
+    # ReFrame's counts, the session's and its run's
+    assert (info['num_cases'], info['num_failures'], info['num_aborted'],
+            info['num_skipped']) == (len(cases), 0, 0, 0)
+    assert [run['num_cases'] for run in report['runs']] == [len(cases)]
     # each node's figures with its own name, node and job node list
     for node in NODES:
         (case,) = _cases(report, node)
@@ -186,6 +190,8 @@ def test_a_node_that_did_not_do_its_work_is_named_the_others_judged(
     (case,) = _cases(report, 'n4')
     assert case['result'] in ('fail', 'abort')
     assert case['fail_reason'] == report[gather.KEY]['faults']['n4']
+    info = report['session_info']
+    assert info['num_failures'] + info['num_aborted'] == 1
     assert [c['result'] for n in NODES[:3] for c in _cases(report, n)] == \
         ['pass'] * 3
     # the usual rule: it alone failed a check the others passed

@@ -10,7 +10,7 @@ import sqlite3
 import tracemalloc
 
 from conftest import DATA_DIR
-from hpc_acceptance.tools.results import database, json_text
+from hpc_acceptance.tools.results import database, json_text, runs
 from hpc_acceptance.tools.results.report_text import Record, ReportText
 
 FIXTURE = DATA_DIR / 'reframe_runs' / 'acceptance-report.json'
@@ -48,6 +48,21 @@ def test_a_record_placed_under_another_uuid_shares_its_text():
                                          'a', 'system': 's', 'result': 'pass'}
     assert json.loads(record.json())['uuid'] == 'night:0:3'
     assert placed.key() == record.key() == ('a', 's', None, None)
+
+
+def test_a_record_s_test_case_is_told_as_a_parsed_record_s():
+    '''The night's counts take each test case's last record as text, as
+    the tools take a parsed one's.'''
+    attempts = [{'display_name': name, 'system': 's', 'partition': part,
+                 'environ': env, 'result': result}
+                for name, part, env, result in [
+                    ('A', 'p', 'e', 'fail'), ('A', 'q', 'e', 'pass'),
+                    ('A', 'p', 'f', 'skip'), ('A', 'p', 'e', 'abort'),
+                    ('B', 'p', None, 'fail')]]
+    records = [Record(case) for case in attempts]
+    assert [r.result for r in runs.last_records(records, key=Record.key)] \
+        == [c['result'] for c in runs.last_records(attempts)] == \
+        ['abort', 'pass', 'skip', 'fail']
 
 
 def test_a_figure_of_nan_is_written_as_nan_in_its_record_alone():
