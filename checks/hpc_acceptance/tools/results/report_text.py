@@ -92,14 +92,14 @@ class ReportText:
         '''Every record, run by run.'''
         return [record for run in self.runs for record in run]
 
-    def chunks(self, stored=False):
+    def chunks(self):
         '''The report as JSON text, in pieces (str) to join or write:
-        its ``session_info`` first; with ``stored``, after
-        ``"session_info": `` with the space ReFrame's own writing puts
-        there. ReFrame's results database finds a session's info in its
-        text by a pattern that needs the space, and by the first match,
-        which a test case's text could hold where it came first.'''
-        yield '{"session_info": ' if stored else '{"session_info":'
+        its ``session_info`` first, after ``"session_info": `` with the
+        space ReFrame's own writing puts there. ReFrame's results database
+        finds a session's info in its text by a pattern that needs the
+        space, and by the first match, which a test case's text could
+        hold where it came first.'''
+        yield '{"session_info": '
         yield _text(self.head['session_info'])
         yield ',"runs":['
         for number, (run, records) in enumerate(zip(self.head['runs'],
@@ -118,8 +118,8 @@ class ReportText:
 
     def stored(self):
         '''The report's text as ReFrame's results database keeps it
-        (:meth:`chunks`, ``stored``).'''
-        return ''.join(self.chunks(stored=True))
+        (:meth:`chunks`, joined).'''
+        return ''.join(self.chunks())
 
 
 def _text(value):
