@@ -296,6 +296,9 @@ def test_a_report_that_grows_while_it_is_read_is_read_up_to_the_bound(
     '''Its size when opened says less than it holds when read.'''
     path = _write(tmp_path, _report())
     size = os.path.getsize(path)
+    whole = open(path, 'rb').read()
+    # a file of the bound's size is read
+    assert bounded_json.read(path, max_bytes=size) == whole
     real = os.fstat
 
     def smaller(fd):
@@ -303,7 +306,8 @@ def test_a_report_that_grows_while_it_is_read_is_read_up_to_the_bound(
         return os.stat_result((*found[:6], 100, *found[7:]))
 
     monkeypatch.setattr(os, 'fstat', smaller)
-    assert bounded_json.read(path) == open(path, 'rb').read()
+    assert bounded_json.read(path) == bounded_json.read(
+        path, max_bytes=size) == whole
     with pytest.raises(bounded_json.TooLarge,
                        match=f'more than the {size - 1} bytes'):
         bounded_json.read(path, max_bytes=size - 1)
