@@ -218,6 +218,12 @@ def outcome(night, node, job, minutes=None):
     return report, None, None
 
 
+def _case_key(case):
+    '''What a test case is on any node: its name without the node, its
+    environment.'''
+    return _NID.sub('', case['display_name']), case.get('environ')
+
+
 def expect_cases(expected, report):
     '''Add to ``expected``, ``{partition: {name without node: what of a
     test case a missing one is made of}}``, the non-fixture test cases of
@@ -227,7 +233,7 @@ def expect_cases(expected, report):
             if not case.get('fixture'):
                 found = expected.setdefault(
                     f'{case["system"]}:{case["partition"]}', {})
-                key = (_NID.sub('', case['display_name']), case.get('environ'))
+                key = _case_key(case)
                 if key not in found:
                     found[key] = {field: case[field] for field in
                                   _TEMPLATE if field in case}
@@ -349,9 +355,8 @@ def collect(report_path, minutes=None, now=None):
         expect_cases(expected, report)
         held[node] = _node_records(report, node, fault, uuid)
         if fault:
-            have[node] = {(_NID.sub('', c['display_name']), c.get('environ'))
-                          for run in report['runs'] for c in run['testcases']
-                          if not c.get('fixture')}
+            have[node] = {_case_key(c) for run in report['runs']
+                          for c in run['testcases'] if not c.get('fixture')}
 
     per_run = []
     for node in nodes:

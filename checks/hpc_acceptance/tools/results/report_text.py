@@ -11,6 +11,8 @@ night's report and each part the database stores it as
 the ``uuid`` it has there.
 '''
 
+import copy
+
 from hpc_acceptance.tools.results import json_text
 
 #: The ``uuid`` of a record that has none (ReFrame's schema asks for none):
@@ -45,9 +47,7 @@ class Record:
 
     def placed(self, uuid):
         '''This record under the ``uuid`` ``uuid``, its text shared.'''
-        made = object.__new__(Record)
-        for slot in Record.__slots__:
-            setattr(made, slot, getattr(self, slot))
+        made = copy.copy(self)
         made.uuid = uuid
         return made
 
