@@ -12,6 +12,11 @@ a check that failed its sanity triggers: its record has no figures).
 A node's lines are the node's say: a line whose test case is pinned to
 another node (``%.nid=``) is left out and counted, not added under that
 node's name.
+
+The lines are added as the bytes the node wrote, a file's at once, not
+decoded and split into lines: where no line is pinned to another node
+(every node that did its work) nothing is split at all; a byte that is
+no UTF-8 is no reason to stop collecting the night.
 '''
 
 import os
@@ -22,13 +27,13 @@ from hpc_acceptance.tools.fleet.model import same_node
 
 _ROTATED = re.compile(r'^(?P<name>.+\.log)(?:\.h(?P<number>\d+))?$')
 
-_PINNED = re.compile(r'%\.nid=([^\s|]+)')
+_PINNED = re.compile(rb'%\.nid=([^\s|]+)')
 
 
 def _header(path):
     try:
-        with open(path) as fp:
-            return fp.readline().rstrip('\n')
+        with open(path, 'rb') as fp:
+            return fp.readline().rstrip(b'\n')
     except FileNotFoundError:
         return None
 
@@ -93,19 +98,19 @@ class RunPerflogs:
             _rotate(target)
             found = None
 
-        fp = open(target, 'a')
+        fp = open(target, 'ab')
         if found is None:
-            fp.write(header + '\n')
+            fp.write(header + b'\n')
         self._files[target] = (fp, header)
         return fp
 
-    def add_lines(self, target, header, lines):
-        '''Append ``lines`` (of ``header``) to the perflog ``target``.'''
+    def _add(self, target, header, lines):
+        '''Append ``lines`` (bytes, of ``header``, each ending in a
+        newline) to the perflog ``target``.'''
         fp, found = self._files.get(target, (None, None))
         if fp is None or found != header:
             fp = self._file(target, header)
-        fp.writelines(line if line.endswith('\n') else line + '\n'
-                      for line in lines)
+        fp.write(lines)
 
     def merge(self, source, node=None):
         '''Append the perflogs under ``source`` (``node``'s) to those of
@@ -119,29 +124,41 @@ class RunPerflogs:
                                 os.path.relpath(folder, source))
             for name in _in_order(names):
                 try:
-                    with open_regular(os.path.join(folder, name)) as fp:
-                        header, *lines = fp.readlines() or ['']
+                    with open_regular(os.path.join(folder, name),
+                                      'rb') as fp:
+                        header, _, lines = fp.read().partition(b'\n')
                 except NotRegular:
                     # a node's pipe or device is no perflog of its
                     continue
 
+                if lines and not lines.endswith(b'\n'):
+                    lines += b'\n'
                 if node is not None:
                     lines = self._its_own(lines, node)
                 if lines:
-                    self.add_lines(
+                    self._add(
                         os.path.join(into, _ROTATED.match(name)['name']),
-                        header.rstrip('\n'), lines)
-                    added += len(lines)
+                        header, lines)
+                    added += lines.count(b'\n')
 
         for fp, _ in self._files.values():
             fp.flush()
         return added
 
     def _its_own(self, lines, node):
-        own = [line for line in lines
-               if all(same_node(pinned, node)
+        '''``lines`` but those pinned to another node than ``node``.'''
+        if all(_same_node(pinned, node)
+               for pinned in set(_PINNED.findall(lines))):
+            return lines
+
+        each = lines.split(b'\n')[:-1]
+        own = [line for line in each
+               if all(_same_node(pinned, node)
                       for pinned in _PINNED.findall(line))]
-        if len(own) < len(lines):
-            self.not_its_own[node] = (self.not_its_own.get(node, 0) +
-                                      len(lines) - len(own))
-        return own
+        self.not_its_own[node] = (self.not_its_own.get(node, 0) +
+                                  len(each) - len(own))
+        return b''.join(line + b'\n' for line in own)
+
+
+def _same_node(pinned, node):
+    return same_node(pinned.decode('utf-8', 'replace'), node)

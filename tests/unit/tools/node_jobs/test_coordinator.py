@@ -224,6 +224,21 @@ def test_a_node_s_perflogs_follow_reframe_s_header_rule(tmp_path):
         'a|b|c\nnewer|3|4\nY %.nid=n1.example.org|7|8\n'
 
 
+def test_a_node_s_perflog_lines_are_added_as_the_bytes_it_wrote(tmp_path):
+    '''A byte that is no UTF-8 stopped the collecting of the whole night
+    (a decoding error); a last line without its newline gets one.'''
+    node, run = tmp_path / 'node' / 'sys' / 'part', tmp_path / 'run'
+    node.mkdir(parents=True)
+    (node / 'Check.log').write_bytes(
+        b'a|b\nx\xff\xfe %.nid=n1|1\r\ny %.nid=n9|2\nz|3')
+    with perflogs.RunPerflogs(str(run)) as run_perflogs:
+        assert run_perflogs.merge(str(tmp_path / 'node'), 'n1') == 2
+        assert run_perflogs.not_its_own == {'n1': 1}
+
+    assert (run / 'sys' / 'part' / 'Check.log').read_bytes() == \
+        b'a|b\nx\xff\xfe %.nid=n1|1\r\nz|3\n'
+
+
 def test_the_night_s_folder_is_named_after_its_report(tmp_path):
     night = Night.of_report(str(tmp_path / 'acceptance-1.json'))
     assert night.folder == str(tmp_path / 'acceptance-1-node-runs')
