@@ -23,6 +23,7 @@ def _joined(text):
 def test_a_report_as_text_is_the_report_it_was():
     report = json.loads(FIXTURE.read_text())
     text = ReportText.of(report)
+    assert report == json.loads(FIXTURE.read_text()), 'the report changed'
     assert _joined(text) == report
     assert json.loads(text.stored()) == report
     assert [json.loads(record.json()) for record in text.records()] == \
