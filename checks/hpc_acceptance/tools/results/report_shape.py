@@ -128,9 +128,42 @@ def _data_version(info):
             f'{DATA_MAJOR}.x)')
 
 
+#: The types of a figure's reference and bounds, and of its unit, as JSON
+#: is parsed (a number of another type, a ``NaN`` read back, goes to the
+#: check that names what is wrong).
+_BOUND_TYPES = frozenset({int, float, type(None)})
+_UNIT_TYPES = frozenset({str, type(None)})
+
+
 def _perfvalues(case, where):
     values = _need(case, 'perfvalues', where, (dict, None), optional=True)
-    for name, perf in (values or {}).items():
+    if not values:
+        return
+
+    # each figure told fine by the types of its fields alone, and the names
+    # and units searched for control characters at once: a night has
+    # millions; the figure at fault is found and named (_figures) only
+    # where one may be
+    units = []
+    for perf in values.values():
+        if (type(perf) is not list or len(perf) < 5 or
+                type(perf[1]) not in _BOUND_TYPES or
+                type(perf[2]) not in _BOUND_TYPES or
+                type(perf[3]) not in _BOUND_TYPES or
+                type(perf[4]) not in _UNIT_TYPES):
+            _figures(values, where)
+            units = [perf[4] or '' for perf in values.values()]
+            break
+        units.append(perf[4] or '')
+
+    if console.has_control(''.join([*values, *units])):
+        _names_and_units(values, where)
+
+
+def _figures(values, where):
+    '''Raise :class:`ReportError` naming the first figure of ``values``
+    that is not ReFrame's ``[value, reference, lower, upper, unit]``.'''
+    for name, perf in values.items():
         here = f'{where}: perfvalues[{name!r}]'
         if not isinstance(perf, list) or len(perf) < 5:
             raise ReportError(f'{here} is {_kind(perf)}, not ReFrame\'s '
@@ -145,19 +178,19 @@ def _perfvalues(case, where):
         if not isinstance(perf[4], (str, type(None))):
             raise ReportError(f'{here}: the unit is {_kind(perf[4])}')
 
-    # the names and units searched at once, each only where they hold a
-    # control character: a night has millions
-    if values and console.has_control(''.join(
-            [*values, *(perf[4] or '' for perf in values.values())])):
-        for name, perf in values.items():
-            here = f'{where}: perfvalues[{name!r}]'
-            if console.has_control(name):
-                raise ReportError(f'{here}: a control character in the name')
-            if console.has_control(perf[4] or ''):
-                raise ReportError(f'{here}: a control character in the unit')
+
+def _names_and_units(values, where):
+    '''Raise :class:`ReportError` naming the first figure of ``values``
+    whose name or unit holds a control character.'''
+    for name, perf in values.items():
+        here = f'{where}: perfvalues[{name!r}]'
+        if console.has_control(name):
+            raise ReportError(f'{here}: a control character in the name')
+        if console.has_control(perf[4] or ''):
+            raise ReportError(f'{here}: a control character in the unit')
 
 
-def _testcase(case, where):
+def _testcase(case, where, fine):
     if not isinstance(case, dict):
         raise ReportError(f'{where} is {_kind(case)}, not a test case')
 
@@ -184,7 +217,7 @@ def _testcase(case, where):
     _need(case, 'job_completion_time_unix', where, (int, float, None),
           optional=True)
     _perfvalues(case, where)
-    identifiers(case, where)
+    identifiers(case, where, fine)
 
 
 def _session_id(value, what):
@@ -192,19 +225,32 @@ def _session_id(value, what):
         names.session(value, what)
 
 
-def identifiers(case, where):
+def identifiers(case, where, fine=None):
     '''Raise :class:`ReportError` where an identifier of the test case
     ``case`` (a dictionary, as a report or the results database gives it)
-    is not of its kind's form; ``where`` says which test case it is.'''
+    is not of its kind's form; ``where`` says which test case it is.
+    ``fine``, a set kept across a report's test cases, holds the
+    identifiers they share (session, system, partition, environment,
+    nodes) once found fine: a node's forty test cases name the same.'''
     if console.has_control(case.get('display_name', '')):
         raise ReportError(f'{where}: a control character in display_name '
                           f'{names.shown(case["display_name"])}')
 
+    listed = case.get('job_nodelist') or []
+    shared = (case.get('session_uuid'), case.get('system'),
+              case.get('partition'), case.get('environ'), case.get('node'),
+              listed if isinstance(listed, str) else tuple(listed))
     try:
-        _session_id(case.get('session_uuid'), 'session_uuid')
         if case.get('uuid') is not None:
             names.testcase(case['uuid'], 'uuid')
 
+        for node in _PINNED.findall(str(case.get('display_name', ''))):
+            names.node(node, 'the node of %.nid= in display_name')
+
+        if fine is not None and _known(shared, fine):
+            return
+
+        _session_id(case.get('session_uuid'), 'session_uuid')
         names.name(case.get('system'), 'system')
         for key in ('partition', 'environ'):
             if case.get(key) is not None:
@@ -214,14 +260,21 @@ def identifiers(case, where):
             # a multi-node check's nodes, as ReFrame abbreviates them
             names.node_list(case['node'], 'node')
 
-        listed = case.get('job_nodelist') or []
         for node in [listed] if isinstance(listed, str) else listed:
             names.node_list(node, 'a node of job_nodelist')
-
-        for node in _PINNED.findall(str(case.get('display_name', ''))):
-            names.node(node, 'the node of %.nid= in display_name')
     except names.BadIdentifier as err:
         raise ReportError(f'{where}: {err}') from None
+
+    if fine is not None:
+        fine.add(shared)
+
+
+def _known(shared, fine):
+    try:
+        return shared in fine
+    except TypeError:
+        # a list or an object among them, no identifier: refused below
+        return False
 
 
 def check_size(data):
@@ -271,6 +324,7 @@ def check(report):
                               f'is not ReFrame\'s YYYYmmddTHHMMSS+zone'
                               ) from None
 
+    fine = set()
     for number, run in enumerate(runs):
         where = f'runs[{number}]'
         if not isinstance(run, dict):
@@ -279,4 +333,4 @@ def check(report):
         _need(run, 'run_index', where, (int,), optional=True)
         cases = _need(run, 'testcases', where, (list,))
         for index, case in enumerate(cases):
-            _testcase(case, f'{where}.testcases[{index}]')
+            _testcase(case, f'{where}.testcases[{index}]', fine)

@@ -40,15 +40,12 @@ def own_database(tmp_path, monkeypatch):
 
 
 CRAFTED = {
-    'session_info: uuid': lambda r, v: r['session_info'].update(uuid=v),
-    'session_uuid': lambda r, v: r['runs'][0]['testcases'][0].update(
-        session_uuid=v),
-    'node': lambda r, v: r['runs'][0]['testcases'][0].update(node=v),
-    'a node of job_nodelist': lambda r, v: r['runs'][0]['testcases'][0]
-    .update(job_nodelist=[v]),
-    'system': lambda r, v: r['runs'][0]['testcases'][0].update(system=v),
-    'partition': lambda r, v: r['runs'][0]['testcases'][0].update(
-        partition=v),
+    'session_info: uuid': lambda r, c, v: r['session_info'].update(uuid=v),
+    'session_uuid': lambda r, c, v: c.update(session_uuid=v),
+    'node': lambda r, c, v: c.update(node=v),
+    'a node of job_nodelist': lambda r, c, v: c.update(job_nodelist=[v]),
+    'system': lambda r, c, v: c.update(system=v),
+    'partition': lambda r, c, v: c.update(partition=v),
 }
 
 
@@ -56,12 +53,24 @@ CRAFTED = {
 @pytest.mark.parametrize('value', ['?__import__("os").system("id")==0',
                                    '../../x', '/some/dir', 'n1\nid',
                                    '$(id>F)', 'a`id`'])
-def test_a_crafted_identifier_is_refused_naming_it(key, value):
+@pytest.mark.parametrize('which', [0, -1], ids=['first', 'last'])
+def test_a_crafted_identifier_is_refused_naming_it(key, value, which):
+    '''In the first test case, or in the last, after those whose
+    identifiers were found fine.'''
     report = _report()
-    CRAFTED[key](report, value)
+    CRAFTED[key](report, report['runs'][0]['testcases'][which], value)
     with pytest.raises(report_shape.ReportError) as refused:
         report_shape.check(report)
     assert f'{key} {value!r} is not ' in str(refused.value)
+
+
+@pytest.mark.parametrize('listed', [[{}], [['n1']], ['n1', 7]])
+def test_a_node_list_of_anything_but_names_is_refused(listed):
+    report = _report()
+    report['runs'][0]['testcases'][-1]['job_nodelist'] = listed
+    with pytest.raises(report_shape.ReportError,
+                       match='a node of job_nodelist .* is not '):
+        report_shape.check(report)
 
 
 def test_the_node_a_test_was_pinned_to_is_a_node_name():
