@@ -161,8 +161,9 @@ def _lost(unreadable, refused):
     return f': its report is {"truncated" if unreadable else "missing"}'
 
 
-def outcome(night, node, job, minutes=None):
-    '''``(report, fault, left_out)`` of ``node``: its parsed report
+def outcome(night, node, job, status, minutes=None):
+    '''``(report, fault, left_out)`` of ``node``, whose job wrote the
+    record ``status`` (:meth:`.Night.read_status`): its parsed report
     (``None`` if none can be read), why it is named (``None``: it did its
     work), why it was left out of the night (``None``: it was not).'''
     if not job:
@@ -178,7 +179,6 @@ def outcome(night, node, job, minutes=None):
         return None, None, ('cancelled by hpc-acceptance collect --cancel '
                             'before it ended: its results are not used')
 
-    status = night.read_status(node)
     state = job.get('state') or ''
     report, unreadable, refused = _read_report(night.report(node), node)
 
@@ -338,13 +338,15 @@ def collect(report_path, minutes=None, now=None):
     read, held, have, expected, first = [], {}, {}, {}, None
     faults, left_out, status = {}, {}, 0
     for node in nodes:
-        report, fault, left = outcome(night, node, jobs.get(node), minutes)
+        node_status = night.read_status(node)
+        report, fault, left = outcome(night, node, jobs.get(node),
+                                      node_status, minutes)
         if fault:
             faults[node] = fault
         if left:
             left_out[node] = left
-        node_status = night.read_status(node).get('reframe_status')
-        if fault or (report is not None and node_status not in (0, None)):
+        if fault or (report is not None and
+                     node_status.get('reframe_status') not in (0, None)):
             status = 1
         if report is None or left:
             continue
