@@ -5,6 +5,7 @@ and a refused report is named in ReFrame's words.'''
 import copy
 import json
 
+import fastjsonschema
 import jsonschema
 import pytest
 from reframe.core.exceptions import ReframeError
@@ -35,6 +36,18 @@ CHANGES = {
     'a session uuid that is a number': lambda r: r['session_info'].update(
         uuid=7),
     'test cases a string': lambda r: r['runs'][0].update(testcases='x'),
+    'a test case that is a number': lambda r: r['runs'][0][
+        'testcases'].append(1),
+    'the last test case without its result': lambda r: r['runs'][0][
+        'testcases'][-1].pop('result'),
+    'a restored test case with a number for a result': lambda r: r.update(
+        restored_cases=[dict(_case(r), result=1)]),
+    'a restored test case as it ran': lambda r: r.update(
+        restored_cases=[_case(r)]),
+    'a failure\'s information without its traceback': lambda r: _case(
+        r).update(fail_info={'exc_type': 'E', 'exc_value': 'v'}),
+    'a failure\'s information': lambda r: _case(r).update(
+        fail_info={'exc_type': 'E', 'exc_value': 'v', 'traceback': None}),
 }
 
 
@@ -66,3 +79,19 @@ def test_the_unchanged_report_is_accepted_and_some_changes_are_not():
     assert validator.is_valid(report)
     report['runs'] = {}
     assert not validator.is_valid(report)
+
+
+def test_a_schema_asking_more_of_the_records_is_checked_whole():
+    '''Where ReFrame's schema (another ReFrame than the pinned one) asks
+    more of a run's records than each be a test case, the report is
+    checked whole, not record by record.'''
+    with open(reframe_schema.SCHEMA) as fp:
+        schema = json.load(fp)
+    schema['properties']['runs']['items']['properties']['testcases'][
+        'minItems'] = 1
+    check = reframe_schema._Checks(schema)
+    report = json.loads(REPORT.read_text())
+    check(report)
+    report['runs'][0]['testcases'] = []
+    with pytest.raises(fastjsonschema.JsonSchemaException):
+        check(report)
