@@ -15,7 +15,7 @@ import pytest
 from helpers import fleet_cases
 from hpc_acceptance.tools import cli
 from hpc_acceptance.tools.results import (bounded_json, database,
-                                          report_shape, runs)
+                                          json_text, report_shape, runs)
 
 SESSION = fleet_cases.session_id(7)
 #: ReFrame's session filter is Python: this one would write a file.
@@ -136,6 +136,22 @@ def test_a_control_character_in_a_figure_s_name_is_refused():
     assert str(refused.value).endswith(
         f"perfvalues[{name + chr(0x202e)!r}]: a control character in the "
         f"name")
+
+
+def test_a_figure_bounded_by_nan_is_a_figure_its_names_still_checked():
+    '''A reference or bound of NaN (ReFrame writes one, read back as
+    json_text.NonFinite) is of a figure's shape; the names and units of
+    such a test case are checked all the same.'''
+    report = _report()
+    perfvalues = report['runs'][0]['testcases'][1]['perfvalues']
+    first, last = list(perfvalues)[0], list(perfvalues)[-1]
+    perfvalues[first] = [perfvalues[first][0],
+                         json_text.NonFinite('NaN'), *perfvalues[first][2:]]
+    report_shape.check(report)
+    perfvalues[last + '\x1b[2J'] = perfvalues.pop(last)
+    with pytest.raises(report_shape.ReportError,
+                       match='a control character in the name'):
+        report_shape.check(report)
 
 
 def test_db_import_of_a_session_id_that_is_python_runs_nothing(
