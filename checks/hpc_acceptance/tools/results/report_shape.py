@@ -144,7 +144,6 @@ def _perfvalues(case, where):
     # and units searched for control characters at once: a night has
     # millions; the figure at fault is found and named (_figures) only
     # where one may be
-    units = []
     for perf in values.values():
         if (type(perf) is not list or len(perf) < 5 or
                 type(perf[1]) not in _BOUND_TYPES or
@@ -152,10 +151,9 @@ def _perfvalues(case, where):
                 type(perf[3]) not in _BOUND_TYPES or
                 type(perf[4]) not in _UNIT_TYPES):
             _figures(values, where)
-            units = [perf[4] or '' for perf in values.values()]
             break
-        units.append(perf[4] or '')
 
+    units = [perf[4] or '' for perf in values.values()]
     if console.has_control(''.join([*values, *units])):
         _names_and_units(values, where)
 
